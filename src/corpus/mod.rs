@@ -1,0 +1,2 @@
+pub mod paper;
+pub use paper::{Kind, Paper};

@@ -1,0 +1,13 @@
+//! recommend: offline semantic recommendations for research papers.
+//!
+//! Data flows one way, one module per step:
+//! `corpus` (records) -> `model` (vectors) -> `index` (index.bin) -> `engine` (queries) -> `render`.
+//! The library never prints and never exits; `main.rs` owns the terminal and the exit codes.
+
+pub mod bench;
+pub mod corpus;
+pub mod engine;
+pub mod index;
+pub mod map;
+pub mod model;
+pub mod render;
