@@ -11,3 +11,4 @@ pub mod index;
 pub mod map;
 pub mod model;
 pub mod render;
+pub mod text;

@@ -1,0 +1,126 @@
+//! Text analysis shared by the lexical index, title resolution and topic labels.
+//!
+//! Chinese has no spaces, so CJK runs become character unigrams and bigrams (robust, needs no
+//! dictionary, costs nothing at start-up); Latin text becomes lowercase words. This is what the
+//! lexical ranking indexes; topic labels use a word segmenter on top (see `engine::topics`).
+
+/// True for characters of the CJK scripts that are written without spaces.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F
+        | 0x3040..=0x30FF | 0x31F0..=0x31FF)
+}
+
+/// English words too common to say anything about a paper.
+const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it",
+    "its", "of", "on", "or", "the", "to", "via", "with", "we", "our", "this", "that", "using",
+    "towards", "toward", "through", "can", "do", "does", "how", "what", "when", "which", "via",
+];
+
+/// Chinese characters that carry grammar, not meaning.
+const CJK_STOPCHARS: &str = "的了和与在是为及对中等其将从以并或而且这那一个于被把也就都";
+
+pub fn is_stopword(word: &str) -> bool {
+    STOPWORDS.contains(&word)
+}
+
+/// Lowercase, and fold full-width ASCII (common in Chinese text) to ASCII.
+pub fn fold(text: &str) -> String {
+    text.chars()
+        .map(|c| match c as u32 {
+            0xFF01..=0xFF5E => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+            0x3000 => ' ',
+            _ => c,
+        })
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The terms the lexical index stores for `text`, in order, repeats kept (for term frequency).
+///
+/// - Latin/digit runs become lowercase words; hyphenated names also keep their joined form, so
+///   "WebAgent-R1" yields `webagent`, `r1` and `webagent-r1`. Stopwords are dropped.
+/// - Each CJK run yields its characters (minus grammatical ones) and its bigrams.
+pub fn terms(text: &str) -> Vec<String> {
+    let folded = fold(text);
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut cjk: Vec<char> = Vec::new();
+    let flush_word = |word: &mut String, out: &mut Vec<String>| {
+        if word.is_empty() {
+            return;
+        }
+        let w = word.trim_matches('-').to_string();
+        let parts: Vec<&str> = w.split('-').filter(|p| !p.is_empty()).collect();
+        for p in &parts {
+            if !is_stopword(p) {
+                out.push((*p).to_string());
+            }
+        }
+        if parts.len() > 1 {
+            out.push(parts.join("-"));
+        }
+        word.clear();
+    };
+    let flush_cjk = |cjk: &mut Vec<char>, out: &mut Vec<String>| {
+        for (i, &c) in cjk.iter().enumerate() {
+            if !CJK_STOPCHARS.contains(c) {
+                out.push(c.to_string());
+            }
+            if let Some(&n) = cjk.get(i + 1) {
+                out.push([c, n].iter().collect());
+            }
+        }
+        cjk.clear();
+    };
+    for c in folded.chars() {
+        if is_cjk(c) {
+            flush_word(&mut word, &mut out);
+            cjk.push(c);
+        } else if c.is_alphanumeric() || (c == '-' && !word.is_empty()) {
+            flush_cjk(&mut cjk, &mut out);
+            word.push(c);
+        } else {
+            flush_word(&mut word, &mut out);
+            flush_cjk(&mut cjk, &mut out);
+        }
+    }
+    flush_word(&mut word, &mut out);
+    flush_cjk(&mut cjk, &mut out);
+    out
+}
+
+/// A key for comparing names: lowercase alphanumerics (and CJK) only, so "Dr. GRPO", "dr grpo"
+/// and "DR-GRPO" all compare equal.
+pub fn name_key(text: &str) -> String {
+    fold(text).chars().filter(|c| c.is_alphanumeric()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latin_words_keep_hyphenated_names() {
+        assert_eq!(terms("WebAgent-R1: Training"), ["webagent", "r1", "webagent-r1", "training"]);
+    }
+
+    #[test]
+    fn chinese_runs_become_unigrams_and_bigrams() {
+        assert_eq!(terms("强化学习"), ["强", "强化", "化", "化学", "学", "学习", "习"]);
+        // grammatical characters are not unigrams but stay inside bigrams
+        assert_eq!(terms("的模型"), ["的模", "模", "模型", "型"]);
+    }
+
+    #[test]
+    fn mixed_text_and_full_width() {
+        assert_eq!(terms("ＲＬ训练 of LLM"), ["rl", "训", "训练", "练", "llm"]);
+    }
+
+    #[test]
+    fn name_keys_ignore_case_and_punctuation() {
+        assert_eq!(name_key("Dr. GRPO"), name_key("dr-grpo"));
+        assert_eq!(name_key("Tülu 3"), "tülu3");
+    }
+}
