@@ -1,1 +1,10 @@
-//! engine
+//! Queries over an index: title resolution, related work, search, topics and reading paths.
+//!
+//! The engine never loads the model: callers that need a query embedding compute it and pass it
+//! in, so `--like` runs on `index.bin` alone. It never prints: it returns values.
+
+pub mod resolve;
+pub mod retrieve;
+
+pub use resolve::{ResolveError, resolve};
+pub use retrieve::{Filters, Hit, Mode, related, search};

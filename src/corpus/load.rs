@@ -1,0 +1,246 @@
+//! Loading and validating corpora: the JSONL record format and awesome-list Markdown.
+//!
+//! Every problem names the file and line it comes from, and all of them are reported at once:
+//! a corpus is either loaded whole or not at all, nothing is silently dropped.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::markdown;
+use super::paper::Paper;
+use crate::text::name_key;
+
+/// One thing wrong with a corpus file, located by file and line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    pub path: PathBuf,
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.path.display(), self.line, self.message)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CorpusError {
+    #[error("cannot read corpus {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} problem(s) in the corpus; fix them and run again:\n{}", problems.len(), list(problems))]
+    Invalid { problems: Vec<Problem> },
+    #[error("{}: no papers found (expected {})", path.display(), expected)]
+    Empty { path: PathBuf, expected: &'static str },
+    #[error(
+        "{}: unknown corpus format; use a .jsonl file (one JSON object per line), a .md \
+         awesome-list, or a directory of .jsonl files",
+        path.display()
+    )]
+    UnknownFormat { path: PathBuf },
+}
+
+fn list(problems: &[Problem]) -> String {
+    const SHOWN: usize = 25;
+    let mut s: Vec<String> = problems.iter().take(SHOWN).map(|p| format!("  {p}")).collect();
+    if problems.len() > SHOWN {
+        s.push(format!("  ... and {} more", problems.len() - SHOWN));
+    }
+    s.join("\n")
+}
+
+/// A loaded corpus: the papers, in file order, and where each came from.
+#[derive(Debug, Clone)]
+pub struct Corpus {
+    pub papers: Vec<Paper>,
+    /// `origins[i]` is the file and line paper `i` was read from.
+    pub origins: Vec<(PathBuf, usize)>,
+}
+
+impl Corpus {
+    /// Load a corpus from a `.jsonl` file, a Markdown awesome-list (`.md`), or a directory whose
+    /// `.jsonl` files are read in name order.
+    pub fn load(path: &Path) -> Result<Corpus, CorpusError> {
+        let io = |source| CorpusError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let meta = std::fs::metadata(path).map_err(io)?;
+        let files: Vec<PathBuf> = if meta.is_dir() {
+            let mut v: Vec<PathBuf> = std::fs::read_dir(path)
+                .map_err(io)?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+                .collect();
+            v.sort();
+            if v.is_empty() {
+                return Err(CorpusError::Empty {
+                    path: path.to_path_buf(),
+                    expected: "at least one .jsonl file in the directory",
+                });
+            }
+            v
+        } else {
+            vec![path.to_path_buf()]
+        };
+        let mut entries = Vec::new();
+        let mut problems = Vec::new();
+        for file in &files {
+            let text = std::fs::read_to_string(file).map_err(|source| CorpusError::Io {
+                path: file.clone(),
+                source,
+            })?;
+            let (papers, mut file_problems) = match extension(file).as_str() {
+                "jsonl" | "json" | "ndjson" => parse_jsonl(file, &text),
+                "md" | "markdown" => markdown::parse(file, &text),
+                _ => return Err(CorpusError::UnknownFormat { path: file.clone() }),
+            };
+            problems.append(&mut file_problems);
+            entries.extend(papers.into_iter().map(|(line, p)| ((file.clone(), line), p)));
+        }
+        problems.extend(validate(&entries));
+        if !problems.is_empty() {
+            return Err(CorpusError::Invalid { problems });
+        }
+        if entries.is_empty() {
+            return Err(CorpusError::Empty {
+                path: path.to_path_buf(),
+                expected: "one paper per line",
+            });
+        }
+        let (origins, papers) = entries.into_iter().unzip();
+        Ok(Corpus { papers, origins })
+    }
+}
+
+fn extension(path: &Path) -> String {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
+/// Parse JSONL: one `Paper` object per line; blank lines are allowed.
+pub fn parse_jsonl(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
+    let mut papers = Vec::new();
+    let mut problems = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let trimmed = line.trim().trim_start_matches('\u{feff}');
+        if trimmed.is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Paper>(trimmed) {
+            Ok(p) => papers.push((line_no, p)),
+            Err(e) => problems.push(Problem {
+                path: path.to_path_buf(),
+                line: line_no,
+                message: describe_json_error(&e),
+            }),
+        }
+    }
+    (papers, problems)
+}
+
+fn describe_json_error(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    // serde_json appends " at line 1 column N": the line is ours, keep only the column.
+    let msg = match msg.rfind(" at line ") {
+        Some(at) => {
+            let col = msg[at..].rsplit(' ').next().unwrap_or("");
+            format!("{} (column {col})", &msg[..at])
+        }
+        None => msg,
+    };
+    if msg.contains("unknown variant") {
+        format!(
+            "{msg}; kind must be one of: survey, method, system, benchmark, dataset, model"
+        )
+    } else if e.is_syntax() || e.is_eof() {
+        format!("malformed JSON: {msg}")
+    } else {
+        msg
+    }
+}
+
+/// Checks across records: ids well-formed and unique, titles present, names unambiguous.
+pub fn validate(entries: &[((PathBuf, usize), Paper)]) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let mut ids: HashMap<&str, usize> = HashMap::new();
+    // name key -> (entry index, what it is), for titles, ids and aliases
+    let mut names: HashMap<String, (usize, String)> = HashMap::new();
+    for (i, ((path, line), p)) in entries.iter().enumerate() {
+        let mut problem = |message: String| {
+            problems.push(Problem {
+                path: path.clone(),
+                line: *line,
+                message,
+            })
+        };
+        if p.id.trim().is_empty() {
+            problem("empty id".into());
+        } else if !p
+            .id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        {
+            problem(format!(
+                "id {:?} must use only lowercase ASCII letters, digits and '-'",
+                p.id
+            ));
+        } else if let Some(&first) = ids.get(p.id.as_str()) {
+            let (fp, fl) = &entries[first].0;
+            problem(format!(
+                "duplicate id {:?} (first used at {}:{})",
+                p.id,
+                fp.display(),
+                fl
+            ));
+        } else {
+            ids.insert(&p.id, i);
+        }
+        if p.title.trim().is_empty() {
+            problem(format!("paper {:?} has an empty title", p.id));
+        }
+        for alias in &p.aliases {
+            if name_key(alias).is_empty() {
+                problem(format!("paper {:?} has an empty alias", p.id));
+            }
+        }
+        // A title or alias may repeat within its own paper, never across papers.
+        let mut own: Vec<(String, String)> = vec![(name_key(&p.title), format!("title {:?}", p.title))];
+        own.extend(
+            p.aliases
+                .iter()
+                .map(|a| (name_key(a), format!("alias {a:?}"))),
+        );
+        own.sort();
+        own.dedup_by(|a, b| a.0 == b.0);
+        for (key, what) in own {
+            if key.is_empty() {
+                continue;
+            }
+            match names.get(&key) {
+                Some((other, other_what)) if *other != i => {
+                    let ((op, ol), o) = &entries[*other];
+                    problem(format!(
+                        "{what} of {:?} is ambiguous: it is also the {other_what} of {:?} ({}:{})",
+                        p.id,
+                        o.id,
+                        op.display(),
+                        ol
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    names.insert(key, (i, what));
+                }
+            }
+        }
+    }
+    problems
+}

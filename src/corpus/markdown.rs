@@ -1,0 +1,182 @@
+//! Importer for awesome-list style Markdown reading lists.
+//!
+//! - `#`, `##` and `###` headings set the current topic (the deepest one wins).
+//! - Table rows become papers: first cell the title, second the highlight, third the link.
+//!   Header rows (followed by a `|---|` separator) and separators are skipped.
+//! - `####` headings become papers; the paragraph under them is the highlight.
+//! - List items of the form `- [Title](url) - description` become papers.
+//!
+//! Ids are slugs of the titles, made unique with `-2`, `-3`, ... A `[开源]` or `[open source]`
+//! marker sets `open_source`. The kind is `survey` when the title or topic says so, else `method`.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use super::load::Problem;
+use super::paper::{Kind, Paper};
+
+pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
+    let mut out: Vec<(usize, Paper)> = Vec::new();
+    let mut problems = Vec::new();
+    let mut topic = String::new();
+    let mut slugs: HashMap<String, usize> = HashMap::new();
+    let lines: Vec<&str> = text.lines().collect();
+    // (line, title, topic, highlight lines) of an open `####` paper
+    let mut open: Option<(usize, String, String, Vec<String>)> = None;
+    let source = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+
+    let mut push = |line: usize,
+                    title: &str,
+                    topic: &str,
+                    highlight: &str,
+                    link: Option<String>,
+                    out: &mut Vec<(usize, Paper)>| {
+        let (title, open_source) = strip_open_source(title);
+        let slug = slugify(&title);
+        let n = slugs.entry(slug.clone()).or_insert(0);
+        *n += 1;
+        let id = if *n == 1 { slug } else { format!("{slug}-{n}") };
+        let lower = format!("{title} {topic}").to_lowercase();
+        let kind = if lower.contains("survey") || lower.contains("综述") {
+            Kind::Survey
+        } else {
+            Kind::Method
+        };
+        out.push((
+            line,
+            Paper {
+                id,
+                aliases: split_aliases(&title),
+                title,
+                highlight: highlight.trim().to_string(),
+                topic: topic.to_string(),
+                topic_en: String::new(),
+                kind,
+                open_source,
+                link,
+                sources: vec![source.clone()],
+                capability: None,
+                direction: None,
+            },
+        ));
+    };
+
+    let mut i = 0;
+    while i < lines.len() {
+        let line_no = i + 1;
+        let line = lines[i].trim();
+        let heading = line.chars().take_while(|&c| c == '#').count();
+        if heading > 0 && line[heading..].starts_with(' ') {
+            if let Some((l, t, tp, h)) = open.take() {
+                push(l, &t, &tp, &h.join(" "), None, &mut out);
+            }
+            let name = line[heading..].trim().to_string();
+            if heading >= 4 {
+                open = Some((line_no, name, topic.clone(), Vec::new()));
+            } else {
+                topic = name;
+            }
+        } else if line.starts_with('|') {
+            let cells = table_cells(line);
+            let next_is_separator = lines.get(i + 1).is_some_and(|l| is_separator(l));
+            if is_separator(line) || next_is_separator {
+                // header or separator row
+            } else if cells.first().is_none_or(|c| c.is_empty()) {
+                problems.push(Problem {
+                    path: path.to_path_buf(),
+                    line: line_no,
+                    message: "table row has an empty first cell (the title)".into(),
+                });
+            } else {
+                let (title, _) = link_text(&cells[0]);
+                let highlight = cells.get(1).cloned().unwrap_or_default();
+                let link = cells.get(2).filter(|c| !c.is_empty()).map(|c| link_text(c).0);
+                push(line_no, &title, &topic, &highlight, link, &mut out);
+            }
+        } else if let Some(item) = line.strip_prefix("- [").or_else(|| line.strip_prefix("* [")) {
+            if let Some(close) = item.find("](") {
+                let title = &item[..close];
+                let rest = &item[close + 2..];
+                let (url, desc) = match rest.find(')') {
+                    Some(end) => (&rest[..end], &rest[end + 1..]),
+                    None => (rest, ""),
+                };
+                let desc = desc.trim().trim_start_matches(['-', ':', '–', '—']).trim();
+                push(line_no, title, &topic, desc, Some(url.to_string()), &mut out);
+            }
+        } else if let Some((_, _, _, h)) = open.as_mut() {
+            if !line.is_empty() {
+                h.push(line.to_string());
+            }
+        }
+        i += 1;
+    }
+    if let Some((l, t, tp, h)) = open.take() {
+        push(l, &t, &tp, &h.join(" "), None, &mut out);
+    }
+    (out, problems)
+}
+
+fn table_cells(line: &str) -> Vec<String> {
+    let inner = line.trim().trim_start_matches('|').trim_end_matches('|');
+    inner.split('|').map(|c| c.trim().to_string()).collect()
+}
+
+fn is_separator(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with('|') && t.contains('-') && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+}
+
+/// `[text](url)` -> (text, Some(url)); anything else -> itself.
+fn link_text(cell: &str) -> (String, Option<String>) {
+    let c = cell.trim();
+    if let (Some(rest), true) = (c.strip_prefix('['), c.ends_with(')')) {
+        if let Some(close) = rest.find("](") {
+            return (rest[..close].to_string(), Some(rest[close + 2..rest.len() - 1].to_string()));
+        }
+    }
+    (c.to_string(), None)
+}
+
+fn strip_open_source(title: &str) -> (String, bool) {
+    let mut t = title.to_string();
+    let mut open = false;
+    for marker in ["[开源]", "[open source]", "[Open Source]", "[OSS]"] {
+        if t.contains(marker) {
+            t = t.replace(marker, "");
+            open = true;
+        }
+    }
+    (t.split_whitespace().collect::<Vec<_>>().join(" "), open)
+}
+
+/// The parts of "A / B" names, so either part finds the paper.
+pub fn split_aliases(title: &str) -> Vec<String> {
+    if !title.contains(" / ") {
+        return Vec::new();
+    }
+    title.split(" / ").map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
+}
+
+/// A stable id from a title: lowercase ASCII alphanumerics joined by '-'. Titles with no ASCII
+/// letters (all-Chinese) fall back to a short hash so ids stay ASCII.
+pub fn slugify(title: &str) -> String {
+    let mut slug = String::new();
+    for c in crate::text::fold(title).chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c);
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+    }
+    let slug = slug.trim_end_matches('-').to_string();
+    if slug.is_empty() {
+        let h = crc32fast::hash(title.as_bytes());
+        format!("paper-{h:08x}")
+    } else {
+        slug
+    }
+}
