@@ -1,1 +1,26 @@
-fn main() {}
+//! The `recommend` binary: parse arguments, run the command, map errors to exit codes
+//! (0 ok, 1 runtime error, 2 usage or input error).
+
+mod app;
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match app::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(app::exit_code(&e))
+        }
+    }
+}

@@ -1,1 +1,126 @@
-//! render
+//! Output formats. Commands describe their output once, as a [`Document`] (columns and rows for
+//! people, JSON records for programs); one [`Renderer`] per format turns it into text.
+
+mod json;
+mod markdown;
+mod table;
+
+use serde::Serialize;
+
+pub use json::{JsonRenderer, JsonlRenderer};
+pub use markdown::MarkdownRenderer;
+pub use table::TableRenderer;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Json,
+    Jsonl,
+    Markdown,
+}
+
+/// A column of the human-readable forms.
+#[derive(Debug, Clone)]
+pub struct Column {
+    pub name: &'static str,
+    /// Columns that may be cut to fit the terminal (long text).
+    pub wrap: bool,
+}
+
+pub const fn col(name: &'static str) -> Column {
+    Column { name, wrap: false }
+}
+
+pub const fn wrap(name: &'static str) -> Column {
+    Column { name, wrap: true }
+}
+
+/// What a command outputs, in both shapes.
+#[derive(Debug, Clone, Default)]
+pub struct Document {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<String>>,
+    pub records: Vec<serde_json::Value>,
+}
+
+impl Document {
+    pub fn new(columns: Vec<Column>) -> Document {
+        Document {
+            columns,
+            ..Document::default()
+        }
+    }
+
+    /// Add one result: its cells for people and its record for programs.
+    pub fn push<T: Serialize>(&mut self, cells: Vec<String>, record: &T) {
+        self.rows.push(cells);
+        self.records
+            .push(serde_json::to_value(record).unwrap_or(serde_json::Value::Null));
+    }
+}
+
+/// One output format.
+pub trait Renderer {
+    fn render(&self, doc: &Document) -> String;
+}
+
+/// The renderer for `format`, sized to the terminal where that matters.
+pub fn renderer(format: Format) -> Box<dyn Renderer> {
+    match format {
+        Format::Table => Box::new(TableRenderer::for_terminal()),
+        Format::Json => Box::new(JsonRenderer),
+        Format::Jsonl => Box::new(JsonlRenderer),
+        Format::Markdown => Box::new(MarkdownRenderer),
+    }
+}
+
+/// Cut `text` to at most `width` terminal columns, ending in '…' when cut. CJK characters take
+/// two columns, so counting chars would overflow.
+pub fn trim_to_width(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if unicode_width::UnicodeWidthStr::width(text.as_str()) <= width {
+        return text;
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trimming_counts_terminal_columns() {
+        assert_eq!(trim_to_width("abc", 5), "abc");
+        assert_eq!(trim_to_width("abcdef", 5), "abcd…");
+        assert_eq!(trim_to_width("强化学习训练", 7), "强化学…");
+    }
+
+    #[test]
+    fn every_format_renders_the_same_rows() {
+        let mut doc = Document::new(vec![col("id"), wrap("title")]);
+        doc.push(
+            vec!["a".into(), "Alpha | pipe".into()],
+            &serde_json::json!({"id": "a"}),
+        );
+        doc.push(vec!["b".into(), "贝塔".into()], &serde_json::json!({"id": "b"}));
+        let json: serde_json::Value = serde_json::from_str(&JsonRenderer.render(&doc)).unwrap();
+        assert_eq!(json.as_array().unwrap().len(), 2);
+        assert_eq!(JsonlRenderer.render(&doc).lines().count(), 2);
+        let md = MarkdownRenderer.render(&doc);
+        assert!(md.contains("Alpha \\| pipe"), "{md}");
+        let table = TableRenderer { width: 80, color: false }.render(&doc);
+        assert!(table.contains("贝塔"), "{table}");
+    }
+}

@@ -1,0 +1,495 @@
+//! What each command does: glue from parsed arguments through the library to the terminal.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use recommend::corpus::{Corpus, CorpusError, Kind, Paper};
+use recommend::engine::{self, Filters, Hit, Mode, ResolveError};
+use recommend::index::Index;
+use recommend::model::{self, Embedder, EmbedderOptions, Role};
+use recommend::render::{self, Document, Format, col, wrap};
+
+use crate::cli::{Cli, Command, CommonArgs, FormatArg, KindArg, ModeArg, ModelAction, QueryArgs, RoleArg};
+
+/// A mistake in what the user asked for: exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+fn usage(msg: impl Into<String>) -> anyhow::Error {
+    UsageError(msg.into()).into()
+}
+
+/// 2 for usage and input errors (bad arguments, unknown papers, invalid corpus), else 1.
+pub fn exit_code(e: &anyhow::Error) -> u8 {
+    let input = e.chain().any(|c| {
+        c.is::<UsageError>()
+            || c.is::<ResolveError>()
+            || matches!(
+                c.downcast_ref::<CorpusError>(),
+                Some(CorpusError::Invalid { .. } | CorpusError::Empty { .. } | CorpusError::UnknownFormat { .. })
+            )
+    });
+    if input { 2 } else { 1 }
+}
+
+pub fn run(cli: Cli) -> Result<()> {
+    let common = cli.common.clone();
+    match cli.command {
+        Some(Command::Search { text, queries, query }) => search(&common, &query, text, queries),
+        Some(Command::List { topic, kind, corpus }) => list(&common, topic, kind, corpus),
+        Some(Command::Index { corpus, out }) => build_index(&common, &corpus, out.as_deref()),
+        Some(Command::Topics { k, evaluate }) => topics(&common, k, evaluate),
+        Some(Command::Path { like, to, n }) => path(&common, &like, to.as_deref(), n),
+        Some(Command::Map { out, like }) => map(&common, &out, like.as_deref()),
+        Some(Command::Bench { corpus, quick }) => bench(&common, corpus.as_deref(), quick),
+        Some(Command::Model { action }) => model_cmd(&common, action),
+        Some(Command::Embed { role, text }) => embed(&common, role, &text),
+        None => {
+            if let Some(file) = &cli.like_file {
+                like_batch(&common, &cli.query, file)
+            } else if !cli.like.is_empty() {
+                like(&common, &cli.query, &cli.like, &cli.unlike)
+            } else {
+                Err(usage(
+                    "nothing to do: give --like TITLE, or a command (search, list, index, topics, \
+                     path, map, bench, model, embed); see `recommend --help`",
+                ))
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- shared steps
+
+fn format_of(common: &CommonArgs, default: Format) -> Format {
+    match common.format {
+        None => default,
+        Some(FormatArg::Table) => Format::Table,
+        Some(FormatArg::Json) => Format::Json,
+        Some(FormatArg::Jsonl) => Format::Jsonl,
+        Some(FormatArg::Markdown) => Format::Markdown,
+    }
+}
+
+fn kind_of(k: KindArg) -> Kind {
+    match k {
+        KindArg::Survey => Kind::Survey,
+        KindArg::Method => Kind::Method,
+        KindArg::System => Kind::System,
+        KindArg::Benchmark => Kind::Benchmark,
+        KindArg::Dataset => Kind::Dataset,
+        KindArg::Model => Kind::Model,
+    }
+}
+
+fn mode_of(m: ModeArg) -> Mode {
+    match m {
+        ModeArg::Hybrid => Mode::Hybrid,
+        ModeArg::Dense => Mode::Dense,
+        ModeArg::Lexical => Mode::Lexical,
+    }
+}
+
+/// Write to stdout; a closed pipe (`| head`) ends quietly instead of panicking.
+fn emit(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("cannot write to standard output"),
+    }
+}
+
+/// Load the index, and check it against the corpus it was built from when that is at hand.
+fn load_index(common: &CommonArgs) -> Result<Index> {
+    let path = &common.index;
+    if !path.exists() {
+        bail!(
+            "no index at {}: build one with `recommend index --corpus PATH --out {}`, or pass \
+             --index PATH",
+            path.display(),
+            path.display()
+        );
+    }
+    let index = Index::load(path)?;
+    let corpus_path = index.recorded_corpus();
+    if corpus_path.exists() {
+        let corpus = Corpus::load(&corpus_path)?;
+        index.check_fresh(&corpus.papers, &corpus_path.display().to_string())?;
+    }
+    Ok(index)
+}
+
+fn model_dir(common: &CommonArgs) -> PathBuf {
+    common.model_dir.clone().unwrap_or_else(model::default_model_dir)
+}
+
+/// Install the model if needed, and load it.
+fn load_embedder(common: &CommonArgs, progress: bool) -> Result<Embedder> {
+    let dir = model_dir(common);
+    let files = model::ensure_installed(&dir)
+        .with_context(|| format!("cannot install the model into {}", dir.display()))?;
+    let options = EmbedderOptions {
+        progress,
+        ..EmbedderOptions::default()
+    };
+    Ok(Embedder::load(&files, options)?)
+}
+
+fn filters_of(q: &QueryArgs) -> Filters {
+    Filters {
+        topic: q.topic.clone(),
+        kind: q.kind.map(kind_of),
+        open_source: q.open_source,
+    }
+}
+
+fn check_top(q: &QueryArgs) -> Result<()> {
+    if q.top == 0 {
+        return Err(usage("-k/--top must be at least 1"));
+    }
+    Ok(())
+}
+
+/// Reject filters that match nothing at all: almost always a typo.
+fn check_filters(index: &Index, f: &Filters) -> Result<()> {
+    if let Some(t) = &f.topic {
+        let probe = Filters {
+            topic: Some(t.clone()),
+            ..Filters::default()
+        };
+        if !index.papers().iter().any(|p| probe.accepts(p)) {
+            let mut topics: Vec<&str> = index.papers().iter().map(|p| p.topic.as_str()).collect();
+            topics.sort();
+            topics.dedup();
+            return Err(usage(format!(
+                "no paper has a topic matching {t:?}; topics are: {}",
+                topics.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct ResultRecord<'a> {
+    rank: usize,
+    id: &'a str,
+    title: &'a str,
+    score: f32,
+    topic: &'a str,
+    kind: Kind,
+    highlight: &'a str,
+    why: &'a str,
+}
+
+fn records<'a>(index: &'a Index, hits: &'a [Hit]) -> Vec<ResultRecord<'a>> {
+    hits.iter()
+        .enumerate()
+        .map(|(r, h)| {
+            let p = &index.papers()[h.paper];
+            ResultRecord {
+                rank: r + 1,
+                id: &p.id,
+                title: &p.title,
+                score: (h.score * 10000.0).round() / 10000.0,
+                topic: &p.topic,
+                kind: p.kind,
+                highlight: &p.highlight,
+                why: &h.why,
+            }
+        })
+        .collect()
+}
+
+fn results_document(index: &Index, hits: &[Hit]) -> Document {
+    let mut doc = Document::new(vec![
+        col("#"),
+        wrap("title"),
+        col("topic"),
+        col("score"),
+        wrap("why"),
+        wrap("highlight"),
+    ]);
+    for r in records(index, hits) {
+        doc.push(
+            vec![
+                r.rank.to_string(),
+                r.title.to_string(),
+                r.topic.to_string(),
+                format!("{:.3}", r.score),
+                r.why.to_string(),
+                r.highlight.to_string(),
+            ],
+            &r,
+        );
+    }
+    doc
+}
+
+fn resolve_all(index: &Index, names: &[String]) -> Result<Vec<usize>> {
+    names
+        .iter()
+        .map(|n| engine::resolve(index.papers(), n).map_err(anyhow::Error::from))
+        .collect()
+}
+
+// ---------------------------------------------------------------- commands
+
+fn like(common: &CommonArgs, q: &QueryArgs, likes: &[String], unlikes: &[String]) -> Result<()> {
+    check_top(q)?;
+    let index = load_index(common)?;
+    let filters = filters_of(q);
+    check_filters(&index, &filters)?;
+    let seeds = resolve_all(&index, likes)?;
+    let negatives = resolve_all(&index, unlikes)?;
+    if let Some(s) = seeds.iter().find(|s| negatives.contains(s)) {
+        return Err(usage(format!(
+            "{:?} is both liked and unliked",
+            index.papers()[*s].title
+        )));
+    }
+    let hits = engine::related(&index, &seeds, &negatives, q.top, mode_of(q.mode), &filters);
+    emit(&render::renderer(format_of(common, Format::Table)).render(&results_document(&index, &hits)))
+}
+
+#[derive(Serialize)]
+struct BatchLine<'a> {
+    query: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    results: Option<Vec<ResultRecord<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+fn read_lines(file: &Path) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(file)
+        .with_context(|| format!("cannot read {}", file.display()))
+        .map_err(|e| usage(format!("{e:#}")))?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect())
+}
+
+/// Answer each line as one JSON object; a bad line gets an `error` instead of results, the batch
+/// goes on, and the exit code is 2 if any line failed.
+fn answer_batch(lines: &[String], answer: &mut dyn FnMut(&str) -> Result<String>) -> Result<()> {
+    let mut failed = 0;
+    let mut out = String::new();
+    for line in lines {
+        match answer(line) {
+            Ok(json) => out.push_str(&json),
+            Err(e) => {
+                failed += 1;
+                let l = BatchLine {
+                    query: line,
+                    results: None,
+                    error: Some(format!("{e:#}")),
+                };
+                out.push_str(&serde_json::to_string(&l)?);
+            }
+        }
+        out.push('\n');
+    }
+    emit(&out)?;
+    if failed > 0 {
+        return Err(usage(format!("{failed} of {} queries failed (see their `error`)", lines.len())));
+    }
+    Ok(())
+}
+
+fn like_batch(common: &CommonArgs, q: &QueryArgs, file: &Path) -> Result<()> {
+    check_top(q)?;
+    let lines = read_lines(file)?;
+    let index = load_index(common)?;
+    let filters = filters_of(q);
+    check_filters(&index, &filters)?;
+    answer_batch(&lines, &mut |line| {
+        let seed = engine::resolve(index.papers(), line)?;
+        let hits = engine::related(&index, &[seed], &[], q.top, mode_of(q.mode), &filters);
+        let l = BatchLine {
+            query: line,
+            results: Some(records(&index, &hits)),
+            error: None,
+        };
+        Ok(serde_json::to_string(&l)?)
+    })
+}
+
+/// Longest query accepted, in characters: the model sees at most 512 tokens anyway.
+const MAX_QUERY_CHARS: usize = 2000;
+
+fn check_query(text: &str) -> Result<()> {
+    if text.trim().is_empty() {
+        return Err(usage("empty query: give some words to search for"));
+    }
+    let n = text.chars().count();
+    if n > MAX_QUERY_CHARS {
+        return Err(usage(format!(
+            "query of {n} characters is too long (at most {MAX_QUERY_CHARS})"
+        )));
+    }
+    Ok(())
+}
+
+fn search(common: &CommonArgs, q: &QueryArgs, text: Vec<String>, queries: Option<PathBuf>) -> Result<()> {
+    check_top(q)?;
+    let mode = mode_of(q.mode);
+    let lines = match &queries {
+        Some(f) => read_lines(f)?,
+        None => {
+            let t = text.join(" ");
+            check_query(&t)?;
+            vec![t]
+        }
+    };
+    let index = load_index(common)?;
+    let filters = filters_of(q);
+    check_filters(&index, &filters)?;
+    let embedder = if mode == Mode::Lexical {
+        None
+    } else {
+        let e = load_embedder(common, false)?;
+        if e.model_id() != index.data.model_id {
+            bail!(
+                "{} was built with model {}, but the installed model is {}; rebuild it with \
+                 `recommend index`",
+                common.index.display(),
+                index.data.model_id,
+                e.model_id()
+            );
+        }
+        Some(e)
+    };
+    let run_one = |text: &str| -> Result<Vec<Hit>> {
+        check_query(text)?;
+        let qv = match &embedder {
+            Some(e) => Some(e.embed(&[text], Role::Query)?.remove(0)),
+            None => None,
+        };
+        Ok(engine::search(&index, text, qv.as_deref(), q.top, mode, &filters))
+    };
+    if queries.is_some() {
+        return answer_batch(&lines, &mut |line| {
+            let hits = run_one(line)?;
+            let l = BatchLine {
+                query: line,
+                results: Some(records(&index, &hits)),
+                error: None,
+            };
+            Ok(serde_json::to_string(&l)?)
+        });
+    }
+    let hits = run_one(&lines[0])?;
+    emit(&render::renderer(format_of(common, Format::Table)).render(&results_document(&index, &hits)))
+}
+
+fn list(common: &CommonArgs, topic: Option<String>, kind: Option<KindArg>, corpus: Option<PathBuf>) -> Result<()> {
+    let papers: Vec<Paper> = match &corpus {
+        Some(c) => Corpus::load(c)?.papers,
+        None if common.index.exists() => load_index(common)?.data.papers,
+        None => Corpus::load(Path::new("corpus"))?.papers,
+    };
+    let filters = Filters {
+        topic,
+        kind: kind.map(kind_of),
+        open_source: false,
+    };
+    let mut doc = Document::new(vec![col("id"), wrap("title"), col("kind"), col("topic"), wrap("highlight")]);
+    for p in papers.iter().filter(|p| filters.accepts(p)) {
+        doc.push(
+            vec![
+                p.id.clone(),
+                p.title.clone(),
+                p.kind.to_string(),
+                p.topic.clone(),
+                p.highlight.clone(),
+            ],
+            p,
+        );
+    }
+    emit(&render::renderer(format_of(common, Format::Table)).render(&doc))
+}
+
+fn build_index(common: &CommonArgs, corpus_path: &Path, out: Option<&Path>) -> Result<()> {
+    let out = out.unwrap_or(&common.index);
+    let corpus = Corpus::load(corpus_path)?;
+    let embedder = load_embedder(common, true)?;
+    let started = std::time::Instant::now();
+    let source = corpus_source(corpus_path, out);
+    let n = corpus.papers.len();
+    let index = Index::build(corpus.papers, &source, embedder.model_id(), &mut |texts| {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        embedder.embed(&refs, Role::Passage).map_err(|e| e.to_string())
+    })?;
+    index.save(out)?;
+    eprintln!(
+        "indexed {n} papers from {} into {} in {:.1} s",
+        corpus_path.display(),
+        out.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// How the index records its corpus: as given when both sit in the current directory tree
+/// (so a checkout can move), else as an absolute path.
+fn corpus_source(corpus: &Path, out: &Path) -> String {
+    let out_dir_is_cwd = out.parent().is_none_or(|p| p.as_os_str().is_empty() || p == Path::new("."));
+    if corpus.is_relative() && out_dir_is_cwd {
+        corpus.display().to_string()
+    } else {
+        std::fs::canonicalize(corpus)
+            .unwrap_or_else(|_| corpus.to_path_buf())
+            .display()
+            .to_string()
+    }
+}
+
+fn model_cmd(common: &CommonArgs, action: ModelAction) -> Result<()> {
+    let dir = model_dir(common);
+    match action {
+        ModelAction::Install => {
+            let files = model::install(&dir, true)?;
+            eprintln!("model installed in {}", dir.display());
+            let _ = files;
+            Ok(())
+        }
+        ModelAction::Status => {
+            let status = model::status(&dir);
+            emit(&format!("{}\n", serde_json::to_string_pretty(&status)?))
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct EmbedRecord<'a> {
+    text: &'a str,
+    embedding: &'a [f32],
+}
+
+fn embed(common: &CommonArgs, role: RoleArg, texts: &[String]) -> Result<()> {
+    let role = match role {
+        RoleArg::Query => Role::Query,
+        RoleArg::Passage => Role::Passage,
+        RoleArg::Raw => Role::Raw,
+    };
+    let embedder = load_embedder(common, false)?;
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let vecs = embedder.embed(&refs, role)?;
+    let mut doc = Document::new(vec![wrap("text"), col("dim"), wrap("embedding")]);
+    for (t, v) in texts.iter().zip(&vecs) {
+        let head: Vec<String> = v.iter().take(6).map(|x| format!("{x:.4}")).collect();
+        doc.push(
+            vec![t.clone(), v.len().to_string(), format!("[{}, …]", head.join(", "))],
+            &EmbedRecord { text: t, embedding: v },
+        );
+    }
+    emit(&render::renderer(format_of(common, Format::Table)).render(&doc))
+}

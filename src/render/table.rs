@@ -1,0 +1,85 @@
+use comfy_table::{Attribute, Cell, ContentArrangement, Table, presets};
+
+use super::{Document, Renderer, trim_to_width};
+
+/// An aligned terminal table that fits the terminal width; long text columns are trimmed.
+pub struct TableRenderer {
+    pub width: u16,
+    pub color: bool,
+}
+
+impl TableRenderer {
+    /// Sized to the terminal on stdout (120 columns when not a terminal, or `COLUMNS`); bold
+    /// headers only on a terminal and when `NO_COLOR` is unset.
+    pub fn for_terminal() -> TableRenderer {
+        use std::io::IsTerminal;
+        let tty = std::io::stdout().is_terminal();
+        let width = std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .or_else(|| {
+                tty.then(|| comfy_table::Table::new().width())
+                    .flatten()
+            })
+            .unwrap_or(120);
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        TableRenderer {
+            width: width.max(40),
+            color: tty && !no_color,
+        }
+    }
+}
+
+impl Renderer for TableRenderer {
+    fn render(&self, doc: &Document) -> String {
+        if doc.rows.is_empty() {
+            return "(no results)\n".into();
+        }
+        // Give fixed columns what they need; share the rest among the wrapping columns.
+        let ncols = doc.columns.len();
+        let natural: Vec<usize> = (0..ncols)
+            .map(|c| {
+                doc.rows
+                    .iter()
+                    .map(|r| unicode_width::UnicodeWidthStr::width(r[c].as_str()))
+                    .chain(std::iter::once(doc.columns[c].name.len()))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let borders = 3 * ncols + 1;
+        let fixed: usize = (0..ncols)
+            .filter(|&c| !doc.columns[c].wrap)
+            .map(|c| natural[c])
+            .sum();
+        let wrapping = doc.columns.iter().filter(|c| c.wrap).count().max(1);
+        let room = (self.width as usize).saturating_sub(borders + fixed) / wrapping;
+        let room = room.max(12);
+
+        let mut table = Table::new();
+        table
+            .load_preset(presets::UTF8_HORIZONTAL_ONLY)
+            .set_content_arrangement(ContentArrangement::Disabled);
+        table.set_header(doc.columns.iter().map(|c| {
+            let cell = Cell::new(c.name);
+            if self.color {
+                cell.add_attribute(Attribute::Bold)
+            } else {
+                cell
+            }
+        }));
+        for row in &doc.rows {
+            table.add_row(row.iter().enumerate().map(|(c, text)| {
+                if doc.columns[c].wrap {
+                    Cell::new(trim_to_width(text, room))
+                } else {
+                    Cell::new(text)
+                }
+            }));
+        }
+        if !self.color {
+            table.force_no_tty();
+        }
+        format!("{table}\n")
+    }
+}

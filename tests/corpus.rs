@@ -1,0 +1,192 @@
+//! The corpus: the shipped data meets its promises, and the loader rejects bad input precisely.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use assert_cmd::Command;
+use recommend::corpus::{Corpus, CorpusError, Kind};
+
+fn shipped() -> Corpus {
+    Corpus::load(Path::new("corpus")).expect("the shipped corpus loads")
+}
+
+#[test]
+fn shipped_corpus_is_complete_and_clean() {
+    let c = shipped();
+    assert!(c.papers.len() >= 140, "{} papers", c.papers.len());
+    let mut ids = HashSet::new();
+    for p in &c.papers {
+        assert!(ids.insert(&p.id), "duplicate id {}", p.id);
+        assert!(!p.title.trim().is_empty(), "{}", p.id);
+        assert!(!p.highlight.trim().is_empty(), "{} has no highlight", p.id);
+        assert!(!p.topic.trim().is_empty(), "{} has no topic", p.id);
+        assert!(!p.sources.is_empty(), "{} has no source", p.id);
+    }
+    // Seed 000 marks 13 table rows [开源] (a 14th marker sits in its usage note, not on a paper).
+    assert_eq!(c.papers.iter().filter(|p| p.open_source).count(), 13);
+    assert!(c.papers.iter().any(|p| p.kind == Kind::Survey));
+    assert!(c.papers.iter().any(|p| p.kind == Kind::System));
+}
+
+/// Every paper row of every table in seed 000 is in the corpus, by title.
+#[test]
+fn every_table_row_of_seed_000_is_a_paper() {
+    let c = shipped();
+    let titles: HashSet<String> = c.papers.iter().map(|p| p.title.clone()).collect();
+    let seed = std::fs::read_to_string("corpus/seeds/000_09cb338c006b38a2.txt").unwrap();
+    let mut rows = 0;
+    for line in seed.lines().filter(|l| l.starts_with('|')) {
+        let first = line.trim_matches('|').split('|').next().unwrap().trim();
+        if first == "工作名称" || first.starts_with("---") {
+            continue;
+        }
+        rows += 1;
+        let title = first.replace("[开源]", "").trim().to_string();
+        assert!(titles.contains(&title), "seed row {title:?} is missing from the corpus");
+    }
+    assert_eq!(rows, 103);
+}
+
+#[test]
+fn seeds_002_and_003_are_covered() {
+    let c = shipped();
+    let from = |s: &str| c.papers.iter().filter(|p| p.sources.iter().any(|x| x == s)).count();
+    assert_eq!(from("002"), 6);
+    let caps: HashSet<_> = c.papers.iter().filter_map(|p| p.capability.clone()).collect();
+    assert_eq!(caps.len(), 6, "{caps:?}");
+    let dirs: HashSet<_> = c.papers.iter().filter_map(|p| p.direction.clone()).collect();
+    assert_eq!(dirs.len(), 4, "{dirs:?}");
+    let names: HashSet<String> = c
+        .papers
+        .iter()
+        .flat_map(|p| std::iter::once(p.title.clone()).chain(p.aliases.clone()))
+        .collect();
+    for n in [
+        "DeepSeek-R1", "GRPO", "DAPO", "VAPO", "Dr. GRPO", "PRM800K", "OmegaPRM", "Math-Shepherd",
+        "SWE-RL", "ToolRL", "Search-R1", "GiGPO", "SWEET-RL", "RAGEN", "HCAPO", "GSPO", "MinPRO",
+        "M2PO", "AReaL", "IcePop", "rStar-Math", "AlphaLLM", "FlowReasoner", "Magistral",
+        "SimpleRL-Zoo",
+    ] {
+        assert!(names.contains(n), "seed 003 paper {n} missing");
+    }
+    // A paper named in two seeds is one record.
+    let areal: Vec<_> = c.papers.iter().filter(|p| p.aliases.iter().any(|a| a == "AReaL")).collect();
+    assert_eq!(areal.len(), 1);
+    assert!(areal[0].sources.len() >= 2);
+}
+
+fn problems_of(text: &str) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.jsonl");
+    std::fs::write(&path, text).unwrap();
+    match Corpus::load(&path) {
+        Err(CorpusError::Invalid { problems }) => problems.iter().map(|p| p.to_string()).collect(),
+        other => panic!("expected problems, got {other:?}"),
+    }
+}
+
+const OK: &str = r#"{"id":"a","title":"Alpha"}"#;
+
+#[test]
+fn each_validation_error_names_file_line_and_cause() {
+    let cases: &[(&str, usize, &str)] = &[
+        (r#"{"id":"a","title":"Alpha""#, 2, "malformed JSON"),
+        (r#"{"id":"b","title":"  "}"#, 2, "empty title"),
+        (r#"{"id":"a","title":"Another"}"#, 2, "duplicate id \"a\""),
+        (r#"{"id":"b","title":"Beta","kind":"paper"}"#, 2, "kind must be one of"),
+        (r#"{"id":"b","title":"Beta","aliases":["ALPHA"]}"#, 2, "ambiguous"),
+        (r#"{"id":"b","title":"alpha!"}"#, 2, "ambiguous"),
+        (r#"{"id":"B c","title":"Beta"}"#, 2, "lowercase ASCII"),
+        (r#"{"id":"b","title":"Beta","year":2025}"#, 2, "unknown field `year`"),
+        (r#"{"title":"Beta"}"#, 2, "missing field `id`"),
+        (r#"{"id":"b"}"#, 2, "missing field `title`"),
+    ];
+    for (line, at, cause) in cases {
+        let problems = problems_of(&format!("{OK}\n{line}\n"));
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains(&format!("bad.jsonl:{at}:")), "{problems:?}");
+        assert!(problems[0].contains(cause), "{cause:?} not in {problems:?}");
+    }
+}
+
+#[test]
+fn all_problems_are_reported_at_once() {
+    let problems = problems_of("not json\n{\"id\":\"a\",\"title\":\"A\"}\n{\"id\":\"a\",\"title\":\"B\"}\n");
+    assert_eq!(problems.len(), 2, "{problems:?}");
+}
+
+#[test]
+fn user_jsonl_with_only_required_fields() {
+    let c = Corpus::load(Path::new("tests/fixtures/user.jsonl")).unwrap();
+    assert_eq!(c.papers.len(), 2);
+    assert_eq!(c.papers[0].aliases, ["ALP"]);
+    assert_eq!(c.papers[1].kind, Kind::Method, "kind defaults to method");
+    assert_eq!(c.origins[1].1, 3, "blank lines keep line numbers true");
+}
+
+#[test]
+fn awesome_list_markdown_imports_tables_headings_and_links() {
+    let c = Corpus::load(Path::new("tests/fixtures/awesome.md")).unwrap();
+    let titles: Vec<&str> = c.papers.iter().map(|p| p.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        ["A Survey of Agent RL", "ToolBench / TB", "GRPO-Lite", "中文方法", "Search-Zero"]
+    );
+    let p = &c.papers;
+    assert_eq!(p[0].topic, "Surveys");
+    assert_eq!(p[0].kind, Kind::Survey);
+    assert_eq!(p[0].highlight, "综述智能体强化学习");
+    assert!(p[1].open_source);
+    assert_eq!(p[1].aliases, ["ToolBench", "TB"]);
+    assert_eq!(p[1].link.as_deref(), Some("GitHub"));
+    assert_eq!(p[2].topic, "Methods");
+    assert_eq!(p[2].highlight, "A lighter GRPO variant for small models.");
+    assert_eq!(p[2].id, "grpo-lite");
+    assert!(p[3].id.starts_with("paper-"), "ASCII id for a Chinese title: {}", p[3].id);
+    assert_eq!(p[4].highlight, "search agents trained from scratch");
+    assert_eq!(p[4].link.as_deref(), Some("https://arxiv.org/abs/1"));
+}
+
+#[test]
+fn list_prints_the_corpus_as_json() {
+    let out = Command::cargo_bin("recommend")
+        .unwrap()
+        .args(["list", "--corpus", "corpus", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let arr = v.as_array().unwrap();
+    assert!(arr.len() >= 140);
+    for r in arr {
+        for key in ["id", "title", "highlight", "topic", "kind"] {
+            assert!(r.get(key).is_some(), "{key} missing in {r}");
+        }
+    }
+    let surveys = Command::cargo_bin("recommend")
+        .unwrap()
+        .args(["list", "--corpus", "corpus", "--kind", "survey", "--format", "jsonl"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let n = String::from_utf8(surveys).unwrap().lines().count();
+    assert!(n >= 5 && n < arr.len());
+}
+
+#[test]
+fn invalid_corpus_exits_2_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.jsonl");
+    std::fs::write(&path, format!("{OK}\n{{\"id\":\"a\",\"title\":\"B\"}}\n")).unwrap();
+    Command::cargo_bin("recommend")
+        .unwrap()
+        .args(["list", "--corpus"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("c.jsonl:2: duplicate id"));
+}
