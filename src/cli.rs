@@ -37,7 +37,12 @@ pub struct Cli {
 #[derive(Debug, Args, Clone)]
 pub struct CommonArgs {
     /// The index file to query or write.
-    #[arg(long, global = true, env = "RECOMMEND_INDEX", default_value = "index.bin")]
+    #[arg(
+        long,
+        global = true,
+        env = "RECOMMEND_INDEX",
+        default_value = "index.bin"
+    )]
     pub index: PathBuf,
     /// Where the model is installed (default: ./models in a checkout, else the user data dir).
     #[arg(long, global = true, env = "RECOMMEND_MODEL_DIR", value_name = "DIR")]

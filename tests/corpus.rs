@@ -42,7 +42,10 @@ fn every_table_row_of_seed_000_is_a_paper() {
         }
         rows += 1;
         let title = first.replace("[开源]", "").trim().to_string();
-        assert!(titles.contains(&title), "seed row {title:?} is missing from the corpus");
+        assert!(
+            titles.contains(&title),
+            "seed row {title:?} is missing from the corpus"
+        );
     }
     assert_eq!(rows, 103);
 }
@@ -50,11 +53,24 @@ fn every_table_row_of_seed_000_is_a_paper() {
 #[test]
 fn seeds_002_and_003_are_covered() {
     let c = shipped();
-    let from = |s: &str| c.papers.iter().filter(|p| p.sources.iter().any(|x| x == s)).count();
+    let from = |s: &str| {
+        c.papers
+            .iter()
+            .filter(|p| p.sources.iter().any(|x| x == s))
+            .count()
+    };
     assert_eq!(from("002"), 6);
-    let caps: HashSet<_> = c.papers.iter().filter_map(|p| p.capability.clone()).collect();
+    let caps: HashSet<_> = c
+        .papers
+        .iter()
+        .filter_map(|p| p.capability.clone())
+        .collect();
     assert_eq!(caps.len(), 6, "{caps:?}");
-    let dirs: HashSet<_> = c.papers.iter().filter_map(|p| p.direction.clone()).collect();
+    let dirs: HashSet<_> = c
+        .papers
+        .iter()
+        .filter_map(|p| p.direction.clone())
+        .collect();
     assert_eq!(dirs.len(), 4, "{dirs:?}");
     let names: HashSet<String> = c
         .papers
@@ -62,15 +78,40 @@ fn seeds_002_and_003_are_covered() {
         .flat_map(|p| std::iter::once(p.title.clone()).chain(p.aliases.clone()))
         .collect();
     for n in [
-        "DeepSeek-R1", "GRPO", "DAPO", "VAPO", "Dr. GRPO", "PRM800K", "OmegaPRM", "Math-Shepherd",
-        "SWE-RL", "ToolRL", "Search-R1", "GiGPO", "SWEET-RL", "RAGEN", "HCAPO", "GSPO", "MinPRO",
-        "M2PO", "AReaL", "IcePop", "rStar-Math", "AlphaLLM", "FlowReasoner", "Magistral",
+        "DeepSeek-R1",
+        "GRPO",
+        "DAPO",
+        "VAPO",
+        "Dr. GRPO",
+        "PRM800K",
+        "OmegaPRM",
+        "Math-Shepherd",
+        "SWE-RL",
+        "ToolRL",
+        "Search-R1",
+        "GiGPO",
+        "SWEET-RL",
+        "RAGEN",
+        "HCAPO",
+        "GSPO",
+        "MinPRO",
+        "M2PO",
+        "AReaL",
+        "IcePop",
+        "rStar-Math",
+        "AlphaLLM",
+        "FlowReasoner",
+        "Magistral",
         "SimpleRL-Zoo",
     ] {
         assert!(names.contains(n), "seed 003 paper {n} missing");
     }
     // A paper named in two seeds is one record.
-    let areal: Vec<_> = c.papers.iter().filter(|p| p.aliases.iter().any(|a| a == "AReaL")).collect();
+    let areal: Vec<_> = c
+        .papers
+        .iter()
+        .filter(|p| p.aliases.iter().any(|a| a == "AReaL"))
+        .collect();
     assert_eq!(areal.len(), 1);
     assert!(areal[0].sources.len() >= 2);
 }
@@ -93,25 +134,41 @@ fn each_validation_error_names_file_line_and_cause() {
         (r#"{"id":"a","title":"Alpha""#, 2, "malformed JSON"),
         (r#"{"id":"b","title":"  "}"#, 2, "empty title"),
         (r#"{"id":"a","title":"Another"}"#, 2, "duplicate id \"a\""),
-        (r#"{"id":"b","title":"Beta","kind":"paper"}"#, 2, "kind must be one of"),
-        (r#"{"id":"b","title":"Beta","aliases":["ALPHA"]}"#, 2, "ambiguous"),
+        (
+            r#"{"id":"b","title":"Beta","kind":"paper"}"#,
+            2,
+            "kind must be one of",
+        ),
+        (
+            r#"{"id":"b","title":"Beta","aliases":["ALPHA"]}"#,
+            2,
+            "ambiguous",
+        ),
         (r#"{"id":"b","title":"alpha!"}"#, 2, "ambiguous"),
         (r#"{"id":"B c","title":"Beta"}"#, 2, "lowercase ASCII"),
-        (r#"{"id":"b","title":"Beta","year":2025}"#, 2, "unknown field `year`"),
+        (
+            r#"{"id":"b","title":"Beta","year":2025}"#,
+            2,
+            "unknown field `year`",
+        ),
         (r#"{"title":"Beta"}"#, 2, "missing field `id`"),
         (r#"{"id":"b"}"#, 2, "missing field `title`"),
     ];
     for (line, at, cause) in cases {
         let problems = problems_of(&format!("{OK}\n{line}\n"));
         assert_eq!(problems.len(), 1, "{problems:?}");
-        assert!(problems[0].contains(&format!("bad.jsonl:{at}:")), "{problems:?}");
+        assert!(
+            problems[0].contains(&format!("bad.jsonl:{at}:")),
+            "{problems:?}"
+        );
         assert!(problems[0].contains(cause), "{cause:?} not in {problems:?}");
     }
 }
 
 #[test]
 fn all_problems_are_reported_at_once() {
-    let problems = problems_of("not json\n{\"id\":\"a\",\"title\":\"A\"}\n{\"id\":\"a\",\"title\":\"B\"}\n");
+    let problems =
+        problems_of("not json\n{\"id\":\"a\",\"title\":\"A\"}\n{\"id\":\"a\",\"title\":\"B\"}\n");
     assert_eq!(problems.len(), 2, "{problems:?}");
 }
 
@@ -130,7 +187,13 @@ fn awesome_list_markdown_imports_tables_headings_and_links() {
     let titles: Vec<&str> = c.papers.iter().map(|p| p.title.as_str()).collect();
     assert_eq!(
         titles,
-        ["A Survey of Agent RL", "ToolBench / TB", "GRPO-Lite", "中文方法", "Search-Zero"]
+        [
+            "A Survey of Agent RL",
+            "ToolBench / TB",
+            "GRPO-Lite",
+            "中文方法",
+            "Search-Zero"
+        ]
     );
     let p = &c.papers;
     assert_eq!(p[0].topic, "Surveys");
@@ -142,7 +205,11 @@ fn awesome_list_markdown_imports_tables_headings_and_links() {
     assert_eq!(p[2].topic, "Methods");
     assert_eq!(p[2].highlight, "A lighter GRPO variant for small models.");
     assert_eq!(p[2].id, "grpo-lite");
-    assert!(p[3].id.starts_with("paper-"), "ASCII id for a Chinese title: {}", p[3].id);
+    assert!(
+        p[3].id.starts_with("paper-"),
+        "ASCII id for a Chinese title: {}",
+        p[3].id
+    );
     assert_eq!(p[4].highlight, "search agents trained from scratch");
     assert_eq!(p[4].link.as_deref(), Some("https://arxiv.org/abs/1"));
 }
@@ -167,7 +234,9 @@ fn list_prints_the_corpus_as_json() {
     }
     let surveys = Command::cargo_bin("recommend")
         .unwrap()
-        .args(["list", "--corpus", "corpus", "--kind", "survey", "--format", "jsonl"])
+        .args([
+            "list", "--corpus", "corpus", "--kind", "survey", "--format", "jsonl",
+        ])
         .assert()
         .success()
         .get_output()

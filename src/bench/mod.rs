@@ -1,1 +1,3 @@
-//! bench
+//! Quality and speed evaluation behind `recommend bench`.
+
+pub mod quality;

@@ -35,7 +35,10 @@ pub enum CorpusError {
     #[error("{} problem(s) in the corpus; fix them and run again:\n{}", problems.len(), list(problems))]
     Invalid { problems: Vec<Problem> },
     #[error("{}: no papers found (expected {})", path.display(), expected)]
-    Empty { path: PathBuf, expected: &'static str },
+    Empty {
+        path: PathBuf,
+        expected: &'static str,
+    },
     #[error(
         "{}: unknown corpus format; use a .jsonl file (one JSON object per line), a .md \
          awesome-list, or a directory of .jsonl files",
@@ -46,7 +49,11 @@ pub enum CorpusError {
 
 fn list(problems: &[Problem]) -> String {
     const SHOWN: usize = 25;
-    let mut s: Vec<String> = problems.iter().take(SHOWN).map(|p| format!("  {p}")).collect();
+    let mut s: Vec<String> = problems
+        .iter()
+        .take(SHOWN)
+        .map(|p| format!("  {p}"))
+        .collect();
     if problems.len() > SHOWN {
         s.push(format!("  ... and {} more", problems.len() - SHOWN));
     }
@@ -100,7 +107,11 @@ impl Corpus {
                 _ => return Err(CorpusError::UnknownFormat { path: file.clone() }),
             };
             problems.append(&mut file_problems);
-            entries.extend(papers.into_iter().map(|(line, p)| ((file.clone(), line), p)));
+            entries.extend(
+                papers
+                    .into_iter()
+                    .map(|(line, p)| ((file.clone(), line), p)),
+            );
         }
         problems.extend(validate(&entries));
         if !problems.is_empty() {
@@ -157,9 +168,7 @@ fn describe_json_error(e: &serde_json::Error) -> String {
         None => msg,
     };
     if msg.contains("unknown variant") {
-        format!(
-            "{msg}; kind must be one of: survey, method, system, benchmark, dataset, model"
-        )
+        format!("{msg}; kind must be one of: survey, method, system, benchmark, dataset, model")
     } else if e.is_syntax() || e.is_eof() {
         format!("malformed JSON: {msg}")
     } else {
@@ -212,7 +221,8 @@ pub fn validate(entries: &[((PathBuf, usize), Paper)]) -> Vec<Problem> {
             }
         }
         // A title or alias may repeat within its own paper, never across papers.
-        let mut own: Vec<(String, String)> = vec![(name_key(&p.title), format!("title {:?}", p.title))];
+        let mut own: Vec<(String, String)> =
+            vec![(name_key(&p.title), format!("title {:?}", p.title))];
         own.extend(
             p.aliases
                 .iter()

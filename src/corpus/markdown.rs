@@ -93,10 +93,16 @@ pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
             } else {
                 let (title, _) = link_text(&cells[0]);
                 let highlight = cells.get(1).cloned().unwrap_or_default();
-                let link = cells.get(2).filter(|c| !c.is_empty()).map(|c| link_text(c).0);
+                let link = cells
+                    .get(2)
+                    .filter(|c| !c.is_empty())
+                    .map(|c| link_text(c).0);
                 push(line_no, &title, &topic, &highlight, link, &mut out);
             }
-        } else if let Some(item) = line.strip_prefix("- [").or_else(|| line.strip_prefix("* [")) {
+        } else if let Some(item) = line
+            .strip_prefix("- [")
+            .or_else(|| line.strip_prefix("* ["))
+        {
             if let Some(close) = item.find("](") {
                 let title = &item[..close];
                 let rest = &item[close + 2..];
@@ -105,7 +111,14 @@ pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
                     None => (rest, ""),
                 };
                 let desc = desc.trim().trim_start_matches(['-', ':', '–', '—']).trim();
-                push(line_no, title, &topic, desc, Some(url.to_string()), &mut out);
+                push(
+                    line_no,
+                    title,
+                    &topic,
+                    desc,
+                    Some(url.to_string()),
+                    &mut out,
+                );
             }
         } else if let Some((_, _, _, h)) = open.as_mut() {
             if !line.is_empty() {
@@ -135,7 +148,10 @@ fn link_text(cell: &str) -> (String, Option<String>) {
     let c = cell.trim();
     if let (Some(rest), true) = (c.strip_prefix('['), c.ends_with(')')) {
         if let Some(close) = rest.find("](") {
-            return (rest[..close].to_string(), Some(rest[close + 2..rest.len() - 1].to_string()));
+            return (
+                rest[..close].to_string(),
+                Some(rest[close + 2..rest.len() - 1].to_string()),
+            );
         }
     }
     (c.to_string(), None)
@@ -158,7 +174,11 @@ pub fn split_aliases(title: &str) -> Vec<String> {
     if !title.contains(" / ") {
         return Vec::new();
     }
-    title.split(" / ").map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
+    title
+        .split(" / ")
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 /// A stable id from a title: lowercase ASCII alphanumerics joined by '-'. Titles with no ASCII

@@ -92,7 +92,9 @@ pub fn resolve(papers: &[Paper], query: &str) -> Result<usize, ResolveError> {
     let mut scored: Vec<(f64, usize)> = (0..papers.len())
         .map(|i| {
             let best = names(&papers[i])
-                .map(|n| strsim::jaro_winkler(&key, &n).max(strsim::normalized_levenshtein(&key, &n)))
+                .map(|n| {
+                    strsim::jaro_winkler(&key, &n).max(strsim::normalized_levenshtein(&key, &n))
+                })
                 .fold(0.0, f64::max);
             (best, i)
         })

@@ -33,7 +33,7 @@ impl Mode {
 }
 
 /// Weight of the dense signal in hybrid related-work ranking (lexical gets the rest).
-pub const LIKE_DENSE_WEIGHT: f32 = 0.5;
+pub const LIKE_DENSE_WEIGHT: f32 = 0.6;
 /// Weight of the dense signal in hybrid free-text search.
 pub const SEARCH_DENSE_WEIGHT: f32 = 0.6;
 /// How much a negative seed (`--unlike`) pulls a candidate down, relative to the seeds' pull up.
@@ -93,6 +93,19 @@ pub fn related(
     mode: Mode,
     filters: &Filters,
 ) -> Vec<Hit> {
+    related_weighted(index, seeds, negatives, k, mode, filters, LIKE_DENSE_WEIGHT)
+}
+
+/// [`related`] with an explicit dense weight for hybrid mode (for measuring the trade-off).
+pub fn related_weighted(
+    index: &Index,
+    seeds: &[usize],
+    negatives: &[usize],
+    k: usize,
+    mode: Mode,
+    filters: &Filters,
+    dense_weight: f32,
+) -> Vec<Hit> {
     let n = index.len();
     if seeds.is_empty() || k == 0 {
         return Vec::new();
@@ -126,7 +139,7 @@ pub fn related(
     let pool: Vec<usize> = (0..n)
         .filter(|&i| !excluded(i) && filters.accepts(&index.papers()[i]))
         .collect();
-    let mut hits = rank(&pool, &dense, &lexical, mode, LIKE_DENSE_WEIGHT, k);
+    let mut hits = rank(&pool, &dense, &lexical, mode, dense_weight, k);
     for h in &mut hits {
         h.why = explain_related(index, seeds, h);
     }
@@ -178,13 +191,25 @@ pub fn search(
     }
     let mut hits = rank(&candidates, &dense, &bm25, mode, SEARCH_DENSE_WEIGHT, k);
     for h in &mut hits {
-        h.why = explain_search(index, query, h, query_vector.is_some() && mode != Mode::Lexical);
+        h.why = explain_search(
+            index,
+            query,
+            h,
+            query_vector.is_some() && mode != Mode::Lexical,
+        );
     }
     hits
 }
 
 /// Order `pool` by the mode's score and keep the best `k`.
-fn rank(pool: &[usize], dense: &[f32], lexical: &[f32], mode: Mode, w_dense: f32, k: usize) -> Vec<Hit> {
+fn rank(
+    pool: &[usize],
+    dense: &[f32],
+    lexical: &[f32],
+    mode: Mode,
+    w_dense: f32,
+    k: usize,
+) -> Vec<Hit> {
     let zd = standardize(pool, dense);
     let zl = standardize(pool, lexical);
     let mut scored: Vec<(usize, f32)> = pool
@@ -220,7 +245,11 @@ fn standardize(pool: &[usize], values: &[f32]) -> Vec<f32> {
     }
     let m = pool.len() as f32;
     let mean = pool.iter().map(|&i| values[i]).sum::<f32>() / m;
-    let var = pool.iter().map(|&i| (values[i] - mean).powi(2)).sum::<f32>() / m;
+    let var = pool
+        .iter()
+        .map(|&i| (values[i] - mean).powi(2))
+        .sum::<f32>()
+        / m;
     let sd = var.sqrt();
     if sd < 1e-9 {
         return vec![0.0; pool.len()];
@@ -229,15 +258,26 @@ fn standardize(pool: &[usize], values: &[f32]) -> Vec<f32> {
 }
 
 fn quote_terms(terms: &[String]) -> String {
-    terms.iter().map(|t| format!("'{t}'")).collect::<Vec<_>>().join(", ")
+    terms
+        .iter()
+        .map(|t| format!("'{t}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn explain_related(index: &Index, seeds: &[usize], h: &Hit) -> String {
     let papers = index.papers();
     let p = &papers[h.paper];
     let mut parts = Vec::new();
-    if let Some(&s) = seeds.iter().find(|&&s| !papers[s].topic.is_empty() && papers[s].topic == p.topic) {
-        let label = if p.topic_en.is_empty() { &p.topic } else { &p.topic_en };
+    if let Some(&s) = seeds
+        .iter()
+        .find(|&&s| !papers[s].topic.is_empty() && papers[s].topic == p.topic)
+    {
+        let label = if p.topic_en.is_empty() {
+            &p.topic
+        } else {
+            &p.topic_en
+        };
         parts.push(if seeds.len() > 1 {
             format!("same topic as {} ({label})", papers[s].title)
         } else {

@@ -31,9 +31,7 @@ pub enum FormatError {
     },
     #[error("{path} is not a recommend index (bad magic bytes); rebuild it with `recommend index`")]
     NotAnIndex { path: String },
-    #[error(
-        "{path} is truncated or corrupt ({detail}); rebuild it with `recommend index`"
-    )]
+    #[error("{path} is truncated or corrupt ({detail}); rebuild it with `recommend index`")]
     Corrupt { path: String, detail: String },
     #[error(
         "{path} uses index format version {found}, this recommend reads version {expected}; \
@@ -143,6 +141,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FormatError> {
         .map_err(werr)?;
     tmp.write_all(bytes).map_err(werr)?;
     tmp.as_file().sync_all().map_err(werr)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // tempfile creates 0600; an index is ordinary shared data.
+        let _ = tmp
+            .as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644));
+    }
     tmp.persist(path).map_err(|e| werr(e.error))?;
     Ok(())
 }
@@ -158,7 +164,10 @@ mod tests {
         let back: (String, Vec<f32>) = decode(&bytes, "x").unwrap();
         assert_eq!(back, value);
         for cut in 0..bytes.len() {
-            assert!(decode::<(String, Vec<f32>)>(&bytes[..cut], "x").is_err(), "cut {cut}");
+            assert!(
+                decode::<(String, Vec<f32>)>(&bytes[..cut], "x").is_err(),
+                "cut {cut}"
+            );
         }
         for i in 0..bytes.len() {
             for bit in [0x01u8, 0x80] {

@@ -109,7 +109,9 @@ impl Lexical {
         q.sort();
         q.dedup();
         for term in q {
-            let Some(t) = self.term_id(&term) else { continue };
+            let Some(t) = self.term_id(&term) else {
+                continue;
+            };
             let idf = self.idf(t);
             for &(d, tf) in &self.postings[t] {
                 let len = self.doc_len[d as usize] / self.avg_len.max(1e-6);
@@ -151,7 +153,11 @@ impl Lexical {
             })
             .collect();
         shared.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(y.1)));
-        shared.into_iter().take(max).map(|(_, t)| t.to_string()).collect()
+        shared
+            .into_iter()
+            .take(max)
+            .map(|(_, t)| t.to_string())
+            .collect()
     }
 
     /// Query terms that occur in document `doc`, most telling first.

@@ -59,12 +59,31 @@ pub struct IndexData {
     pub corpus_source: String,
     /// The recommend version that built the index.
     pub built_by: String,
+    /// Stored as JSON text: `Paper` skips empty fields when serialized, which a
+    /// non-self-describing format like bincode cannot represent.
+    #[serde(with = "papers_as_json")]
     pub papers: Vec<Paper>,
     pub dim: usize,
     /// Row-major `papers.len() x dim`, L2-normalized passage embeddings of title + highlight.
     pub vectors: Vec<f32>,
     pub lexical: Lexical,
     pub hnsw: HnswParams,
+}
+
+mod papers_as_json {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    use crate::corpus::Paper;
+
+    pub fn serialize<S: Serializer>(papers: &[Paper], s: S) -> Result<S::Ok, S::Error> {
+        let json = serde_json::to_string(papers).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(&json)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Paper>, D::Error> {
+        let json = String::deserialize(d)?;
+        serde_json::from_str(&json).map_err(D::Error::custom)
+    }
 }
 
 /// A loaded, validated index.
@@ -197,7 +216,11 @@ impl Index {
     }
 
     /// Check the index against the papers of the corpus it claims to come from.
-    pub fn check_fresh(&self, corpus_papers: &[Paper], corpus_name: &str) -> Result<(), IndexError> {
+    pub fn check_fresh(
+        &self,
+        corpus_papers: &[Paper],
+        corpus_name: &str,
+    ) -> Result<(), IndexError> {
         let found = corpus::content_hash(corpus_papers);
         if found != self.data.corpus_hash {
             return Err(IndexError::Stale {

@@ -114,13 +114,20 @@ mod tests {
             vec!["a".into(), "Alpha | pipe".into()],
             &serde_json::json!({"id": "a"}),
         );
-        doc.push(vec!["b".into(), "贝塔".into()], &serde_json::json!({"id": "b"}));
+        doc.push(
+            vec!["b".into(), "贝塔".into()],
+            &serde_json::json!({"id": "b"}),
+        );
         let json: serde_json::Value = serde_json::from_str(&JsonRenderer.render(&doc)).unwrap();
         assert_eq!(json.as_array().unwrap().len(), 2);
         assert_eq!(JsonlRenderer.render(&doc).lines().count(), 2);
         let md = MarkdownRenderer.render(&doc);
         assert!(md.contains("Alpha \\| pipe"), "{md}");
-        let table = TableRenderer { width: 80, color: false }.render(&doc);
+        let table = TableRenderer {
+            width: 80,
+            color: false,
+        }
+        .render(&doc);
         assert!(table.contains("贝塔"), "{table}");
     }
 }

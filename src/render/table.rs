@@ -1,4 +1,4 @@
-use comfy_table::{Attribute, Cell, ContentArrangement, Table, presets};
+use comfy_table::{Attribute, Cell, ContentArrangement, LineStyle, Table, TableStyle};
 
 use super::{Document, Renderer, trim_to_width};
 
@@ -17,10 +17,7 @@ impl TableRenderer {
         let width = std::env::var("COLUMNS")
             .ok()
             .and_then(|c| c.parse().ok())
-            .or_else(|| {
-                tty.then(|| comfy_table::Table::new().width())
-                    .flatten()
-            })
+            .or_else(|| tty.then(|| comfy_table::Table::new().width()).flatten())
             .unwrap_or(120);
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         TableRenderer {
@@ -35,7 +32,8 @@ impl Renderer for TableRenderer {
         if doc.rows.is_empty() {
             return "(no results)\n".into();
         }
-        // Give fixed columns what they need; share the rest among the wrapping columns.
+        // Fixed columns get what they need; wrapping columns share the rest, narrow ones first
+        // so a short column does not waste room a long one could use.
         let ncols = doc.columns.len();
         let natural: Vec<usize> = (0..ncols)
             .map(|c| {
@@ -47,18 +45,26 @@ impl Renderer for TableRenderer {
                     .unwrap_or(0)
             })
             .collect();
-        let borders = 3 * ncols + 1;
+        let gaps = 2 * ncols;
         let fixed: usize = (0..ncols)
             .filter(|&c| !doc.columns[c].wrap)
             .map(|c| natural[c])
             .sum();
-        let wrapping = doc.columns.iter().filter(|c| c.wrap).count().max(1);
-        let room = (self.width as usize).saturating_sub(borders + fixed) / wrapping;
-        let room = room.max(12);
+        let mut remaining = (self.width as usize).saturating_sub(gaps + fixed);
+        let mut wrapping: Vec<usize> = (0..ncols).filter(|&c| doc.columns[c].wrap).collect();
+        wrapping.sort_by_key(|&c| natural[c]);
+        let mut room = vec![0usize; ncols];
+        for (i, &c) in wrapping.iter().enumerate() {
+            let share = remaining / (wrapping.len() - i);
+            room[c] = natural[c].min(share).max(12);
+            remaining = remaining.saturating_sub(room[c]);
+        }
 
         let mut table = Table::new();
         table
-            .load_preset(presets::UTF8_HORIZONTAL_ONLY)
+            .load_style(
+                TableStyle::new().header_separator(LineStyle::none().fill('─').junction(' ')),
+            )
             .set_content_arrangement(ContentArrangement::Disabled);
         table.set_header(doc.columns.iter().map(|c| {
             let cell = Cell::new(c.name);
@@ -71,7 +77,7 @@ impl Renderer for TableRenderer {
         for row in &doc.rows {
             table.add_row(row.iter().enumerate().map(|(c, text)| {
                 if doc.columns[c].wrap {
-                    Cell::new(trim_to_width(text, room))
+                    Cell::new(trim_to_width(text, room[c]))
                 } else {
                     Cell::new(text)
                 }
