@@ -80,6 +80,9 @@ pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
                 topic = name;
             }
         } else if line.starts_with('|') {
+            if let Some((l, t, tp, h)) = open.take() {
+                push(l, &t, &tp, &h.join(" "), None, &mut out);
+            }
             let cells = table_cells(line);
             let next_is_separator = lines.get(i + 1).is_some_and(|l| is_separator(l));
             if is_separator(line) || next_is_separator {
@@ -103,6 +106,9 @@ pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
             .strip_prefix("- [")
             .or_else(|| line.strip_prefix("* ["))
         {
+            if let Some((l, t, tp, h)) = open.take() {
+                push(l, &t, &tp, &h.join(" "), None, &mut out);
+            }
             if let Some(close) = item.find("](") {
                 let title = &item[..close];
                 let rest = &item[close + 2..];

@@ -160,7 +160,18 @@ pub fn search(
     if k == 0 {
         return Vec::new();
     }
-    let bm25 = index.lexical().bm25(query);
+    let mut bm25 = index.lexical().bm25(query);
+    // A query that is exactly a paper's name asks for that paper: put it first lexically.
+    let key = crate::text::name_key(query);
+    let top = bm25.iter().copied().fold(0.0f32, f32::max);
+    for (i, p) in index.papers().iter().enumerate() {
+        let named = std::iter::once(&p.title)
+            .chain(&p.aliases)
+            .any(|n| crate::text::name_key(n) == key);
+        if named && !key.is_empty() {
+            bm25[i] += top.max(1.0);
+        }
+    }
     let mut dense = vec![0.0f32; n];
     let mut candidates: Vec<usize> = Vec::new();
     if let Some(q) = query_vector.filter(|_| mode != Mode::Lexical) {

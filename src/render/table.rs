@@ -45,7 +45,8 @@ impl Renderer for TableRenderer {
                     .unwrap_or(0)
             })
             .collect();
-        let gaps = 2 * ncols;
+        // one space of padding each side of a cell, one junction between columns
+        let gaps = 3 * ncols;
         let fixed: usize = (0..ncols)
             .filter(|&c| !doc.columns[c].wrap)
             .map(|c| natural[c])

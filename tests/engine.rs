@@ -1,0 +1,306 @@
+//! The engine on the shipped index: related work, resolution, filters, errors, index integrity.
+//! These run on `index.bin` alone: no model needed.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::str::contains;
+use recommend::bench::quality::related_quality;
+use recommend::corpus::Corpus;
+use recommend::engine::Mode;
+use recommend::index::Index;
+use recommend::index::ann::exact_search;
+use serde_json::Value;
+
+fn recommend() -> Command {
+    Command::cargo_bin("recommend").unwrap()
+}
+
+fn json(args: &[&str]) -> Vec<Value> {
+    let out = recommend()
+        .args(args)
+        .args(["--format", "json"])
+        .assert()
+        .success();
+    serde_json::from_slice::<Value>(&out.get_output().stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn shipped_index_matches_shipped_corpus() {
+    let index = Index::load(Path::new("index.bin")).unwrap();
+    let corpus = Corpus::load(Path::new("corpus")).unwrap();
+    index
+        .check_fresh(&corpus.papers, "corpus")
+        .expect("index.bin is stale: run `recommend index` and commit it");
+}
+
+#[test]
+fn like_returns_related_papers_never_the_seed() {
+    let rows = json(&["--like", "WebAgent-R1", "-k", "5"]);
+    assert_eq!(rows.len(), 5);
+    for (i, r) in rows.iter().enumerate() {
+        assert_ne!(r["id"], "webagent-r1");
+        assert_eq!(r["rank"], i + 1);
+        for key in ["id", "title", "score", "topic", "kind", "highlight", "why"] {
+            assert!(r.get(key).is_some(), "{key} missing: {r}");
+        }
+        assert!(!r["why"].as_str().unwrap().is_empty());
+    }
+    let scores: Vec<f64> = rows.iter().map(|r| r["score"].as_f64().unwrap()).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+}
+
+#[test]
+fn like_finds_papers_of_the_same_line_of_work() {
+    // GRPO's family: DAPO, Dr. GRPO, GSPO, VAPO all modify or follow GRPO.
+    let rows = json(&["--like", "GRPO", "-k", "10"]);
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let family = ["dapo", "dr-grpo", "gspo", "vapo"];
+    let found = family.iter().filter(|f| ids.contains(f)).count();
+    assert!(found >= 2, "GRPO's neighbours {ids:?}");
+}
+
+#[test]
+fn aliases_and_loose_spelling_resolve() {
+    let a = json(&["--like", "RLER", "-k", "3"]);
+    let b = json(&["--like", "dr tulu / rler", "-k", "3"]);
+    assert_eq!(a, b);
+    for r in &a {
+        assert_ne!(r["id"], "dr-tulu-rler");
+    }
+}
+
+#[test]
+fn unknown_title_exits_2_with_suggestions() {
+    recommend()
+        .args(["--like", "WebAgnt R2 Pro"])
+        .assert()
+        .code(2)
+        .stderr(contains("did you mean"))
+        .stderr(contains("WebAgent-R1"));
+}
+
+#[test]
+fn ambiguous_title_lists_candidates() {
+    recommend()
+        .args(["--like", "deepresearch"])
+        .assert()
+        .code(2)
+        .stderr(contains("matches"))
+        .stderr(contains("Tongyi DeepResearch"));
+}
+
+#[test]
+fn several_seeds_and_a_negative_combine() {
+    let both = json(&["--like", "GRPO", "--like", "WebAgent-R1", "-k", "20"]);
+    let ids: Vec<&str> = both.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert!(!ids.contains(&"grpo") && !ids.contains(&"webagent-r1"));
+    let plain = json(&["--like", "GRPO", "-k", "10"]);
+    let top = plain[0]["id"].as_str().unwrap().to_string();
+    let unliked = json(&["--like", "GRPO", "--unlike", &top, "-k", "10"]);
+    assert!(unliked.iter().all(|r| r["id"] != top.as_str()));
+    assert_ne!(plain, unliked);
+}
+
+#[test]
+fn filters_restrict_results() {
+    for r in json(&["--like", "GRPO", "--kind", "survey", "-k", "5"]) {
+        assert_eq!(r["kind"], "survey");
+    }
+    for r in json(&["--like", "GRPO", "--topic", "GUI", "-k", "5"]) {
+        assert!(r["topic"].as_str().unwrap().contains("GUI"));
+    }
+    let open = json(&["--like", "GRPO", "--open-source", "-k", "50"]);
+    assert!(!open.is_empty() && open.len() <= 13);
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    recommend()
+        .args(["--like", "GRPO", "-k", "0"])
+        .assert()
+        .code(2);
+    recommend()
+        .args(["--like", "GRPO", "--topic", "quantum gravity"])
+        .assert()
+        .code(2)
+        .stderr(contains("topics are"));
+    recommend()
+        .args(["--like", "GRPO", "--kind", "poem"])
+        .assert()
+        .code(2);
+    recommend().args(["--like", "  "]).assert().code(2);
+    recommend()
+        .assert()
+        .code(2)
+        .stderr(contains("nothing to do"));
+    recommend()
+        .args(["search", "   ", "--mode", "lexical"])
+        .assert()
+        .code(2);
+    let huge = "强化学习".repeat(1000);
+    recommend()
+        .args(["search", "--mode", "lexical", &huge])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn batch_like_answers_one_line_per_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("q.txt");
+    std::fs::write(&file, "GRPO\n\nSearch-R1\nno such paper zzz\n").unwrap();
+    let out = recommend()
+        .args(["-k", "3", "--like-file"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .get_output()
+        .stdout
+        .clone();
+    let lines: Vec<Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["query"], "GRPO");
+    assert_eq!(lines[0]["results"].as_array().unwrap().len(), 3);
+    assert_eq!(lines[1]["query"], "Search-R1");
+    assert!(
+        lines[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("no paper matches")
+    );
+}
+
+#[test]
+fn lexical_search_needs_no_model() {
+    let rows = json(&["search", "--mode", "lexical", "GRPO"]);
+    assert_eq!(rows[0]["id"], "grpo");
+    let rows = json(&["search", "--mode", "lexical", "角色扮演"]);
+    assert!(rows[0]["topic"].as_str().unwrap().contains("角色扮演"));
+}
+
+#[test]
+fn other_formats_render() {
+    let md = recommend()
+        .args(["--like", "GRPO", "-k", "3", "--format", "markdown"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let md = String::from_utf8(md).unwrap();
+    assert!(md.starts_with("| # | title |"), "{md}");
+    assert_eq!(md.lines().count(), 5);
+    let table = recommend()
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .args(["--like", "GRPO", "-k", "3"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let table = String::from_utf8(table).unwrap();
+    assert!(!table.contains('\u{1b}'), "no escape codes with NO_COLOR");
+    for line in table.lines() {
+        assert!(unicode_width::UnicodeWidthStr::width(line) <= 100, "{line}");
+    }
+}
+
+fn copy_checkout(dir: &Path) {
+    std::fs::copy("index.bin", dir.join("index.bin")).unwrap();
+    std::fs::create_dir(dir.join("corpus")).unwrap();
+    std::fs::copy("corpus/papers.jsonl", dir.join("corpus/papers.jsonl")).unwrap();
+}
+
+#[test]
+fn stale_index_is_detected_with_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_checkout(dir.path());
+    let run = || {
+        recommend()
+            .args(["--like", "GRPO", "--index"])
+            .arg(dir.path().join("index.bin"))
+            .assert()
+    };
+    run().success();
+    let corpus = dir.path().join("corpus/papers.jsonl");
+    let text = std::fs::read_to_string(&corpus).unwrap();
+    std::fs::write(&corpus, text.replacen("GRPO", "GRPO-changed", 1)).unwrap();
+    run()
+        .code(1)
+        .stderr(contains("stale"))
+        .stderr(contains("recommend index"));
+}
+
+#[test]
+fn corrupt_index_is_an_error_never_a_crash() {
+    let good = std::fs::read("index.bin").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.bin");
+    let mut cases: Vec<Vec<u8>> = vec![
+        good[..good.len() / 2].to_vec(),
+        good[..10].to_vec(),
+        Vec::new(),
+        b"hello world, not an index".to_vec(),
+    ];
+    for at in [9, 30, good.len() / 3, good.len() - 9] {
+        let mut b = good.clone();
+        b[at] ^= 0x10;
+        cases.push(b);
+    }
+    for bytes in cases {
+        std::fs::write(&path, &bytes).unwrap();
+        recommend()
+            .args(["--like", "GRPO", "--index"])
+            .arg(&path)
+            .assert()
+            .code(1)
+            .stderr(contains("rebuild it with `recommend index`"));
+    }
+    recommend()
+        .args(["--like", "GRPO", "--index"])
+        .arg(dir.path().join("missing.bin"))
+        .assert()
+        .code(1)
+        .stderr(contains("no index at"));
+}
+
+#[test]
+fn hybrid_beats_dense_and_lexical_on_related_work() {
+    let index = Index::load(Path::new("index.bin")).unwrap();
+    let q = |m| related_quality(&index, m).precision_at_5;
+    let (h, d, l) = (q(Mode::Hybrid), q(Mode::Dense), q(Mode::Lexical));
+    eprintln!("same-topic precision@5: hybrid {h:.3}, dense {d:.3}, lexical {l:.3}");
+    assert!(
+        h > d && h > l,
+        "hybrid {h:.3}, dense {d:.3}, lexical {l:.3}"
+    );
+}
+
+#[test]
+fn hnsw_matches_exact_scan() {
+    let index = Index::load(Path::new("index.bin")).unwrap();
+    let mut found = 0;
+    let mut total = 0;
+    for i in 0..index.len() {
+        let q = index.vector(i).to_vec();
+        let exact: Vec<usize> = exact_search(index.vectors(), &q, 10)
+            .iter()
+            .map(|h| h.0)
+            .collect();
+        let approx: Vec<usize> = index.ann().search(&q, 10).iter().map(|h| h.0).collect();
+        found += exact.iter().filter(|e| approx.contains(e)).count();
+        total += exact.len();
+    }
+    let recall = found as f64 / total as f64;
+    assert!(recall >= 0.99, "recall@10 {recall:.4}");
+}

@@ -1,0 +1,115 @@
+//! Free-text search with the real model (installed on first use), and indexing a user corpus.
+
+use assert_cmd::Command;
+use predicates::str::contains;
+use serde_json::Value;
+
+fn recommend() -> Command {
+    Command::cargo_bin("recommend").unwrap()
+}
+
+fn ids(args: &[&str]) -> Vec<String> {
+    let out = recommend()
+        .args(args)
+        .args(["--format", "json"])
+        .assert()
+        .success();
+    serde_json::from_slice::<Value>(&out.get_output().stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Paraphrased queries, Chinese and English, each with the paper it describes.
+const QUERIES: &[(&str, &str)] = &[
+    (
+        "training web agents with multi-turn reinforcement learning",
+        "webagent-r1",
+    ),
+    ("角色扮演 强化学习", "role"),
+    ("process reward model for math reasoning steps", "prm"),
+    (
+        "用强化学习训练深度研究智能体在真实网络环境中搜索",
+        "deepresearcher",
+    ),
+];
+
+#[test]
+fn cross_lingual_search_finds_the_described_papers() {
+    for (query, want) in QUERIES {
+        let got = ids(&["search", query, "-k", "5"]);
+        assert!(
+            got.iter().any(|id| id.contains(want)),
+            "{query:?}: wanted an id containing {want:?} in the top 5, got {got:?}"
+        );
+    }
+}
+
+#[test]
+fn search_modes_and_batch() {
+    let dense = ids(&["search", "--mode", "dense", "multi-agent debate", "-k", "3"]);
+    assert_eq!(dense.len(), 3);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("q.txt");
+    std::fs::write(&file, "GRPO 的改进\nrobot manipulation with RL\n").unwrap();
+    let out = recommend()
+        .args(["search", "-k", "2", "--queries"])
+        .arg(&file)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let lines: Vec<Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[1]["query"], "robot manipulation with RL");
+    assert_eq!(lines[1]["results"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn a_user_corpus_can_be_indexed_and_queried() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mine.bin");
+    recommend()
+        .args(["index", "--corpus", "tests/fixtures/awesome.md", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let got = ids(&[
+        "--index",
+        out.to_str().unwrap(),
+        "--like",
+        "GRPO-Lite",
+        "-k",
+        "2",
+    ]);
+    assert_eq!(got.len(), 2);
+    assert!(!got.contains(&"grpo-lite".to_string()));
+    let got = ids(&[
+        "--index",
+        out.to_str().unwrap(),
+        "search",
+        "工具调用",
+        "-k",
+        "1",
+    ]);
+    assert_eq!(got, ["toolbench-tb"]);
+    recommend()
+        .args([
+            "index",
+            "--corpus",
+            "tests/fixtures/does-not-exist.jsonl",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(contains("does-not-exist.jsonl"));
+}
