@@ -44,6 +44,12 @@ pub fn exit_code(e: &anyhow::Error) -> u8 {
 
 pub fn run(cli: Cli) -> Result<()> {
     let common = cli.common.clone();
+    if cli.command.is_some() && (!cli.like.is_empty() || cli.like_file.is_some()) {
+        return Err(usage(
+            "--like and --like-file go without a command (`recommend --like X`); `path` and \
+             `map` take their own --like after the command name",
+        ));
+    }
     match cli.command {
         Some(Command::Search {
             text,

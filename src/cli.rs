@@ -12,7 +12,6 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     long_about = "Offline semantic recommendations for research papers: related work \
                   (--like), cross-lingual search, topic clusters, reading paths, maps and \
                   benchmarks, from a local multilingual model and a single index file.",
-    args_conflicts_with_subcommands = true,
     after_help = "Examples:\n  recommend --like \"WebAgent-R1\"\n  recommend --like GRPO --like DAPO --unlike PPO -k 5\n  recommend search \"用强化学习训练网页智能体\"\n  recommend topics\n  recommend path --like \"Search-R1\" -n 6"
 )]
 pub struct Cli {
