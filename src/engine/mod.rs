@@ -1,1 +1,5 @@
-//! engine
+//! engine: queries over the corpus and its vectors.
+
+pub mod path;
+pub mod similarity;
+pub mod topics;
