@@ -103,12 +103,18 @@ mod tests {
 
     #[test]
     fn latin_words_keep_hyphenated_names() {
-        assert_eq!(terms("WebAgent-R1: Training"), ["webagent", "r1", "webagent-r1", "training"]);
+        assert_eq!(
+            terms("WebAgent-R1: Training"),
+            ["webagent", "r1", "webagent-r1", "training"]
+        );
     }
 
     #[test]
     fn chinese_runs_become_unigrams_and_bigrams() {
-        assert_eq!(terms("强化学习"), ["强", "强化", "化", "化学", "学", "学习", "习"]);
+        assert_eq!(
+            terms("强化学习"),
+            ["强", "强化", "化", "化学", "学", "学习", "习"]
+        );
         // grammatical characters are not unigrams but stay inside bigrams
         assert_eq!(terms("的模型"), ["的模", "模", "模型", "型"]);
     }

@@ -4,7 +4,9 @@ use serde::{Deserialize, Serialize};
 
 /// What sort of work a paper is. The seeds advise reading 综述 (surveys) first, then
 /// 方法 (methods), then 系统 (systems); reading paths follow that order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Survey,

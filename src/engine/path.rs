@@ -311,7 +311,7 @@ fn order_by_stage(
                 .collect();
             let best = scored
                 .into_iter()
-                .min_by(|a, b| by_score_desc(a, b))
+                .min_by(by_score_desc)
                 .expect("group not empty");
             group.retain(|&c| c != best.0);
             order.push(best.0);

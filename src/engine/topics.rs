@@ -736,16 +736,14 @@ fn ctfidf_keywords(papers: &[Paper], clusters: &[Vec<usize>], top: usize) -> Vec
 // ---------------------------------------------------------------------------------------------
 // Evaluation
 
-/// Contingency counts, row sums, column sums, n.
-fn contingency(
-    a: &[usize],
-    b: &[usize],
-) -> (
+/// Cell counts, row sums, column sums.
+type Contingency = (
     BTreeMap<(usize, usize), usize>,
     BTreeMap<usize, usize>,
     BTreeMap<usize, usize>,
-    usize,
-) {
+);
+
+fn contingency(a: &[usize], b: &[usize]) -> (Contingency, usize) {
     assert_eq!(a.len(), b.len(), "label vectors must have the same length");
     let mut cells = BTreeMap::new();
     let mut ra = BTreeMap::new();
@@ -755,7 +753,7 @@ fn contingency(
         *ra.entry(x).or_insert(0) += 1;
         *rb.entry(y).or_insert(0) += 1;
     }
-    (cells, ra, rb, a.len())
+    ((cells, ra, rb), a.len())
 }
 
 fn entropy(counts: &BTreeMap<usize, usize>, n: usize) -> f64 {
@@ -770,7 +768,7 @@ fn entropy(counts: &BTreeMap<usize, usize>, n: usize) -> f64 {
 /// Normalized mutual information with arithmetic-mean normalization (scikit-learn's default):
 /// `MI / ((H(a) + H(b)) / 2)`. Two one-cluster labelings (or empty ones) score 1.
 pub fn nmi(labels_a: &[usize], labels_b: &[usize]) -> f64 {
-    let (cells, ra, rb, n) = contingency(labels_a, labels_b);
+    let ((cells, ra, rb), n) = contingency(labels_a, labels_b);
     if n == 0 || (ra.len() == 1 && rb.len() == 1) || (ra.len() == n && rb.len() == n) {
         return 1.0;
     }
@@ -796,7 +794,7 @@ fn comb2(x: usize) -> f64 {
 /// Adjusted Rand index (Hubert & Arabie), as scikit-learn: 1 for identical partitions, ~0 for
 /// chance; the degenerate case where both are trivial scores 1.
 pub fn ari(labels_a: &[usize], labels_b: &[usize]) -> f64 {
-    let (cells, ra, rb, n) = contingency(labels_a, labels_b);
+    let ((cells, ra, rb), n) = contingency(labels_a, labels_b);
     if n < 2 {
         return 1.0;
     }
