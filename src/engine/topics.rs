@@ -577,37 +577,163 @@ const EXTRA_STOPWORDS: &[&str] = &[
 
 /// Chinese words too generic for a label.
 const CJK_STOPWORDS: &[&str] = &[
-    "通过", "进行", "提出", "使用", "基于", "利用", "实现", "能够", "一种", "以及", "可以", "如何",
-    "相关", "方面", "其中", "我们", "他们", "这些", "那些", "并且", "或者", "因此", "同时", "主要",
-    "首次", "显著", "有效", "不同", "多个", "一个", "采用", "包括", "提供", "支持", "方法", "研究",
-    "论文", "工作", "问题", "结果", "提升", "作者", "开源", "发布",
+    "通过",
+    "进行",
+    "提出",
+    "使用",
+    "基于",
+    "利用",
+    "实现",
+    "能够",
+    "一种",
+    "以及",
+    "可以",
+    "如何",
+    "相关",
+    "方面",
+    "其中",
+    "我们",
+    "他们",
+    "这些",
+    "那些",
+    "并且",
+    "或者",
+    "因此",
+    "同时",
+    "主要",
+    "首次",
+    "显著",
+    "有效",
+    "不同",
+    "多个",
+    "一个",
+    "采用",
+    "包括",
+    "提供",
+    "支持",
+    "方法",
+    "研究",
+    "论文",
+    "工作",
+    "问题",
+    "结果",
+    "提升",
+    "作者",
+    "开源",
+    "发布",
+    "无需",
+    "直接",
+    "建议",
+    "先读",
+    "入门",
+    "基本",
+    "在于",
+    "关键",
+    "代表性",
+    "方向",
+    "用于",
+    "降低",
+    "去掉",
+    "彻底",
+    "框架",
+    "能力",
+    "模型",
+    "阶段",
+    "系统",
+    "整理",
+    "探讨",
+    "围绕",
+    "超过",
+    "核心",
+    "重要",
+    "需要",
+    "面向",
+    "针对",
+    "任务",
+    "场景",
+    "效果",
+    "性能",
+    "表现",
+    "引入",
+    "设计",
+    "构建",
+    "解决",
+    "取得",
+    "达到",
+    "领先",
+    "优于",
+    "更好",
+    "较好",
+    "大量",
 ];
 
 /// Grammatical jieba tags: particles, prepositions, conjunctions, pronouns, adverbs, numerals,
 /// quantifiers, directions, modal/exclamation/onomatopoeia, non-words.
 fn grammatical_tag(tag: &str) -> bool {
-    matches!(
-        tag.as_bytes().first(),
-        Some(
-            b'u' | b'p'
-                | b'c'
-                | b'r'
-                | b'd'
-                | b'm'
-                | b'q'
-                | b'f'
-                | b'y'
-                | b'e'
-                | b'o'
-                | b'x'
-                | b'w'
+    tag == "ad"
+        || matches!(
+            tag.as_bytes().first(),
+            Some(
+                b'u' | b'p'
+                    | b'c'
+                    | b'r'
+                    | b'd'
+                    | b'm'
+                    | b'q'
+                    | b'f'
+                    | b'y'
+                    | b'e'
+                    | b'o'
+                    | b'x'
+                    | b'w'
+            )
         )
-    )
 }
 
+/// Terms of the field that jieba's general dictionary splits (智能体 -> 智能 / 体).
+const CJK_TERMS: &[&str] = &[
+    "智能体",
+    "多智能体",
+    "端到端",
+    "强化学习",
+    "大模型",
+    "语言模型",
+    "奖励模型",
+    "过程奖励",
+    "可验证奖励",
+    "长上下文",
+    "思维链",
+    "工具调用",
+    "后训练",
+    "世界模型",
+    "角色扮演",
+    "深度研究",
+    "自我改进",
+    "自我进化",
+    "多轮",
+    "长文写作",
+    "具身智能",
+    "代码生成",
+    "策略优化",
+    "离线策略",
+    "在线策略",
+    "信息整合",
+    "科学发现",
+    "情感智能",
+    "人格模拟",
+    "基础设施",
+];
+
+/// The segmenter, built once (loading the dictionary takes a moment).
 pub(crate) fn jieba() -> &'static Jieba {
     static JIEBA: OnceLock<Jieba> = OnceLock::new();
-    JIEBA.get_or_init(Jieba::new)
+    JIEBA.get_or_init(|| {
+        let mut j = Jieba::new();
+        for w in CJK_TERMS {
+            j.add_word(w, Some(100_000), Some("n"));
+        }
+        j
+    })
 }
 
 /// Fold full-width ASCII to ASCII, keeping case.
@@ -633,10 +759,13 @@ pub(crate) fn paper_terms(paper: &Paper) -> Vec<(String, String)> {
     let push_word = |word: &mut String, out: &mut Vec<(String, String)>| {
         let w = word.trim_matches('-');
         let chars = w.chars().count();
-        if chars >= 2 && w.chars().any(|c| c.is_alphabetic()) {
+        let starts_alpha = w.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+        if chars >= 2 && starts_alpha {
             let key = w.to_lowercase();
             if !text::is_stopword(&key) && !EXTRA_STOPWORDS.contains(&key.as_str()) {
-                let named = w.chars().skip(1).any(|c| c.is_uppercase());
+                let named = w
+                    .split('-')
+                    .any(|p| p.chars().skip(1).any(|c| c.is_uppercase()));
                 out.push((key.clone(), if named { w.to_string() } else { key }));
             }
         }
@@ -682,13 +811,23 @@ fn ctfidf_keywords(papers: &[Paper], clusters: &[Vec<usize>], top: usize) -> Vec
             .map(|s| s.0.to_string())
             .unwrap_or_else(|| key.to_string())
     };
+    // corpus-wide stopwords: in a corpus of 20+ papers, a term in more than a quarter of them
+    // ("RL" in an RL corpus) names no topic
+    let mut df: BTreeMap<&str, usize> = BTreeMap::new();
+    for terms in &doc_terms {
+        let set: BTreeSet<&str> = terms.iter().map(|t| t.0.as_str()).collect();
+        for t in set {
+            *df.entry(t).or_default() += 1;
+        }
+    }
+    let common = |t: &str| papers.len() >= 20 && df[t] * 4 > papers.len();
     let class_tf: Vec<BTreeMap<&str, usize>> = clusters
         .iter()
         .map(|m| {
             let mut tf: BTreeMap<&str, usize> = BTreeMap::new();
             for &i in m {
                 let set: BTreeSet<&str> = doc_terms[i].iter().map(|t| t.0.as_str()).collect();
-                for t in set {
+                for t in set.into_iter().filter(|t| !common(t)) {
                     *tf.entry(t).or_default() += 1;
                 }
             }
@@ -1159,5 +1298,96 @@ mod tests {
         assert_eq!(k_range(5), 2..=2);
         assert_eq!(k_range(40), 4..=10);
         assert_eq!(k_range(150), 4..=20);
+    }
+
+    /// Naive average-linkage agglomerative clustering on cosine (O(n³)), for comparison only.
+    fn average_linkage(v: ndarray::ArrayView2<f32>, k: usize) -> Vec<usize> {
+        let n = v.nrows();
+        let g = gram_matrix(v);
+        let mut clusters: Vec<Vec<usize>> = (0..n).map(|i| vec![i]).collect();
+        while clusters.len() > k {
+            let mut best = (f64::NEG_INFINITY, 0, 0);
+            for a in 0..clusters.len() {
+                for b in a + 1..clusters.len() {
+                    let mut s = 0.0f64;
+                    for &i in &clusters[a] {
+                        for &j in &clusters[b] {
+                            s += f64::from(g[i * n + j]);
+                        }
+                    }
+                    s /= (clusters[a].len() * clusters[b].len()) as f64;
+                    if s > best.0 {
+                        best = (s, a, b);
+                    }
+                }
+            }
+            let merged = clusters.remove(best.2);
+            clusters[best.1].extend(merged);
+        }
+        let mut labels = vec![0; n];
+        for (c, m) in clusters.iter().enumerate() {
+            for &i in m {
+                labels[i] = c;
+            }
+        }
+        labels
+    }
+
+    /// Measures agreement with the seed topics on a real corpus:
+    /// `RECOMMEND_EVAL_CORPUS=corpus/papers.jsonl cargo test --lib eval_corpus -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn eval_corpus() {
+        let Ok(path) = std::env::var("RECOMMEND_EVAL_CORPUS") else {
+            return;
+        };
+        let papers: Vec<Paper> = std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let gold: Vec<usize> = gold_labels(&papers)
+            .into_iter()
+            .map(|g| g.unwrap_or(usize::MAX))
+            .collect();
+        let v = tfidf_vectors(&papers);
+        let g = gram_matrix(v.view());
+        let n = papers.len();
+        for k in [8, 12, 16, 20, 23] {
+            let base = tfidf_kmeans_baseline(&papers, k);
+            let km = spherical_kmeans(&Dense(v.view()), k, 10).labels;
+            let km1 = spherical_kmeans(&Dense(v.view()), k, 1).labels;
+            let al = average_linkage(v.view(), k);
+            println!(
+                "k={k:2} baseline nmi {:.3} ari {:.3} | kmeans(10) nmi {:.3} ari {:.3} sil {:.3} | kmeans(1) nmi {:.3} | avg-link nmi {:.3} ari {:.3} sil {:.3}",
+                nmi(&gold, &base),
+                ari(&gold, &base),
+                nmi(&gold, &km),
+                ari(&gold, &km),
+                silhouette(&g, n, &km, k),
+                nmi(&gold, &km1),
+                nmi(&gold, &al),
+                ari(&gold, &al),
+                silhouette(&g, n, &al, k)
+            );
+        }
+        let t0 = std::time::Instant::now();
+        let topics = cluster(&papers, v.view(), None).unwrap();
+        println!(
+            "auto: {:?} in {:?}",
+            agreement(&topics, &papers).unwrap(),
+            t0.elapsed()
+        );
+        for t in &topics {
+            println!(
+                "{:2} {:3} {} | {} | {}",
+                t.id,
+                t.papers.len(),
+                t.label,
+                t.keywords.join(", "),
+                t.central
+            );
+        }
     }
 }
