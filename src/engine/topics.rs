@@ -478,21 +478,36 @@ fn is_cjk_word(w: &str) -> bool {
 }
 
 /// The top 2 keywords, plus a third that brings in the other script (English/Chinese) when the
-/// first two share one; else the third keyword. Joined with " · ".
+/// first two share one; else the third keyword. A keyword inside an earlier one, or containing
+/// it (智能体 after 多智能体), is skipped. Joined with " · ".
 fn make_label(keywords: &[String]) -> String {
-    let mut parts: Vec<&str> = keywords.iter().take(2).map(String::as_str).collect();
+    let lower: Vec<String> = keywords.iter().map(|k| k.to_lowercase()).collect();
+    let mut distinct: Vec<usize> = Vec::new();
+    for (i, k) in lower.iter().enumerate() {
+        if !distinct
+            .iter()
+            .any(|&j| lower[j].contains(k.as_str()) || k.contains(lower[j].as_str()))
+        {
+            distinct.push(i);
+        }
+    }
+    let mut parts: Vec<&str> = distinct
+        .iter()
+        .take(2)
+        .map(|&i| keywords[i].as_str())
+        .collect();
     if parts.len() == 2 {
         let (a, b) = (is_cjk_word(parts[0]), is_cjk_word(parts[1]));
+        let rest = &distinct[2..];
         let third = if a == b {
-            keywords[2..]
-                .iter()
-                .find(|w| is_cjk_word(w) != a)
-                .or(keywords.get(2))
+            rest.iter()
+                .find(|&&i| is_cjk_word(&keywords[i]) != a)
+                .or(rest.first())
         } else {
-            keywords.get(2)
+            rest.first()
         };
-        if let Some(t) = third {
-            parts.push(t);
+        if let Some(&t) = third {
+            parts.push(&keywords[t]);
         }
     }
     if parts.is_empty() {
@@ -1277,6 +1292,25 @@ mod tests {
             .find(|t| t.keywords.iter().any(|k| k == "SWE-bench"))
             .expect("names kept");
         assert!(!swe.keywords.iter().any(|k| k == "paper"));
+    }
+
+    #[test]
+    fn labels_skip_nested_keywords_and_mix_scripts() {
+        let kw = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            make_label(&kw(&["多智能体", "智能体", "GUI", "agents"])),
+            "多智能体 · GUI · agents"
+        );
+        assert_eq!(
+            make_label(&kw(&["推理", "奖励", "reward", "GRPO"])),
+            "推理 · 奖励 · reward"
+        );
+        assert_eq!(
+            make_label(&kw(&["GRPO", "推理", "reward"])),
+            "GRPO · 推理 · reward"
+        );
+        assert_eq!(make_label(&kw(&["search"])), "search");
+        assert_eq!(make_label(&[]), "(untitled)");
     }
 
     #[test]
