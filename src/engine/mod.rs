@@ -3,8 +3,11 @@
 //! The engine never loads the model: callers that need a query embedding compute it and pass it
 //! in, so `--like` runs on `index.bin` alone. It never prints: it returns values.
 
+pub mod path;
 pub mod resolve;
 pub mod retrieve;
+pub mod similarity;
+pub mod topics;
 
 pub use resolve::{ResolveError, resolve};
 pub use retrieve::{Filters, Hit, Mode, related, search};
