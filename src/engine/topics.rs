@@ -230,9 +230,14 @@ impl Rng {
 }
 
 fn spherical_kmeans<P: Points>(p: &P, k: usize, restarts: usize) -> KMeans {
+    // restarts run in parallel; the winner is chosen in seed order, so it never depends on
+    // which thread finished first
+    let runs: Vec<KMeans> = (0..restarts.max(1) as u64)
+        .into_par_iter()
+        .map(|seed| kmeans_once(p, k, seed))
+        .collect();
     let mut best: Option<KMeans> = None;
-    for seed in 0..restarts.max(1) as u64 {
-        let run = kmeans_once(p, k, seed);
+    for run in runs {
         if best.as_ref().is_none_or(|b| run.objective > b.objective) {
             best = Some(run);
         }
@@ -1413,6 +1418,23 @@ mod tests {
             agreement(&topics, &papers).unwrap(),
             t0.elapsed()
         );
+        let sim = crate::engine::similarity::DenseSimilarity::new(v.view());
+        let x = papers
+            .iter()
+            .position(|p| p.id == "deepseek-r1")
+            .unwrap_or(0);
+        for s in crate::engine::path::reading_path(&papers, &sim, x, 6).unwrap() {
+            println!("path {} {:9} {} | {}", s.step, s.kind.as_str(), s.id, s.why);
+        }
+        for s in crate::engine::path::path_between(&papers, &sim, x, n - 1, 5).unwrap() {
+            println!(
+                "between {} {:9} {} | {}",
+                s.step,
+                s.kind.as_str(),
+                s.id,
+                s.why
+            );
+        }
         for t in &topics {
             println!(
                 "{:2} {:3} {} | {} | {}",
