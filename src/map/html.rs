@@ -177,7 +177,7 @@ header{display:flex;align-items:center;gap:12px;padding:8px 14px;border-bottom:1
 header h1{font-size:17px;font-weight:600;margin:0;flex:1 1 auto;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 #search{width:260px;padding:5px 8px;border:1px solid #bbb;border-radius:4px;font:inherit;font-size:14px}
 #count{font-size:13px;color:#666;min-width:80px}
-button{font:inherit;font-size:13px;cursor:pointer}
+button{font:inherit;font-size:13px;cursor:pointer;white-space:nowrap}
 #reset{padding:4px 10px;border:1px solid #bbb;border-radius:4px;background:#f6f6f6}
 main{display:flex;flex:1 1 auto;min-height:0}
 #stage{position:relative;flex:1 1 auto;min-width:0;overflow:hidden;cursor:grab}
@@ -308,7 +308,7 @@ function draw(){
   for (var pass = 0; pass < 2; pass++) {
     var groups = {};
     for (i = 0; i < N; i++) { if (act[i] !== pass) continue; var c = color(i); (groups[c] = groups[c] || []).push(i); }
-    ctx.globalAlpha = pass === 0 ? 0.16 : 0.9;
+    ctx.globalAlpha = pass === 1 ? 0.9 : (matches || clusterOn >= 0) ? 0.16 : 0.35;
     Object.keys(groups).forEach(function(c){
       ctx.fillStyle = c; ctx.beginPath();
       groups[c].forEach(function(j){ var x = X(j), y = Y(j); ctx.moveTo(x + r, y); ctx.arc(x, y, r, 0, 2 * Math.PI); drawn++; });
@@ -345,6 +345,13 @@ function ring(i, rr, col, lw){ ctx.strokeStyle = col; ctx.lineWidth = lw; ctx.be
 
 function drawLabels(r){
   var placed = [], i;
+  // Keep labels off the focus marks and the selection.
+  function block(x, y, h){ placed.push([x - h, y - h, x + h, y + h]); }
+  if (F) {
+    if (F.paper !== null) block(X(F.paper), Y(F.paper), r + 6);
+    F.path.forEach(function(j){ block(X(j), Y(j), r + 4); block(X(j) + r + 8, Y(j) - r - 8, 9); });
+  }
+  if (selected >= 0) block(X(selected), Y(selected), r + 5);
   ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
   // Titles of the focused / selected papers come first.
   var must = [];

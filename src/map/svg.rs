@@ -152,9 +152,21 @@ pub fn render_svg(data: &MapData, xy: &[[f32; 2]]) -> String {
             )
         })
         .collect();
+    // Labels keep off the focus marks (the paper, the numbered steps).
+    let mut obstacles: Vec<labels::Rect> = Vec::new();
+    if let Some(focus) = &data.focus {
+        let mut block = |x: f32, y: f32, h: f32| obstacles.push([x - h, y - h, x + h, y + h]);
+        if focus.paper < n {
+            block(sx(xy[focus.paper]), sy(xy[focus.paper]), radius + 6.0);
+        }
+        for &j in focus.path.iter().filter(|&&j| j < n) {
+            block(sx(xy[j]), sy(xy[j]), radius + 4.0);
+            block(sx(xy[j]) + 10.0, sy(xy[j]) - 10.0, 9.0);
+        }
+    }
     let spots = labels::place(
         &items,
-        &[],
+        &obstacles,
         [0.0, py - 10.0, LEGEND_X - 10.0, py + size + 20.0],
     );
     s.push_str("<g class=\"labels\">\n");

@@ -217,3 +217,48 @@ pub fn tricky(n: usize) -> (MapData, Array2<f32>) {
     data.title = format!("map {TRICKY}");
     (data, v)
 }
+
+/// A map of `n` papers with made-up coordinates (cheap at any size: no layout, no vectors);
+/// related papers are the next few of the same topic.
+pub fn sample_with_coords(n: usize) -> (MapData, Vec<[f32; 2]>) {
+    let (mut data, _) = sample(0, false);
+    let mut rng = Rng(5);
+    let centres: Vec<[f32; 2]> = (0..TOPICS.len())
+        .map(|_| {
+            [
+                0.15 + 0.7 * (rng.signed() + 1.0) / 2.0,
+                0.15 + 0.7 * (rng.signed() + 1.0) / 2.0,
+            ]
+        })
+        .collect();
+    let mut xy = Vec::with_capacity(n);
+    for i in 0..n {
+        let c = i % TOPICS.len();
+        let title = format!(
+            "{}-{i}: {} {}",
+            NAMES[i % NAMES.len()],
+            PHRASES[i % PHRASES.len()],
+            SUBJECTS[c]
+        );
+        data.points.push(MapPoint {
+            id: format!("paper-{i}"),
+            title,
+            topic: TOPICS[c].1.to_string(),
+            highlight: HIGHLIGHTS[i % HIGHLIGHTS.len()].to_string(),
+            kind: "method".to_string(),
+            cluster: c,
+        });
+        xy.push([
+            (centres[c][0] + 0.12 * rng.signed()).clamp(0.0, 1.0),
+            (centres[c][1] + 0.12 * rng.signed()).clamp(0.0, 1.0),
+        ]);
+    }
+    data.related = (0..n)
+        .map(|i| (1..6).map(|k| (i + k * TOPICS.len()) % n.max(1)).collect())
+        .collect();
+    data.title = format!(
+        "recommend: map of corpus/ ({n} papers, {} topics)",
+        TOPICS.len()
+    );
+    (data, xy)
+}
