@@ -560,16 +560,192 @@ fn embed(common: &CommonArgs, role: RoleArg, texts: &[String]) -> Result<()> {
     emit(&render::renderer(format_of(common, Format::Table)).render(&doc))
 }
 
-// TEMP-WIRING
-fn topics(_: &CommonArgs, _: Option<usize>, _: bool) -> Result<()> {
-    bail!("todo")
+fn topics(common: &CommonArgs, k: Option<usize>, evaluate: bool) -> Result<()> {
+    let index = load_index(common)?;
+    let clusters =
+        engine::topics::cluster(index.papers(), index.vectors(), k).map_err(|e| match e {
+            engine::topics::TopicError::ZeroK
+            | engine::topics::TopicError::TooManyTopics { .. } => usage(e.to_string()),
+            other => other.into(),
+        })?;
+    let mut doc = Document::new(vec![
+        col("#"),
+        wrap("label"),
+        col("size"),
+        wrap("central"),
+        wrap("keywords"),
+    ]);
+    for t in &clusters {
+        let central = index
+            .papers()
+            .iter()
+            .find(|p| p.id == t.central)
+            .map_or(t.central.clone(), |p| p.title.clone());
+        doc.push(
+            vec![
+                t.id.to_string(),
+                t.label.clone(),
+                t.papers.len().to_string(),
+                central,
+                t.keywords.join(", "),
+            ],
+            t,
+        );
+    }
+    emit(&render::renderer(format_of(common, Format::Table)).render(&doc))?;
+    if evaluate {
+        let Some(ours) = engine::topics::agreement(&clusters, index.papers()) else {
+            return Err(usage("the corpus has no topic labels to evaluate against"));
+        };
+        let base = engine::topics::tfidf_kmeans_baseline(index.papers(), ours.k);
+        let gold = engine::topics::gold_labels(index.papers());
+        let (g, b): (Vec<usize>, Vec<usize>) = gold
+            .iter()
+            .zip(&base)
+            .filter_map(|(g, b)| g.map(|g| (g, *b)))
+            .unzip();
+        eprintln!(
+            "agreement with the corpus topics ({} labels, {} papers): ours k={} NMI {:.3} ARI {:.3}; \
+             TF-IDF k-means baseline NMI {:.3} ARI {:.3}",
+            ours.labels,
+            ours.papers,
+            ours.k,
+            ours.nmi,
+            ours.ari,
+            engine::topics::nmi(&g, &b),
+            engine::topics::ari(&g, &b)
+        );
+    }
+    Ok(())
 }
-fn path(_: &CommonArgs, _: &str, _: Option<&str>, _: usize) -> Result<()> {
-    bail!("todo")
+
+fn path_error(e: engine::path::PathError) -> anyhow::Error {
+    match e {
+        engine::path::PathError::SamePaper | engine::path::PathError::ZeroSteps => {
+            usage(e.to_string())
+        }
+        other => other.into(),
+    }
 }
-fn map(_: &CommonArgs, _: &Path, _: Option<&str>) -> Result<()> {
-    bail!("todo")
+
+fn path(common: &CommonArgs, like: &str, to: Option<&str>, n: usize) -> Result<()> {
+    let index = load_index(common)?;
+    let from = engine::resolve(index.papers(), like)?;
+    let sim = engine::similarity::IndexSimilarity::new(&index);
+    let steps = match to {
+        Some(to) => {
+            let to = engine::resolve(index.papers(), to)?;
+            engine::path::path_between(index.papers(), &sim, from, to, 8).map_err(path_error)?
+        }
+        None => engine::path::reading_path(index.papers(), &sim, from, n).map_err(path_error)?,
+    };
+    let mut doc = Document::new(vec![
+        col("step"),
+        wrap("title"),
+        col("kind"),
+        col("topic"),
+        wrap("why"),
+    ]);
+    for s in &steps {
+        doc.push(
+            vec![
+                s.step.to_string(),
+                s.title.clone(),
+                s.kind.to_string(),
+                s.topic.clone(),
+                s.why.clone(),
+            ],
+            s,
+        );
+    }
+    emit(&render::renderer(format_of(common, Format::Table)).render(&doc))
 }
+
+fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result<()> {
+    use recommend::map::{Focus, MapCluster, MapData, MapPoint};
+    let svg = match out
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("svg") => true,
+        Some("html" | "htm") => false,
+        _ => {
+            return Err(usage(format!(
+                "{}: the map is written as .html or .svg",
+                out.display()
+            )));
+        }
+    };
+    let index = load_index(common)?;
+    let focus_paper = like
+        .map(|l| engine::resolve(index.papers(), l))
+        .transpose()?;
+    let clusters = engine::topics::cluster(index.papers(), index.vectors(), None)?;
+    let mut cluster_of = vec![0usize; index.len()];
+    for t in &clusters {
+        for id in &t.papers {
+            if let Some(i) = index.papers().iter().position(|p| &p.id == id) {
+                cluster_of[i] = t.id;
+            }
+        }
+    }
+    let sim = engine::similarity::IndexSimilarity::new(&index);
+    use engine::similarity::Similarity;
+    let related: Vec<Vec<usize>> = (0..index.len())
+        .map(|i| sim.neighbors(i, 8).into_iter().map(|(j, _)| j).collect())
+        .collect();
+    let focus = match focus_paper {
+        Some(x) => {
+            let steps =
+                engine::path::reading_path(index.papers(), &sim, x, 6).map_err(path_error)?;
+            let path = steps
+                .iter()
+                .filter_map(|s| index.papers().iter().position(|p| p.id == s.id))
+                .collect();
+            Some(Focus {
+                paper: x,
+                neighbors: related[x].clone(),
+                path,
+            })
+        }
+        None => None,
+    };
+    let data = MapData {
+        points: index
+            .papers()
+            .iter()
+            .zip(&cluster_of)
+            .map(|(p, &c)| MapPoint::from_paper(p, c))
+            .collect(),
+        clusters: clusters
+            .iter()
+            .map(|t| MapCluster {
+                id: t.id,
+                label: t.label.clone(),
+            })
+            .collect(),
+        related,
+        focus,
+        title: format!(
+            "recommend: map of {} ({} papers, {} topics)",
+            index.data.corpus_source,
+            index.len(),
+            clusters.len()
+        ),
+    };
+    let xy = recommend::map::layout(index.vectors());
+    let text = if svg {
+        recommend::map::render_svg(&data, &xy)
+    } else {
+        recommend::map::render_html(&data, &xy)
+    };
+    recommend::index::format::write_atomic(out, text.as_bytes())?;
+    eprintln!("wrote {} ({} papers)", out.display(), index.len());
+    Ok(())
+}
+
 fn bench(_: &CommonArgs, _: Option<&Path>, _: bool) -> Result<()> {
     bail!("todo")
 }

@@ -115,3 +115,50 @@ mod tests {
         assert_eq!(t.iter().map(|p| p.0).collect::<Vec<_>>(), [2, 0, 3]);
     }
 }
+
+/// Hybrid relatedness of indexed papers: mostly embedding cosine, plus TF-IDF cosine of their
+/// terms (names and shared vocabulary the embedding may blur). Both are in [0,1] for
+/// related papers, so the blend is too. Used by reading paths and maps.
+pub struct IndexSimilarity<'a> {
+    index: &'a crate::index::Index,
+}
+
+/// Share of the lexical signal in [`IndexSimilarity`].
+pub const LEXICAL_SHARE: f32 = 0.3;
+
+impl<'a> IndexSimilarity<'a> {
+    pub fn new(index: &'a crate::index::Index) -> Self {
+        IndexSimilarity { index }
+    }
+
+    fn row(&self, a: usize) -> Vec<f32> {
+        let lex = self.index.lexical().similar_to(a);
+        (0..self.index.len())
+            .map(|b| {
+                (1.0 - LEXICAL_SHARE) * dot(self.index.vector(a), self.index.vector(b))
+                    + LEXICAL_SHARE * lex[b]
+            })
+            .collect()
+    }
+}
+
+impl Similarity for IndexSimilarity<'_> {
+    fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    fn sim(&self, a: usize, b: usize) -> f32 {
+        (1.0 - LEXICAL_SHARE) * dot(self.index.vector(a), self.index.vector(b))
+            + LEXICAL_SHARE * self.index.lexical().pair(a, b)
+    }
+
+    fn neighbors(&self, a: usize, k: usize) -> Vec<(usize, f32)> {
+        let scored = self
+            .row(a)
+            .into_iter()
+            .enumerate()
+            .filter(|&(b, _)| b != a)
+            .collect();
+        top_k(scored, k)
+    }
+}

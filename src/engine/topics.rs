@@ -122,8 +122,17 @@ pub fn k_range(n: usize) -> std::ops::RangeInclusive<usize> {
     if n < 2 {
         return 1..=n.max(1);
     }
-    let hi = (n / 4).clamp(2, 20).min(n);
-    let lo = 4.min(hi);
+    // Silhouette on sentence embeddings favours very few, very broad clusters (on the seed
+    // corpus it picks 4, one holding 93 of 141 papers): a map of a field needs finer topics, so
+    // the floor grows with the corpus, sqrt(n/2) as the classic rule of thumb.
+    // and the ceiling stays near sqrt(n): beyond it silhouette keeps rising as clusters shrink
+    // to pairs and singletons, which label nothing.
+    let hi = ((1.5 * (n as f64).sqrt()).round() as usize)
+        .clamp(2, 40)
+        .min(n / 4)
+        .max(2.min(n));
+    let floor = ((n as f64 / 2.0).sqrt().round() as usize).max(4);
+    let lo = floor.min(hi);
     lo..=hi
 }
 
@@ -1338,8 +1347,8 @@ mod tests {
         assert_eq!(k_range(0), 1..=1);
         assert_eq!(k_range(1), 1..=1);
         assert_eq!(k_range(5), 2..=2);
-        assert_eq!(k_range(40), 4..=10);
-        assert_eq!(k_range(150), 4..=20);
+        assert_eq!(k_range(40), 4..=9);
+        assert_eq!(k_range(150), 9..=18);
     }
 
     /// Naive average-linkage agglomerative clustering on cosine (O(n³)), for comparison only.

@@ -133,6 +133,14 @@ impl Lexical {
         scores
     }
 
+    /// TF-IDF cosine of documents `a` and `b`.
+    pub fn pair(&self, a: usize, b: usize) -> f32 {
+        self.tfidf[a]
+            .iter()
+            .map(|&(t, w)| w * self.weight(b, t))
+            .sum()
+    }
+
     fn weight(&self, doc: usize, term: u32) -> f32 {
         let v = &self.tfidf[doc];
         v.binary_search_by_key(&term, |&(t, _)| t)
