@@ -12,7 +12,13 @@ fn recommend() -> Command {
 }
 
 fn stdout(args: &[&str]) -> Vec<u8> {
-    recommend().args(args).assert().success().get_output().stdout.clone()
+    recommend()
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone()
 }
 
 #[test]
@@ -33,15 +39,23 @@ fn topics_cover_every_paper_once_and_are_deterministic() {
         assert!(!papers.is_empty());
         assert!(papers.contains(&t["central"]));
         for p in papers {
-            assert!(seen.insert(p.as_str().unwrap().to_string()), "{p} in two topics");
+            assert!(
+                seen.insert(p.as_str().unwrap().to_string()),
+                "{p} in two topics"
+            );
         }
     }
-    assert_eq!(seen.len(), corpus.papers.len(), "every paper in exactly one topic");
+    assert_eq!(
+        seen.len(),
+        corpus.papers.len(),
+        "every paper in exactly one topic"
+    );
 }
 
 #[test]
 fn topics_with_k_and_evaluation() {
-    let t: Vec<Value> = serde_json::from_slice(&stdout(&["topics", "--k", "6", "--format", "json"])).unwrap();
+    let t: Vec<Value> =
+        serde_json::from_slice(&stdout(&["topics", "--k", "6", "--format", "json"])).unwrap();
     assert_eq!(t.len(), 6);
     recommend()
         .args(["topics", "--evaluate", "--k", "8"])
@@ -50,31 +64,74 @@ fn topics_with_k_and_evaluation() {
         .stderr(contains("NMI"))
         .stderr(contains("baseline"));
     recommend().args(["topics", "--k", "0"]).assert().code(2);
-    recommend().args(["topics", "--k", "100000"]).assert().code(2);
+    recommend()
+        .args(["topics", "--k", "100000"])
+        .assert()
+        .code(2);
 }
 
 #[test]
 fn reading_path_goes_outward_without_repeats_in_reading_order() {
-    let steps: Vec<Value> =
-        serde_json::from_slice(&stdout(&["path", "--like", "Search-R1", "-n", "8", "--format", "json"])).unwrap();
+    let steps: Vec<Value> = serde_json::from_slice(&stdout(&[
+        "path",
+        "--like",
+        "Search-R1",
+        "-n",
+        "8",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
     assert_eq!(steps.len(), 8);
     let ids: Vec<&str> = steps.iter().map(|s| s["id"].as_str().unwrap()).collect();
     assert!(!ids.contains(&"search-r1"));
-    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len(), "{ids:?}");
-    let stage = |k: &str| ["survey", "benchmark", "dataset", "method", "model", "system"].iter().position(|x| *x == k);
-    let stages: Vec<_> = steps.iter().map(|s| stage(s["kind"].as_str().unwrap())).collect();
-    assert!(stages.windows(2).all(|w| w[0] <= w[1]), "survey -> method -> system: {stages:?}");
+    assert_eq!(
+        ids.iter().collect::<HashSet<_>>().len(),
+        ids.len(),
+        "{ids:?}"
+    );
+    let stage = |k: &str| {
+        [
+            "survey",
+            "benchmark",
+            "dataset",
+            "method",
+            "model",
+            "system",
+        ]
+        .iter()
+        .position(|x| *x == k)
+    };
+    let stages: Vec<_> = steps
+        .iter()
+        .map(|s| stage(s["kind"].as_str().unwrap()))
+        .collect();
+    assert!(
+        stages.windows(2).all(|w| w[0] <= w[1]),
+        "survey -> method -> system: {stages:?}"
+    );
     for (i, s) in steps.iter().enumerate() {
         assert_eq!(s["step"], i + 1);
         assert!(!s["why"].as_str().unwrap().is_empty());
     }
-    assert_eq!(stdout(&["path", "--like", "Search-R1", "--format", "json"]), stdout(&["path", "--like", "Search-R1", "--format", "json"]));
+    assert_eq!(
+        stdout(&["path", "--like", "Search-R1", "--format", "json"]),
+        stdout(&["path", "--like", "Search-R1", "--format", "json"])
+    );
 }
 
 #[test]
 fn path_to_reaches_the_target() {
-    let steps: Vec<Value> =
-        serde_json::from_slice(&stdout(&["path", "--like", "GRPO", "--to", "WebAgent-R1", "--format", "json"])).unwrap();
+    let steps: Vec<Value> = serde_json::from_slice(&stdout(&[
+        "path",
+        "--like",
+        "GRPO",
+        "--to",
+        "WebAgent-R1",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
     assert_eq!(steps.first().unwrap()["id"], "grpo");
     assert_eq!(steps.last().unwrap()["id"], "webagent-r1");
     assert!(steps.len() >= 2);
@@ -88,27 +145,44 @@ fn path_to_reaches_the_target() {
         .assert()
         .code(2)
         .stderr(contains("no paper matches"));
-    recommend().args(["path", "--like", "GRPO", "-n", "0"]).assert().code(2);
+    recommend()
+        .args(["path", "--like", "GRPO", "-n", "0"])
+        .assert()
+        .code(2);
 }
 
 #[test]
 fn map_svg_has_one_mark_per_paper_and_html_is_self_contained() {
     let dir = tempfile::tempdir().unwrap();
     let svg = dir.path().join("m.svg");
-    recommend().args(["map", "--out"]).arg(&svg).assert().success();
+    recommend()
+        .args(["map", "--out"])
+        .arg(&svg)
+        .assert()
+        .success();
     let text = std::fs::read_to_string(&svg).unwrap();
     let doc = roxmltree::Document::parse(&text).expect("valid XML");
     let marks = doc
         .descendants()
         .filter(|n| n.has_tag_name("circle") && n.attribute("class") == Some("paper"))
         .count();
-    let n = Corpus::load(std::path::Path::new("corpus")).unwrap().papers.len();
+    let n = Corpus::load(std::path::Path::new("corpus"))
+        .unwrap()
+        .papers
+        .len();
     assert_eq!(marks, n);
     let html = dir.path().join("m.html");
-    recommend().args(["map", "--like", "GRPO", "--out"]).arg(&html).assert().success();
+    recommend()
+        .args(["map", "--like", "GRPO", "--out"])
+        .arg(&html)
+        .assert()
+        .success();
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains(&format!("data-points=\"{n}\"")));
-    assert!(!page.contains("http://") && !page.contains("https://"), "no network references");
+    assert!(
+        !page.contains("http://") && !page.contains("https://"),
+        "no network references"
+    );
     recommend()
         .args(["map", "--out"])
         .arg(dir.path().join("m.pdf"))

@@ -94,12 +94,9 @@ pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
                     message: "table row has an empty first cell (the title)".into(),
                 });
             } else {
-                let (title, _) = link_text(&cells[0]);
+                let title = link_text(&cells[0]);
                 let highlight = cells.get(1).cloned().unwrap_or_default();
-                let link = cells
-                    .get(2)
-                    .filter(|c| !c.is_empty())
-                    .map(|c| link_text(c).0);
+                let link = cells.get(2).filter(|c| !c.is_empty()).map(|c| link_text(c));
                 push(line_no, &title, &topic, &highlight, link, &mut out);
             }
         } else if let Some(item) = line
@@ -126,10 +123,10 @@ pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
                     &mut out,
                 );
             }
-        } else if let Some((_, _, _, h)) = open.as_mut() {
-            if !line.is_empty() {
-                h.push(line.to_string());
-            }
+        } else if let Some((_, _, _, h)) = open.as_mut()
+            && !line.is_empty()
+        {
+            h.push(line.to_string());
         }
         i += 1;
     }
@@ -149,18 +146,15 @@ fn is_separator(line: &str) -> bool {
     t.starts_with('|') && t.contains('-') && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
 }
 
-/// `[text](url)` -> (text, Some(url)); anything else -> itself.
-fn link_text(cell: &str) -> (String, Option<String>) {
+/// `[text](url)` -> text; anything else -> itself.
+fn link_text(cell: &str) -> String {
     let c = cell.trim();
-    if let (Some(rest), true) = (c.strip_prefix('['), c.ends_with(')')) {
-        if let Some(close) = rest.find("](") {
-            return (
-                rest[..close].to_string(),
-                Some(rest[close + 2..rest.len() - 1].to_string()),
-            );
-        }
+    if let (Some(rest), true) = (c.strip_prefix('['), c.ends_with(')'))
+        && let Some(close) = rest.find("](")
+    {
+        return rest[..close].to_string();
     }
-    (c.to_string(), None)
+    c.to_string()
 }
 
 fn strip_open_source(title: &str) -> (String, bool) {

@@ -182,8 +182,8 @@ pub fn search(
             exact_search(index.vectors(), q, n)
         };
         candidates.extend(proposals.iter().map(|&(i, _)| i));
-        for i in 0..n {
-            dense[i] = index.vector(i).iter().zip(q).map(|(a, b)| a * b).sum();
+        for (i, d) in dense.iter_mut().enumerate() {
+            *d = index.vector(i).iter().zip(q).map(|(a, b)| a * b).sum();
         }
     }
     let mut lex_rank: Vec<(usize, f32)> = bm25

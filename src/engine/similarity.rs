@@ -84,38 +84,6 @@ impl Similarity for DenseSimilarity<'_> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use ndarray::array;
-
-    #[test]
-    fn neighbors_are_sorted_exclude_self_and_break_ties_by_index() {
-        let v = array![
-            [1.0f32, 0.0],
-            [1.0, 0.0],
-            [0.0, 1.0],
-            [1.0, 0.0],
-            [0.6, 0.8]
-        ];
-        let s = DenseSimilarity::new(v.view());
-        assert_eq!(s.len(), 5);
-        let n = s.neighbors(0, 3);
-        let ids: Vec<usize> = n.iter().map(|p| p.0).collect();
-        assert_eq!(ids, [1, 3, 4]);
-        assert!((n[2].1 - 0.6).abs() < 1e-6);
-        assert_eq!(s.neighbors(0, 10).len(), 4);
-        assert!(s.neighbors(0, 0).is_empty());
-        assert!((s.sim(2, 4) - s.sim(4, 2)).abs() < 1e-7);
-    }
-
-    #[test]
-    fn top_k_handles_nan_and_ties() {
-        let t = top_k(vec![(3, 0.5), (1, f32::NAN), (0, 0.5), (2, 0.9)], 3);
-        assert_eq!(t.iter().map(|p| p.0).collect::<Vec<_>>(), [2, 0, 3]);
-    }
-}
-
 /// Hybrid relatedness of indexed papers: mostly embedding cosine, plus TF-IDF cosine of their
 /// terms (names and shared vocabulary the embedding may blur). Both are in [0,1] for
 /// related papers, so the blend is too. Used by reading paths and maps.
@@ -160,5 +128,37 @@ impl Similarity for IndexSimilarity<'_> {
             .filter(|&(b, _)| b != a)
             .collect();
         top_k(scored, k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn neighbors_are_sorted_exclude_self_and_break_ties_by_index() {
+        let v = array![
+            [1.0f32, 0.0],
+            [1.0, 0.0],
+            [0.0, 1.0],
+            [1.0, 0.0],
+            [0.6, 0.8]
+        ];
+        let s = DenseSimilarity::new(v.view());
+        assert_eq!(s.len(), 5);
+        let n = s.neighbors(0, 3);
+        let ids: Vec<usize> = n.iter().map(|p| p.0).collect();
+        assert_eq!(ids, [1, 3, 4]);
+        assert!((n[2].1 - 0.6).abs() < 1e-6);
+        assert_eq!(s.neighbors(0, 10).len(), 4);
+        assert!(s.neighbors(0, 0).is_empty());
+        assert!((s.sim(2, 4) - s.sim(4, 2)).abs() < 1e-7);
+    }
+
+    #[test]
+    fn top_k_handles_nan_and_ties() {
+        let t = top_k(vec![(3, 0.5), (1, f32::NAN), (0, 0.5), (2, 0.9)], 3);
+        assert_eq!(t.iter().map(|p| p.0).collect::<Vec<_>>(), [2, 0, 3]);
     }
 }

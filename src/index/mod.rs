@@ -48,6 +48,9 @@ pub enum IndexError {
     Embed(String),
 }
 
+/// Maps passage texts to L2-normalized vectors, or says why it could not.
+pub type EmbedFn<'a> = dyn FnMut(&[String]) -> Result<Vec<Vec<f32>>, String> + 'a;
+
 /// What `index.bin` stores.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct IndexData {
@@ -121,7 +124,7 @@ impl Index {
         papers: Vec<Paper>,
         corpus_source: &str,
         model_id: &str,
-        embed: &mut dyn FnMut(&[String]) -> Result<Vec<Vec<f32>>, String>,
+        embed: &mut EmbedFn<'_>,
     ) -> Result<Index, IndexError> {
         if papers.is_empty() {
             return Err(IndexError::Empty);
