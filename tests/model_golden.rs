@@ -101,3 +101,56 @@ fn golden_tokens_and_embeddings() {
     let st = model::status(&files.dir);
     assert!(st.installed, "{:?}", st.problem);
 }
+
+/// The per-call reduced tokenizer (fast start) must give the ids of the full `tokenizer.json`.
+#[test]
+fn fast_tokenizer_matches_tokenizer_json() {
+    let files = model::ensure_installed(&model_dir()).expect("install");
+    let emb = Embedder::load(&files, EmbedderOptions::default()).expect("load");
+    let full = model::load_tokenizer_json(&files.tokenizer).unwrap();
+    let mut texts: Vec<String> = golden().into_iter().map(|g| g.text).collect();
+    texts.extend(
+        [
+            "",
+            "   ",
+            "a",
+            "Hello,   World!\tTabs\nand\r\nnewlines  ",
+            "ＦＵＬＬＷＩＤＴＨ　ｔｅｘｔ　１２３ and ① ㍿ ﬁ ligatures",
+            "emoji 🤖🚀 and rare 𠜎𠜱𝄞 chars \u{200b}zero\u{200d}width\u{feff}",
+            "control\u{0001}\u{0007}chars\u{0085}here",
+            "<s> literal specials </s> <pad> <unk> <mask>",
+            "naïve café résumé — “quotes” ‘single’ … ½",
+            "Transformer-XL: Attentive Language Models Beyond a Fixed-Length Context (arXiv:1901.02860)",
+            "深度学习模型的可解释性研究：基于注意力机制的可视化分析方法与实证评估",
+            "ウェブエージェントの強化学習とマルチモーダル大規模言語モデル",
+            "한국어 문장 임베딩 모델의 성능 비교 연구",
+            "Ein Überblick über neuronale Netze für die maschinelle Übersetzung",
+            "Обзор методов обучения с подкреплением для языковых моделей",
+            "▁▁ leading metaspace ▁x",
+            "x\u{2581}y \u{1680}ogham\u{3000}ideographic",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    texts.push("长文本".repeat(400));
+    for t in &texts {
+        for role in [Role::Query, Role::Passage, Role::Raw] {
+            let input = format!("{}{}", role.prefix(), t);
+            let want = full
+                .encode(input.as_str(), true)
+                .unwrap()
+                .get_ids()
+                .to_vec();
+            let got = emb.tokenize(t, role).unwrap();
+            assert_eq!(got, want, "{role:?} {t:?}");
+        }
+    }
+    // A batch through the reduced path equals the same batch after the full tokenizer is built.
+    let refs: Vec<&str> = texts.iter().map(|s| s.as_str()).collect();
+    let a = emb.embed(&refs, Role::Passage).unwrap();
+    emb.prepare_full_tokenizer().unwrap();
+    let b = emb.embed(&refs, Role::Passage).unwrap();
+    for (x, y) in a.iter().zip(&b) {
+        assert!(model::cosine(x, y) > 0.99999);
+    }
+}

@@ -7,6 +7,7 @@ use super::onnx::{self, Variant};
 use std::collections::BTreeMap;
 use tokenizers::decoders::metaspace::Metaspace as MetaspaceDecoder;
 use tokenizers::models::unigram::Unigram;
+use tokenizers::normalizers::replace::ReplacePattern;
 use tokenizers::normalizers::{NFKC, Replace, Sequence, Strip};
 use tokenizers::pre_tokenizers::metaspace::{Metaspace, PrependScheme};
 use tokenizers::processors::template::TemplateProcessing;
@@ -42,6 +43,97 @@ fn char_class(chars: &[char]) -> String {
     s
 }
 
+/// Everything of the tokenizer except the unigram model: normalizer, pre-tokenizer,
+/// post-processor, decoder, truncation and special tokens.
+#[derive(Debug, Clone)]
+pub struct Pipeline {
+    overrides: BTreeMap<String, Vec<char>>,
+    bos: (String, u32),
+    eos: (String, u32),
+    specials: Vec<String>,
+    has_mask: bool,
+}
+
+impl Pipeline {
+    pub fn new(vocab: &Vocab) -> Pipeline {
+        let piece = |id: u32| vocab.pieces[id as usize].clone();
+        Pipeline {
+            overrides: normalization_overrides(vocab),
+            bos: (piece(vocab.bos), vocab.bos),
+            eos: (piece(vocab.eos), vocab.eos),
+            specials: [vocab.bos, vocab.pad, vocab.eos, vocab.unk]
+                .iter()
+                .map(|&id| piece(id))
+                .collect(),
+            has_mask: vocab.pieces.iter().any(|p| p == "<mask>"),
+        }
+    }
+
+    /// The normalizer: the table's replacements where they differ from NFKC, NFKC, collapsing
+    /// runs of spaces, stripping both ends (SentencePiece's nmt_nfkc + remove_extra_whitespaces).
+    pub fn normalizer(&self) -> Result<Sequence, ModelError> {
+        let mut norms: Vec<NormalizerWrapper> = Vec::new();
+        for (repl, chars) in &self.overrides {
+            norms.push(
+                Replace::new(ReplacePattern::Regex(char_class(chars)), repl.as_str())
+                    .map_err(tok_err)?
+                    .into(),
+            );
+        }
+        norms.push(NFKC.into());
+        norms.push(
+            Replace::new(ReplacePattern::Regex(" {2,}".into()), " ")
+                .map_err(tok_err)?
+                .into(),
+        );
+        norms.push(Strip::new(true, true).into());
+        Ok(Sequence::new(norms))
+    }
+
+    /// A complete tokenizer around `model`.
+    pub fn assemble(&self, model: Unigram) -> Result<Tokenizer, ModelError> {
+        let (bos, bos_id) = &self.bos;
+        let (eos, eos_id) = &self.eos;
+        let template = TemplateProcessing::builder()
+            .try_single(format!("{bos} $A {eos}"))
+            .map_err(tok_err)?
+            .try_pair(format!("{bos} $A {eos} {eos} $B {eos}"))
+            .map_err(tok_err)?
+            .special_tokens(vec![(bos.clone(), *bos_id), (eos.clone(), *eos_id)])
+            .build()
+            .map_err(tok_err)?;
+        let mut tok = Tokenizer::new(model);
+        tok.with_normalizer(Some(self.normalizer()?))
+            .map_err(tok_err)?;
+        tok.with_pre_tokenizer(Some(Metaspace::new(
+            '\u{2581}',
+            PrependScheme::Always,
+            true,
+        )));
+        tok.with_decoder(Some(MetaspaceDecoder::new(
+            '\u{2581}',
+            PrependScheme::Always,
+            true,
+        )));
+        tok.with_post_processor(Some(template));
+        tok.with_truncation(Some(TruncationParams {
+            max_length: MAX_LENGTH,
+            ..Default::default()
+        }))
+        .map_err(tok_err)?;
+        let mut specials: Vec<AddedToken> = self
+            .specials
+            .iter()
+            .map(|p| AddedToken::from(p.clone(), true))
+            .collect();
+        if self.has_mask {
+            specials.push(AddedToken::from("<mask>", true).lstrip(true));
+        }
+        tok.add_special_tokens(specials).map_err(tok_err)?;
+        Ok(tok)
+    }
+}
+
 /// Build the XLM-R tokenizer (SentencePiece unigram, nmt_nfkc normalization) from the vocabulary.
 pub fn build_tokenizer(vocab: &Vocab) -> Result<Tokenizer, ModelError> {
     let pieces: Vec<(String, f64)> = vocab
@@ -51,68 +143,7 @@ pub fn build_tokenizer(vocab: &Vocab) -> Result<Tokenizer, ModelError> {
         .map(|(p, &s)| (p.clone(), s as f64))
         .collect();
     let model = Unigram::from(pieces, Some(vocab.unk as usize), false).map_err(tok_err)?;
-
-    let mut norms: Vec<NormalizerWrapper> = Vec::new();
-    for (repl, chars) in normalization_overrides(vocab) {
-        norms.push(
-            Replace::new(
-                tokenizers::normalizers::replace::ReplacePattern::Regex(char_class(&chars)),
-                repl,
-            )
-            .map_err(tok_err)?
-            .into(),
-        );
-    }
-    norms.push(NFKC.into());
-    norms.push(
-        Replace::new(
-            tokenizers::normalizers::replace::ReplacePattern::Regex(" {2,}".into()),
-            " ",
-        )
-        .map_err(tok_err)?
-        .into(),
-    );
-    norms.push(Strip::new(true, true).into());
-
-    let piece = |id: u32| vocab.pieces[id as usize].clone();
-    let (bos, eos) = (piece(vocab.bos), piece(vocab.eos));
-    let template = TemplateProcessing::builder()
-        .try_single(format!("{bos} $A {eos}"))
-        .map_err(tok_err)?
-        .try_pair(format!("{bos} $A {eos} {eos} $B {eos}"))
-        .map_err(tok_err)?
-        .special_tokens(vec![(bos.clone(), vocab.bos), (eos.clone(), vocab.eos)])
-        .build()
-        .map_err(tok_err)?;
-
-    let mut tok = Tokenizer::new(model);
-    tok.with_normalizer(Some(Sequence::new(norms)))
-        .map_err(tok_err)?;
-    tok.with_pre_tokenizer(Some(Metaspace::new(
-        '\u{2581}',
-        PrependScheme::Always,
-        true,
-    )));
-    tok.with_decoder(Some(MetaspaceDecoder::new(
-        '\u{2581}',
-        PrependScheme::Always,
-        true,
-    )));
-    tok.with_post_processor(Some(template));
-    tok.with_truncation(Some(TruncationParams {
-        max_length: MAX_LENGTH,
-        ..Default::default()
-    }))
-    .map_err(tok_err)?;
-    let mut specials: Vec<AddedToken> = [vocab.bos, vocab.pad, vocab.eos, vocab.unk]
-        .iter()
-        .map(|&id| AddedToken::from(piece(id), true))
-        .collect();
-    if vocab.pieces.iter().any(|p| p == "<mask>") {
-        specials.push(AddedToken::from("<mask>", true).lstrip(true));
-    }
-    tok.add_special_tokens(specials).map_err(tok_err)?;
-    Ok(tok)
+    Pipeline::new(vocab).assemble(model)
 }
 
 /// The three small configuration files fastembed reads next to `tokenizer.json`:

@@ -1,6 +1,7 @@
 //! The embedder: fastembed's `TextEmbedding` over the converted model, with e5 prefixes,
 //! length-sorted batching and a tokenizer built in parallel with the ONNX Runtime session.
 
+use super::fasttok::VocabIndex;
 use super::onnx::Variant;
 use super::provision::{ModelFiles, ort_lib_override};
 use super::{DIM, ModelError};
@@ -11,7 +12,7 @@ use ort::environment::Environment;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer};
 
 /// How a text is used; e5 was trained with these prefixes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -57,6 +58,9 @@ pub struct EmbedderOptions {
     pub ort_lib: Option<PathBuf>,
     /// Show a progress bar on stderr (when it is a terminal) for runs of more than one batch.
     pub progress: bool,
+    /// Build the full 250k-piece tokenizer at load (in parallel with the session, ~1 s of CPU)
+    /// instead of on demand. Useful before embedding thousands of texts; a query does not need it.
+    pub full_tokenizer: bool,
 }
 
 impl Default for EmbedderOptions {
@@ -67,6 +71,7 @@ impl Default for EmbedderOptions {
             max_batch_tokens: 8192,
             ort_lib: None,
             progress: false,
+            full_tokenizer: false,
         }
     }
 }
@@ -75,7 +80,7 @@ impl Default for EmbedderOptions {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LoadTimings {
     pub ort_init: Duration,
-    /// Reading and building the tokenizer (runs in parallel with the session).
+    /// Reading the vocabulary and building the tokenizer index (in parallel with the session).
     pub tokenizer: Duration,
     /// Creating the ONNX Runtime session.
     pub session: Duration,
@@ -84,12 +89,23 @@ pub struct LoadTimings {
 
 /// A loaded embedding model. `embed` takes `&self`; calls are serialized internally.
 pub struct Embedder {
-    inner: Mutex<TextEmbedding>,
-    tokenizer: Tokenizer,
+    inner: Mutex<State>,
+    index: VocabIndex,
     variant: Variant,
     options: EmbedderOptions,
     timings: LoadTimings,
 }
+
+struct State {
+    te: TextEmbedding,
+    /// `te.tokenizer` is the full tokenizer (else the placeholder).
+    full: bool,
+    /// Texts embedded with per-call reduced tokenizers so far.
+    reduced_texts: usize,
+}
+
+/// After this many texts through per-call reduced tokenizers, build the full one once.
+const REDUCED_BUDGET: usize = 512;
 
 static ORT_ENV: OnceLock<Result<(Environment, PathBuf), String>> = OnceLock::new();
 
@@ -121,12 +137,9 @@ fn read(path: &Path) -> Result<Vec<u8>, ModelError> {
     std::fs::read(path).map_err(|e| ModelError::io(path, e))
 }
 
-/// Load the tokenizer from `tokenizer.json`, configured like fastembed does (pad to the longest
-/// in the batch, truncate to 512).
-fn load_tokenizer(files: &ModelFiles) -> Result<Tokenizer, ModelError> {
-    let bytes = read(&files.tokenizer)?;
-    let mut tok = Tokenizer::from_bytes(&bytes)
-        .map_err(|e| ModelError::Tokenizer(format!("{}: {e}", files.tokenizer.display())))?;
+/// Padding as fastembed configures it (pad to the longest in the batch); truncation to 512 is
+/// part of the tokenizer itself.
+fn configure(mut tok: Tokenizer) -> Tokenizer {
     let pad_id = tok.token_to_id("<pad>").unwrap_or(1);
     tok.with_padding(Some(PaddingParams {
         strategy: PaddingStrategy::BatchLongest,
@@ -134,12 +147,15 @@ fn load_tokenizer(files: &ModelFiles) -> Result<Tokenizer, ModelError> {
         pad_token: "<pad>".into(),
         ..Default::default()
     }));
-    tok.with_truncation(Some(TruncationParams {
-        max_length: super::convert::MAX_LENGTH,
-        ..Default::default()
-    }))
-    .map_err(|e| ModelError::Tokenizer(e.to_string()))?;
-    Ok(tok)
+    tok
+}
+
+/// Load `tokenizer.json` as fastembed would (used by tests to check the fast path).
+pub fn load_tokenizer_json(path: &Path) -> Result<Tokenizer, ModelError> {
+    let bytes = read(path)?;
+    let tok = Tokenizer::from_bytes(&bytes)
+        .map_err(|e| ModelError::Tokenizer(format!("{}: {e}", path.display())))?;
+    Ok(configure(tok))
 }
 
 /// A trivial tokenizer that lets fastembed build its `TextEmbedding` immediately; the real one
@@ -174,10 +190,17 @@ impl Embedder {
         let env = ort_environment(&lib)?;
         let ort_init = t0.elapsed();
 
-        let tok_files = files.clone();
+        let weights = files.dir.join(super::files::WEIGHTS);
+        let want_full = options.full_tokenizer;
         let tok_thread = std::thread::spawn(move || {
             let t = Instant::now();
-            load_tokenizer(&tok_files).map(|tok| (tok, t.elapsed()))
+            let index = VocabIndex::load(&weights)?;
+            let full = if want_full {
+                Some(configure(index.full()?))
+            } else {
+                None
+            };
+            Ok::<_, ModelError>((index, full, t.elapsed()))
         });
 
         let t1 = Instant::now();
@@ -201,11 +224,18 @@ impl Embedder {
             .join()
             .map_err(|_| ModelError::Tokenizer("tokenizer thread panicked".into()))?;
         let mut te = session?;
-        let (tokenizer, tok_time) = joined?;
-        te.tokenizer = tokenizer.clone();
+        let (index, full, tok_time) = joined?;
+        let has_full = full.is_some();
+        if let Some(full) = full {
+            te.tokenizer = full;
+        }
         Ok(Embedder {
-            inner: Mutex::new(te),
-            tokenizer,
+            inner: Mutex::new(State {
+                te,
+                full: has_full,
+                reduced_texts: 0,
+            }),
+            index,
             variant: files.variant,
             options,
             timings: LoadTimings {
@@ -236,14 +266,37 @@ impl Embedder {
         self.timings
     }
 
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, State>, ModelError> {
+        self.inner
+            .lock()
+            .map_err(|_| ModelError::Runtime("embedder poisoned by an earlier panic".into()))
+    }
+
     /// Token ids of `text` with the role's prefix, including `<s>` and `</s>`, truncated to 512.
     pub fn tokenize(&self, text: &str, role: Role) -> Result<Vec<u32>, ModelError> {
         let input = format!("{}{}", role.prefix(), text);
-        let enc = self
-            .tokenizer
-            .encode(input.as_str(), true)
-            .map_err(|e| ModelError::Tokenizer(e.to_string()))?;
-        Ok(enc.get_ids().to_vec())
+        let st = self.lock()?;
+        let enc = if st.full {
+            st.te.tokenizer.encode(input.as_str(), true)
+        } else {
+            self.index
+                .reduced_for(&[input.as_str()])?
+                .encode(input.as_str(), true)
+        };
+        Ok(enc
+            .map_err(|e| ModelError::Tokenizer(e.to_string()))?
+            .get_ids()
+            .to_vec())
+    }
+
+    /// Build the full tokenizer now (otherwise built once more than 512 texts have been embedded).
+    pub fn prepare_full_tokenizer(&self) -> Result<(), ModelError> {
+        let mut st = self.lock()?;
+        if !st.full {
+            st.te.tokenizer = configure(self.index.full()?);
+            st.full = true;
+        }
+        Ok(())
     }
 
     /// Embed texts; one L2-normalized 384-d vector per text, in input order.
@@ -285,13 +338,36 @@ impl Embedder {
             .iter()
             .map(|t| format!("{}{}", role.prefix(), t))
             .collect();
+        let refs: Vec<&str> = prefixed.iter().map(|s| s.as_str()).collect();
+        let mut st = self.lock()?;
+        if !st.full && st.reduced_texts + refs.len() > REDUCED_BUDGET {
+            st.te.tokenizer = configure(self.index.full()?);
+            st.full = true;
+        }
+        let saved = if st.full {
+            None
+        } else {
+            st.reduced_texts += refs.len();
+            let reduced = configure(self.index.reduced_for(&refs)?);
+            Some(std::mem::replace(&mut st.te.tokenizer, reduced))
+        };
+        let result = self.run_batches(&mut st.te, &refs, progress);
+        if let Some(placeholder) = saved {
+            st.te.tokenizer = placeholder;
+        }
+        result
+    }
+
+    fn run_batches(
+        &self,
+        te: &mut TextEmbedding,
+        texts: &[&str],
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Vec<Vec<f32>>, ModelError> {
         // Token counts (cheap next to the model) to sort by length and cut padding.
-        let lens: Vec<usize> = self
+        let lens: Vec<usize> = te
             .tokenizer
-            .encode_batch(
-                prefixed.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
-                true,
-            )
+            .encode_batch(texts.to_vec(), true)
             .map_err(|e| ModelError::Tokenizer(e.to_string()))?
             .iter()
             .map(|e| e.get_attention_mask().iter().filter(|&&m| m == 1).count())
@@ -300,10 +376,6 @@ impl Embedder {
         order.sort_by_key(|&i| lens[i]);
 
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
-        let mut te = self
-            .inner
-            .lock()
-            .map_err(|_| ModelError::Runtime("embedder poisoned by an earlier panic".into()))?;
         let batch_size = self.options.batch_size.max(1);
         let max_tokens = self.options.max_batch_tokens.max(1);
         let mut start = 0;
@@ -316,10 +388,7 @@ impl Embedder {
             {
                 end += 1;
             }
-            let batch: Vec<&str> = order[start..end]
-                .iter()
-                .map(|&i| prefixed[i].as_str())
-                .collect();
+            let batch: Vec<&str> = order[start..end].iter().map(|&i| texts[i]).collect();
             let vecs = te.embed(&batch, Some(batch.len())).map_err(fe_err)?;
             if vecs.len() != batch.len() {
                 return Err(ModelError::Runtime(format!(

