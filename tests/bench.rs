@@ -8,7 +8,14 @@ use serde_json::Value;
 fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
     let out = Command::cargo_bin("recommend")
         .unwrap()
-        .args(["bench", "--quick", "--format", "json", "--index", "index.bin"])
+        .args([
+            "bench",
+            "--quick",
+            "--format",
+            "json",
+            "--index",
+            "index.bin",
+        ])
         .assert()
         .success();
     let r: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();

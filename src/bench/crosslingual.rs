@@ -99,12 +99,15 @@ fn direction(
     doc_vecs: &[Vec<f32>],
 ) -> Vec<Retrieval> {
     let n = queries.len();
-    let dense = |q: usize| -> Vec<f32> { doc_vecs.iter().map(|d| dot(d, &query_vecs[q])).collect() };
+    let dense =
+        |q: usize| -> Vec<f32> { doc_vecs.iter().map(|d| dot(d, &query_vecs[q])).collect() };
     let lexical = Lexical::build(doc_papers);
     let bm25 = |q: usize| lexical.bm25(&queries[q]);
     let tfidf = Tfidf::fit(docs);
     vec![
-        evaluate("hybrid", n, &|q| fuse(&dense(q), &bm25(q), SEARCH_DENSE_WEIGHT)),
+        evaluate("hybrid", n, &|q| {
+            fuse(&dense(q), &bm25(q), SEARCH_DENSE_WEIGHT)
+        }),
         evaluate("dense", n, &dense),
         evaluate("lexical", n, &bm25),
         evaluate("tfidf", n, &|q| tfidf.scores(&tfidf.transform(&queries[q]))),
@@ -170,7 +173,9 @@ mod tests {
         assert_eq!(expected_rank(&[0.5, 0.9, 0.1], 0), 2.0);
         let r = evaluate("zero", 3, &|_| vec![0.0; 3]);
         assert_eq!(r.recall_at_1, 0.0);
-        let r = evaluate("perfect", 3, &|q| (0..3).map(|d| f32::from(d == q)).collect());
+        let r = evaluate("perfect", 3, &|q| {
+            (0..3).map(|d| f32::from(d == q)).collect()
+        });
         assert_eq!((r.recall_at_1, r.mrr), (1.0, 1.0));
     }
 
