@@ -746,6 +746,80 @@ fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result<()> {
     Ok(())
 }
 
-fn bench(_: &CommonArgs, _: Option<&Path>, _: bool) -> Result<()> {
-    bail!("todo")
+fn bench(common: &CommonArgs, corpus: Option<&Path>, quick: bool) -> Result<()> {
+    use recommend::bench;
+    // The model: required to build from a corpus; otherwise used when installed (installed on
+    // demand unless --quick, which never downloads).
+    let embedder = if corpus.is_some() || !quick || model::status(&model_dir(common)).installed {
+        Some(load_embedder(common, false)?)
+    } else {
+        None
+    };
+    let mut opts = bench::Options {
+        quick,
+        ..bench::Options::default()
+    };
+    let index = match corpus {
+        Some(path) => {
+            let c = Corpus::load(path)?;
+            let e = embedder.as_ref().expect("loaded above");
+            let (index, took) =
+                bench::speed::build_index(c.papers, &path.display().to_string(), e)?;
+            opts.index_build = Some(took);
+            index
+        }
+        None => {
+            let started = std::time::Instant::now();
+            let index = load_index(common)?;
+            opts.index_load = Some(started.elapsed());
+            if let Some(e) = &embedder
+                && e.model_id() != index.data.model_id
+            {
+                bail!(
+                    "{} was built with model {}, but the installed model is {}; rebuild it with \
+                     `recommend index`",
+                    common.index.display(),
+                    index.data.model_id,
+                    e.model_id()
+                );
+            }
+            index
+        }
+    };
+    let report = bench::run(&index, embedder.as_ref(), &opts)?;
+    let format = format_of(common, Format::Table);
+    if format == Format::Json {
+        return emit(&format!("{}\n", serde_json::to_string_pretty(&report)?));
+    }
+    let mut text = String::new();
+    let sections = report.sections();
+    for s in &sections {
+        let mut doc = Document::new(
+            s.columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| if i == 0 { col(c) } else { wrap(c) })
+                .collect(),
+        );
+        for r in &s.rows {
+            let record: serde_json::Map<String, serde_json::Value> = s
+                .columns
+                .iter()
+                .zip(r)
+                .map(|(c, v)| (c.to_string(), v.clone().into()))
+                .collect();
+            doc.push(r.clone(), &record);
+        }
+        if format == Format::Table {
+            text.push_str(&format!("{}\n", s.title));
+        }
+        text.push_str(&render::renderer(format).render(&doc));
+        if format == Format::Table {
+            text.push('\n');
+        }
+    }
+    for n in &report.notes {
+        eprintln!("note: {n}");
+    }
+    emit(&text)
 }

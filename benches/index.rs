@@ -1,0 +1,90 @@
+//! The shipped index: load, `--like`, and (when the model is installed) model load and query
+//! embedding. Run from the repository root (`index.bin`); the model is looked up as the CLI does
+//! (`RECOMMEND_MODEL_DIR`, else `./models`, ...) and never downloaded: without it those benches
+//! are skipped with a message.
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use recommend::engine::{self, Filters, Mode};
+use recommend::index::Index;
+use recommend::model::{self, Embedder, EmbedderOptions, Role};
+
+fn config(c: &mut Criterion) -> criterion::BenchmarkGroup<'_, criterion::measurement::WallTime> {
+    let mut g = c.benchmark_group("index");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    g
+}
+
+fn bench_index(c: &mut Criterion) {
+    let path = Path::new("index.bin");
+    let index = Index::load(path).expect("run from the repository root: index.bin");
+    let mut g = config(c);
+    g.bench_function("load index.bin", |b| {
+        b.iter(|| black_box(Index::load(path).unwrap()))
+    });
+    let n = index.len();
+    let mut s = 0;
+    g.bench_function("like (related, hybrid, top 10)", |b| {
+        b.iter(|| {
+            s = (s + 1) % n;
+            black_box(engine::related(
+                &index,
+                &[s],
+                &[],
+                10,
+                Mode::Hybrid,
+                &Filters::default(),
+            ))
+        })
+    });
+    let dir = model::default_model_dir();
+    if !model::status(&dir).installed {
+        eprintln!(
+            "model not installed in {}: skipping model benches (set RECOMMEND_MODEL_DIR)",
+            dir.display()
+        );
+        g.finish();
+        return;
+    }
+    let files = model::ensure_installed(&dir).unwrap();
+    g.sample_size(10);
+    g.bench_function("model load (tokenizer + session)", |b| {
+        b.iter(|| black_box(Embedder::load(&files, EmbedderOptions::default()).unwrap()))
+    });
+    let e = Embedder::load(&files, EmbedderOptions::default()).unwrap();
+    g.sample_size(20);
+    let queries = [
+        "用视频生成模型来估计状态的价值",
+        "a step-level reward model that scores every action of a web navigation agent",
+    ];
+    let mut q = 0;
+    g.bench_function("embed query", |b| {
+        b.iter(|| {
+            q = (q + 1) % queries.len();
+            black_box(e.embed(&[queries[q]], Role::Query).unwrap())
+        })
+    });
+    g.bench_function("search (embed + hybrid, top 10)", |b| {
+        b.iter(|| {
+            q = (q + 1) % queries.len();
+            let v = e.embed(&[queries[q]], Role::Query).unwrap();
+            black_box(engine::search(
+                &index,
+                queries[q],
+                Some(&v[0]),
+                10,
+                Mode::Hybrid,
+                &Filters::default(),
+            ))
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench_index);
+criterion_main!(benches);

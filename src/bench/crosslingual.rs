@@ -1,0 +1,188 @@
+//! Cross-lingual retrieval: a paper's Chinese highlight must find the paper by its English title
+//! alone, and the other way round.
+//!
+//! Documents are titles alone (or highlights alone for the reverse direction), embedded as
+//! passages; queries are embedded as queries. Lexical is BM25 over the same one-field documents
+//! (the engine's [`Lexical`]), the baseline is TF-IDF cosine ([`super::tfidf`]), and hybrid is the
+//! engine's search fusion (z-scores over the whole collection, [`SEARCH_DENSE_WEIGHT`]).
+//! Ties count at their expected rank under random tie-breaking, so a ranking that scores
+//! everything zero gets chance-level figures, not the benefit of corpus order.
+
+use serde::Serialize;
+
+use super::tfidf::Tfidf;
+use crate::corpus::Paper;
+use crate::engine::retrieve::SEARCH_DENSE_WEIGHT;
+use crate::index::Lexical;
+use crate::model::{Embedder, ModelError, Role};
+
+/// Retrieval quality of one system in one direction.
+#[derive(Debug, Clone, Serialize)]
+pub struct Retrieval {
+    pub system: String,
+    pub recall_at_1: f64,
+    pub recall_at_10: f64,
+    pub mrr: f64,
+}
+
+/// Both directions, every system.
+#[derive(Debug, Clone, Serialize)]
+pub struct CrossLingual {
+    /// Papers with both a title and a highlight (each one query).
+    pub queries: usize,
+    /// Chinese highlight as query, English titles as documents.
+    pub zh_to_en: Vec<Retrieval>,
+    /// English title as query, Chinese highlights as documents.
+    pub en_to_zh: Vec<Retrieval>,
+}
+
+/// Expected 1-based rank of `scores[target]`, ties broken at random.
+pub fn expected_rank(scores: &[f32], target: usize) -> f64 {
+    let t = scores[target];
+    let greater = scores.iter().filter(|&&s| s > t).count();
+    let ties = scores.iter().filter(|&&s| s == t).count() - 1;
+    1.0 + greater as f64 + ties as f64 / 2.0
+}
+
+/// Evaluate a scorer where query `q`'s single relevant document is document `q`.
+pub fn evaluate(system: &str, queries: usize, score: &dyn Fn(usize) -> Vec<f32>) -> Retrieval {
+    let (mut r1, mut r10, mut rr) = (0.0, 0.0, 0.0);
+    for q in 0..queries {
+        let rank = expected_rank(&score(q), q);
+        if rank <= 1.0 {
+            r1 += 1.0;
+        }
+        if rank <= 10.0 {
+            r10 += 1.0;
+        }
+        rr += 1.0 / rank;
+    }
+    let n = queries.max(1) as f64;
+    Retrieval {
+        system: system.to_string(),
+        recall_at_1: r1 / n,
+        recall_at_10: r10 / n,
+        mrr: rr / n,
+    }
+}
+
+/// z-score fusion of a dense and a lexical score vector, as the engine's hybrid search does.
+pub fn fuse(dense: &[f32], lexical: &[f32], dense_weight: f32) -> Vec<f32> {
+    let z = |v: &[f32]| -> Vec<f32> {
+        let n = v.len().max(1) as f32;
+        let mean = v.iter().sum::<f32>() / n;
+        let sd = (v.iter().map(|x| (x - mean).powi(2)).sum::<f32>() / n).sqrt();
+        if sd < 1e-9 {
+            vec![0.0; v.len()]
+        } else {
+            v.iter().map(|x| (x - mean) / sd).collect()
+        }
+    };
+    let (zd, zl) = (z(dense), z(lexical));
+    zd.iter()
+        .zip(&zl)
+        .map(|(d, l)| dense_weight * d + (1.0 - dense_weight) * l)
+        .collect()
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// One direction: `queries[i]` should find `docs[i]`. `doc_papers` are the one-field papers the
+/// lexical index is built from.
+fn direction(
+    queries: &[String],
+    docs: &[String],
+    doc_papers: &[Paper],
+    query_vecs: &[Vec<f32>],
+    doc_vecs: &[Vec<f32>],
+) -> Vec<Retrieval> {
+    let n = queries.len();
+    let dense =
+        |q: usize| -> Vec<f32> { doc_vecs.iter().map(|d| dot(d, &query_vecs[q])).collect() };
+    let lexical = Lexical::build(doc_papers);
+    let bm25 = |q: usize| lexical.bm25(&queries[q]);
+    let tfidf = Tfidf::fit(docs);
+    vec![
+        evaluate("hybrid", n, &|q| {
+            fuse(&dense(q), &bm25(q), SEARCH_DENSE_WEIGHT)
+        }),
+        evaluate("dense", n, &dense),
+        evaluate("lexical", n, &bm25),
+        evaluate("tfidf", n, &|q| tfidf.scores(&tfidf.transform(&queries[q]))),
+    ]
+}
+
+/// Measure both directions over the papers that have a title and a highlight.
+pub fn cross_lingual(papers: &[Paper], embedder: &Embedder) -> Result<CrossLingual, ModelError> {
+    let kept: Vec<&Paper> = papers
+        .iter()
+        .filter(|p| !p.title.trim().is_empty() && !p.highlight.trim().is_empty())
+        .collect();
+    let titles: Vec<String> = kept.iter().map(|p| p.title.clone()).collect();
+    let highlights: Vec<String> = kept.iter().map(|p| p.highlight.clone()).collect();
+    let embed = |v: &[String], role: Role| -> Result<Vec<Vec<f32>>, ModelError> {
+        let r: Vec<&str> = v.iter().map(String::as_str).collect();
+        embedder.embed(&r, role)
+    };
+    let title_papers: Vec<Paper> = kept
+        .iter()
+        .map(|p| Paper {
+            aliases: Vec::new(),
+            highlight: String::new(),
+            ..(*p).clone()
+        })
+        .collect();
+    let highlight_papers: Vec<Paper> = kept
+        .iter()
+        .map(|p| Paper {
+            title: String::new(),
+            aliases: Vec::new(),
+            ..(*p).clone()
+        })
+        .collect();
+    let zh_to_en = direction(
+        &highlights,
+        &titles,
+        &title_papers,
+        &embed(&highlights, Role::Query)?,
+        &embed(&titles, Role::Passage)?,
+    );
+    let en_to_zh = direction(
+        &titles,
+        &highlights,
+        &highlight_papers,
+        &embed(&titles, Role::Query)?,
+        &embed(&highlights, Role::Passage)?,
+    );
+    Ok(CrossLingual {
+        queries: kept.len(),
+        zh_to_en,
+        en_to_zh,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ties_count_at_their_expected_rank() {
+        assert_eq!(expected_rank(&[0.0, 0.0, 0.0], 1), 2.0);
+        assert_eq!(expected_rank(&[0.5, 0.9, 0.1], 0), 2.0);
+        let r = evaluate("zero", 3, &|_| vec![0.0; 3]);
+        assert_eq!(r.recall_at_1, 0.0);
+        let r = evaluate("perfect", 3, &|q| {
+            (0..3).map(|d| f32::from(d == q)).collect()
+        });
+        assert_eq!((r.recall_at_1, r.mrr), (1.0, 1.0));
+    }
+
+    #[test]
+    fn fusion_standardizes_each_signal() {
+        let f = fuse(&[0.8, 0.9], &[0.0, 10.0], 0.5);
+        assert!(f[1] > f[0]);
+        assert_eq!(fuse(&[1.0, 1.0], &[0.0, 0.0], 0.6), vec![0.0, 0.0]);
+    }
+}

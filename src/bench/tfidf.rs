@@ -1,0 +1,142 @@
+//! The TF-IDF baseline, of the kind arxiv-sanity uses: word unigrams and bigrams (plus CJK
+//! character unigrams and bigrams from [`crate::text::terms`], since an English tokenizer sees
+//! nothing in Chinese), sublinear term frequency, smoothed idf, L2-normalized rows, cosine.
+
+use std::collections::BTreeMap;
+
+use crate::text::terms;
+
+/// A fitted TF-IDF model over a set of documents.
+#[derive(Debug, Clone)]
+pub struct Tfidf {
+    vocab: BTreeMap<String, usize>,
+    idf: Vec<f32>,
+    /// Per document: sparse L2-normalized row, by feature id.
+    rows: Vec<Vec<(usize, f32)>>,
+}
+
+/// Features of a text: its terms, and bigrams of adjacent Latin-script terms.
+pub fn features(text: &str) -> Vec<String> {
+    let t = terms(text);
+    let latin = |s: &str| !s.chars().any(crate::text::is_cjk);
+    let mut out = t.clone();
+    for w in t.windows(2) {
+        if latin(&w[0]) && latin(&w[1]) && !w[1].starts_with(&format!("{}-", w[0])) {
+            out.push(format!("{} {}", w[0], w[1]));
+        }
+    }
+    out
+}
+
+impl Tfidf {
+    pub fn fit(docs: &[String]) -> Tfidf {
+        let feats: Vec<Vec<String>> = docs.iter().map(|d| features(d)).collect();
+        let mut vocab: BTreeMap<String, usize> = BTreeMap::new();
+        for f in feats.iter().flatten() {
+            vocab.entry(f.clone()).or_insert(0);
+        }
+        for (i, v) in vocab.values_mut().enumerate() {
+            *v = i;
+        }
+        let mut df = vec![0usize; vocab.len()];
+        let tfs: Vec<BTreeMap<usize, usize>> = feats
+            .iter()
+            .map(|f| {
+                let mut tf = BTreeMap::new();
+                for t in f {
+                    *tf.entry(vocab[t]).or_insert(0) += 1;
+                }
+                for t in tf.keys() {
+                    df[*t] += 1;
+                }
+                tf
+            })
+            .collect();
+        let n = docs.len() as f32;
+        let idf: Vec<f32> = df
+            .iter()
+            .map(|&d| ((1.0 + n) / (1.0 + d as f32)).ln() + 1.0)
+            .collect();
+        let rows = tfs.into_iter().map(|tf| weigh(tf, &idf)).collect();
+        Tfidf { vocab, idf, rows }
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The L2-normalized row of an unseen text (features outside the vocabulary are dropped).
+    pub fn transform(&self, text: &str) -> Vec<(usize, f32)> {
+        let mut tf = BTreeMap::new();
+        for f in features(text) {
+            if let Some(&id) = self.vocab.get(&f) {
+                *tf.entry(id).or_insert(0) += 1;
+            }
+        }
+        weigh(tf, &self.idf)
+    }
+
+    /// Cosine of a sparse row with every document.
+    pub fn scores(&self, row: &[(usize, f32)]) -> Vec<f32> {
+        self.rows.iter().map(|d| dot(d, row)).collect()
+    }
+
+    /// Cosine of document `i` with every document (itself included).
+    pub fn similar_to(&self, i: usize) -> Vec<f32> {
+        self.scores(&self.rows[i])
+    }
+}
+
+fn weigh(tf: BTreeMap<usize, usize>, idf: &[f32]) -> Vec<(usize, f32)> {
+    let mut row: Vec<(usize, f32)> = tf
+        .into_iter()
+        .map(|(t, c)| (t, (1.0 + (c as f32).ln()) * idf[t]))
+        .collect();
+    let norm = row.iter().map(|x| x.1 * x.1).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        row.iter_mut().for_each(|x| x.1 /= norm);
+    }
+    row
+}
+
+/// Dot product of two sparse rows sorted by feature id.
+fn dot(a: &[(usize, f32)], b: &[(usize, f32)]) -> f32 {
+    let (mut i, mut j, mut s) = (0, 0, 0.0);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                s += a[i].1 * b[j].1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identical_documents_score_one_and_disjoint_zero() {
+        let docs = vec![
+            "reward model for web agents".to_string(),
+            "reward model for web agents".to_string(),
+            "视觉 世界模型".to_string(),
+        ];
+        let t = Tfidf::fit(&docs);
+        let s = t.similar_to(0);
+        assert!((s[1] - 1.0).abs() < 1e-5, "{s:?}");
+        assert_eq!(s[2], 0.0);
+        assert!(features("web agents").contains(&"web agents".to_string()));
+        let q = t.transform("世界模型");
+        assert!(t.scores(&q)[2] > 0.0);
+    }
+}
