@@ -15,8 +15,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hnsw_rs::prelude::{DistCosine, Hnsw};
+use hnsw_rs::prelude::Hnsw;
 use ndarray::Array2;
+use recommend::index::ann::UnitCosine;
 use recommend::index::ann::{Ann, HnswParams, exact_search};
 
 const DIM: usize = 384;
@@ -71,7 +72,7 @@ fn point(rng: &mut Rng, centers: &[Vec<f32>]) -> Vec<f32> {
 
 enum Graph {
     Ann(Ann),
-    Raw(Hnsw<'static, f32, DistCosine>, usize),
+    Raw(Hnsw<'static, f32, UnitCosine>, usize),
 }
 
 impl Graph {
@@ -92,7 +93,7 @@ fn build(data: &Array2<f32>) -> Graph {
     let rows: Vec<Vec<f32>> = data.rows().into_iter().map(|r| r.to_vec()).collect();
     let items: Vec<(&Vec<f32>, usize)> = rows.iter().zip(0..).collect();
     let mut h =
-        Hnsw::<f32, DistCosine>::new(p.max_connections, n, 16, p.ef_construction, DistCosine {});
+        Hnsw::<f32, UnitCosine>::new(p.max_connections, n, 16, p.ef_construction, UnitCosine);
     h.parallel_insert(&items);
     h.set_searching_mode(true);
     Graph::Raw(h, p.ef_search.max(K))

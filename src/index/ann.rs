@@ -3,9 +3,9 @@
 //! The graph is rebuilt from the stored vectors with serial inserts, which hnsw_rs makes
 //! deterministic: the same index file gives the same graph and the same answers on every run.
 //! hnsw_rs's own dump files are not used: they are two extra files, are overwritten in place,
-//! and panic or abort on corrupt input (see `docs`/stack notes), while `index.bin` is validated.
+//! and panic or abort on corrupt input, while `index.bin` is validated.
 
-use hnsw_rs::prelude::{DistCosine, Hnsw};
+use hnsw_rs::prelude::{Distance, Hnsw};
 use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 
@@ -29,25 +29,61 @@ impl Default for HnswParams {
     }
 }
 
+/// Cosine distance for unit vectors: `1 - a·b`, clamped at 0.
+///
+/// Our vectors are L2-normalized, so hnsw_rs's `DistCosine` (which recomputes both norms on
+/// every call, in scalar code) does three times the work, and `DistDot` asserts on the tiny
+/// negative distances rounding produces for near-identical vectors. Eight independent
+/// accumulators let the compiler vectorize the loop. Mismatched lengths compare the common
+/// prefix instead of panicking.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct UnitCosine;
+
+impl Distance<f32> for UnitCosine {
+    fn eval(&self, a: &[f32], b: &[f32]) -> f32 {
+        (1.0 - dot(a, b)).max(0.0)
+    }
+}
+
+/// Dot product with eight lanes of accumulation (auto-vectorized in release builds).
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f32; 8];
+    let ca = a.chunks_exact(8);
+    let cb = b.chunks_exact(8);
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
 /// hnsw_rs requires 16 layers for its dump format; we keep its default shape.
 const MAX_LAYER: usize = 16;
 
 pub struct Ann {
-    hnsw: Hnsw<'static, f32, DistCosine>,
+    hnsw: Hnsw<'static, f32, UnitCosine>,
     params: HnswParams,
 }
 
 impl Ann {
-    /// Build the graph over the rows of `vectors` (row i gets id i). Rows must all have the
-    /// same length, which `ArrayView2` guarantees (DistCosine asserts on mismatched lengths).
+    /// Build the graph over the rows of `vectors` (row i gets id i); rows must be L2-normalized.
     pub fn build(vectors: ArrayView2<f32>, params: HnswParams) -> Ann {
         let n = vectors.nrows();
-        let mut hnsw = Hnsw::<f32, DistCosine>::new(
+        let mut hnsw = Hnsw::<f32, UnitCosine>::new(
             params.max_connections,
             n.max(1),
             MAX_LAYER,
             params.ef_construction,
-            DistCosine {},
+            UnitCosine,
         );
         for (i, row) in vectors.rows().into_iter().enumerate() {
             let v: Vec<f32> = row.to_vec();
@@ -79,12 +115,43 @@ pub fn exact_search(vectors: ArrayView2<f32>, query: &[f32], k: usize) -> Vec<(u
     let q = ndarray::ArrayView1::from(query);
     let sims = vectors.dot(&q);
     let mut hits: Vec<(usize, f32)> = sims.iter().copied().enumerate().collect();
+    let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if k < hits.len() {
+        // partial selection: O(n) to find the best k, then sort only those
+        hits.select_nth_unstable_by(k, order);
+        hits.truncate(k);
+    }
     sort_hits(&mut hits);
-    hits.truncate(k);
     hits
 }
 
 /// Best first; ties by row so output never depends on evaluation order.
 pub fn sort_hits(hits: &mut [(usize, f32)]) {
     hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_cosine_matches_a_plain_dot_and_never_goes_negative() {
+        let a: Vec<f32> = (0..19).map(|i| (i as f32).sin()).collect();
+        let b: Vec<f32> = (0..19).map(|i| (i as f32).cos()).collect();
+        let plain: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        assert!((dot(&a, &b) - plain).abs() < 1e-5);
+        let n = dot(&a, &a).sqrt();
+        let u: Vec<f32> = a.iter().map(|x| x / n).collect();
+        assert_eq!(UnitCosine.eval(&u, &u), 0.0);
+        // mismatched lengths compare the common prefix instead of panicking
+        assert!((UnitCosine.eval(&u, &u[..5]) - (1.0 - dot(&u[..5], &u[..5]))).abs() < 1e-6);
+    }
+
+    #[test]
+    fn exact_search_selects_the_best_k_in_order() {
+        let v = ndarray::arr2(&[[1.0f32, 0.0], [0.0, 1.0], [0.6, 0.8], [0.8, 0.6]]);
+        let hits = exact_search(v.view(), &[1.0, 0.0], 2);
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), [0, 3]);
+        assert_eq!(exact_search(v.view(), &[1.0, 0.0], 9).len(), 4);
+    }
 }
