@@ -123,6 +123,11 @@ fn emit(text: &str) -> Result<()> {
     }
 }
 
+/// Render `doc` in the requested format (a table by default) to stdout.
+fn show(common: &CommonArgs, doc: &Document) -> Result<()> {
+    emit(&render::renderer(format_of(common, Format::Table)).render(doc))
+}
+
 /// Load the index, and check it against the corpus it was built from when that is at hand.
 fn load_index(common: &CommonArgs) -> Result<Index> {
     let path = &common.index;
@@ -276,10 +281,7 @@ fn like(common: &CommonArgs, q: &QueryArgs, likes: &[String], unlikes: &[String]
         )));
     }
     let hits = engine::related(&index, &seeds, &negatives, q.top, mode_of(q.mode), &filters);
-    emit(
-        &render::renderer(format_of(common, Format::Table))
-            .render(&results_document(&index, &hits)),
-    )
+    show(common, &results_document(&index, &hits))
 }
 
 #[derive(Serialize)]
@@ -428,10 +430,7 @@ fn search(
         });
     }
     let hits = run_one(&lines[0])?;
-    emit(
-        &render::renderer(format_of(common, Format::Table))
-            .render(&results_document(&index, &hits)),
-    )
+    show(common, &results_document(&index, &hits))
 }
 
 fn list(
@@ -469,7 +468,7 @@ fn list(
             p,
         );
     }
-    emit(&render::renderer(format_of(common, Format::Table)).render(&doc))
+    show(common, &doc)
 }
 
 fn build_index(common: &CommonArgs, corpus_path: &Path, out: Option<&Path>) -> Result<()> {
@@ -557,7 +556,7 @@ fn embed(common: &CommonArgs, role: RoleArg, texts: &[String]) -> Result<()> {
             },
         );
     }
-    emit(&render::renderer(format_of(common, Format::Table)).render(&doc))
+    show(common, &doc)
 }
 
 fn topics(common: &CommonArgs, k: Option<usize>, evaluate: bool) -> Result<()> {
@@ -592,7 +591,7 @@ fn topics(common: &CommonArgs, k: Option<usize>, evaluate: bool) -> Result<()> {
             t,
         );
     }
-    emit(&render::renderer(format_of(common, Format::Table)).render(&doc))?;
+    show(common, &doc)?;
     if evaluate {
         let Some(ours) = engine::topics::agreement(&clusters, index.papers()) else {
             return Err(usage("the corpus has no topic labels to evaluate against"));
@@ -658,7 +657,7 @@ fn path(common: &CommonArgs, like: &str, to: Option<&str>, n: usize) -> Result<(
             s,
         );
     }
-    emit(&render::renderer(format_of(common, Format::Table)).render(&doc))
+    show(common, &doc)
 }
 
 fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result<()> {
