@@ -117,3 +117,43 @@ fn a_user_corpus_can_be_indexed_and_queried() {
         .code(1)
         .stderr(contains("does-not-exist.jsonl"));
 }
+
+#[test]
+fn embed_prints_unit_vectors_and_model_status_reports_the_install() {
+    let out = recommend()
+        .args([
+            "embed",
+            "--as",
+            "passage",
+            "强化学习",
+            "reinforcement learning",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let rows: Vec<Value> = serde_json::from_slice(&out).unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["text"], "强化学习");
+    let v: Vec<f64> = rows[0]["embedding"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(v.len(), 384);
+    let norm: f64 = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+    assert!((norm - 1.0).abs() < 1e-3, "norm {norm}");
+    let status = recommend()
+        .args(["model", "status"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let status: Value = serde_json::from_slice(&status).unwrap();
+    assert_eq!(status["installed"], true, "{status}");
+}
