@@ -39,6 +39,11 @@ pub fn fold(text: &str) -> String {
 
 /// The terms the lexical index stores for `text`, in order, repeats kept (for term frequency).
 ///
+/// ```
+/// use recommend::text::terms;
+/// assert_eq!(terms("GRPO 推理"), ["grpo", "推", "推理", "理"]);
+/// ```
+///
 /// - Latin/digit runs become lowercase words; hyphenated names also keep their joined form, so
 ///   "WebAgent-R1" yields `webagent`, `r1` and `webagent-r1`. Stopwords are dropped.
 /// - Each CJK run yields its characters (minus grammatical ones) and its bigrams.
