@@ -25,6 +25,16 @@ pub fn is_stopword(word: &str) -> bool {
     STOPWORDS.contains(&word)
 }
 
+/// Whether a term is worth showing a person as a reason: not a lone CJK character and not a
+/// CJK bigram that contains a grammatical character ("上的", "中的" say nothing).
+pub fn is_telling(term: &str) -> bool {
+    let cjk: Vec<char> = term.chars().filter(|&c| is_cjk(c)).collect();
+    if cjk.is_empty() {
+        return true;
+    }
+    cjk.len() > 1 && !cjk.iter().any(|&c| CJK_STOPCHARS.contains(c))
+}
+
 /// Lowercase, and fold full-width ASCII (common in Chinese text) to ASCII.
 pub fn fold(text: &str) -> String {
     text.chars()
@@ -127,6 +137,14 @@ mod tests {
     #[test]
     fn mixed_text_and_full_width() {
         assert_eq!(terms("ＲＬ训练 of LLM"), ["rl", "训", "训练", "练", "llm"]);
+    }
+
+    #[test]
+    fn telling_terms() {
+        assert!(is_telling("grpo"));
+        assert!(is_telling("推理"));
+        assert!(!is_telling("推"));
+        assert!(!is_telling("中的"));
     }
 
     #[test]

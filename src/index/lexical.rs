@@ -149,15 +149,14 @@ impl Lexical {
     }
 
     /// The terms documents `a` and `b` share, most telling first (by product of weights).
-    /// Single CJK characters are skipped: they say little on their own.
+    /// Terms that say nothing to a person ([`crate::text::is_telling`]) are skipped.
     pub fn shared_terms(&self, a: usize, b: usize, max: usize) -> Vec<String> {
         let mut shared: Vec<(f32, &str)> = self.tfidf[a]
             .iter()
             .filter_map(|&(t, w)| {
                 let wb = self.weight(b, t);
                 let term = self.vocab[t as usize].as_str();
-                let single_cjk = term.chars().count() == 1 && term.chars().all(crate::text::is_cjk);
-                (wb > 0.0 && !single_cjk).then_some((w * wb, term))
+                (wb > 0.0 && crate::text::is_telling(term)).then_some((w * wb, term))
             })
             .collect();
         shared.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(y.1)));
@@ -175,7 +174,7 @@ impl Lexical {
         q.dedup();
         let mut hits: Vec<(f32, String)> = q
             .into_iter()
-            .filter(|t| !(t.chars().count() == 1 && t.chars().all(crate::text::is_cjk)))
+            .filter(|t| crate::text::is_telling(t))
             .filter_map(|t| {
                 let id = self.term_id(&t)?;
                 let w = self.weight(doc, id as u32);
