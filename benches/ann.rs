@@ -152,6 +152,29 @@ fn bench_ann(c: &mut Criterion) {
             exact_t.as_secs_f64() / hnsw_t.as_secs_f64()
         );
 
+        // The recall/speed trade-off of the beam width, on the same graph and queries.
+        if let Graph::Raw(h, _) = &graph {
+            for ef in [16usize, 32, 64] {
+                let t = Instant::now();
+                let approx: Vec<Vec<usize>> = queries
+                    .iter()
+                    .map(|q| h.search(q, K, ef).into_iter().map(|n| n.d_id).collect())
+                    .collect();
+                let took = t.elapsed();
+                let found: usize = exact
+                    .iter()
+                    .zip(&approx)
+                    .map(|(e, a)| a.iter().filter(|i| e.contains(i)).count())
+                    .sum();
+                eprintln!(
+                    "ann n={n} ef_search={ef}: recall@10 {:.4}, hnsw {:.3} ms/query: {:.1}x faster than exact",
+                    found as f64 / (QUERIES * K) as f64,
+                    per(took),
+                    exact_t.as_secs_f64() / took.as_secs_f64()
+                );
+            }
+        }
+
         let mut g = c.benchmark_group(format!("ann/{n}"));
         g.sample_size(10)
             .warm_up_time(Duration::from_millis(500))

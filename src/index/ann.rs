@@ -24,7 +24,7 @@ impl Default for HnswParams {
         HnswParams {
             max_connections: 24,
             ef_construction: 200,
-            ef_search: 128,
+            ef_search: 64,
         }
     }
 }
