@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use recommend::corpus::{Corpus, CorpusError, Kind, Paper};
 use recommend::engine::{self, Filters, Hit, Mode, ResolveError};
-use recommend::index::Index;
+use recommend::index::{CorpusSource, Index};
 use recommend::model::{self, Embedder, EmbedderOptions, Role};
 use recommend::render::{self, Document, Format, col, wrap};
 
@@ -141,7 +141,8 @@ fn load_index(common: &CommonArgs) -> Result<Index> {
     }
     let index = Index::load(path)?;
     let corpus_path = index.recorded_corpus();
-    if corpus_path.exists() {
+    // Unchanged files need no parsing; changed bytes may still hold the same papers.
+    if corpus_path.exists() && !index.fingerprint_matches(&corpus_path) {
         let corpus = Corpus::load(&corpus_path)?;
         index.check_fresh(&corpus.papers, &corpus_path.display().to_string())?;
     }
@@ -189,8 +190,10 @@ fn check_filters(index: &Index, f: &Filters) -> Result<()> {
             topic: Some(t.clone()),
             ..Filters::default()
         };
-        if !index.papers().iter().any(|p| probe.accepts(p)) {
-            let mut topics: Vec<&str> = index.papers().iter().map(|p| p.topic.as_str()).collect();
+        if !(0..index.len()).any(|i| probe.accepts_at(index, i)) {
+            let mut topics: Vec<String> = (0..index.len())
+                .map(|i| index.topic(i).into_owned())
+                .collect();
             topics.sort();
             topics.dedup();
             return Err(usage(format!(
@@ -205,28 +208,28 @@ fn check_filters(index: &Index, f: &Filters) -> Result<()> {
 #[derive(Serialize)]
 struct ResultRecord<'a> {
     rank: usize,
-    id: &'a str,
-    title: &'a str,
+    id: String,
+    title: String,
     score: f64,
-    topic: &'a str,
+    topic: String,
     kind: Kind,
-    highlight: &'a str,
+    highlight: String,
     why: &'a str,
 }
 
-fn records<'a>(index: &'a Index, hits: &'a [Hit]) -> Vec<ResultRecord<'a>> {
+fn records<'a>(index: &Index, hits: &'a [Hit]) -> Vec<ResultRecord<'a>> {
     hits.iter()
         .enumerate()
         .map(|(r, h)| {
-            let p = &index.papers()[h.paper];
+            let p = index.paper(h.paper).into_owned();
             ResultRecord {
                 rank: r + 1,
-                id: &p.id,
-                title: &p.title,
+                id: p.id,
+                title: p.title,
                 score: (f64::from(h.score) * 10000.0).round() / 10000.0,
-                topic: &p.topic,
+                topic: p.topic,
                 kind: p.kind,
-                highlight: &p.highlight,
+                highlight: p.highlight,
                 why: &h.why,
             }
         })
@@ -261,7 +264,7 @@ fn results_document(index: &Index, hits: &[Hit]) -> Document {
 fn resolve_all(index: &Index, names: &[String]) -> Result<Vec<usize>> {
     names
         .iter()
-        .map(|n| engine::resolve(index.papers(), n).map_err(anyhow::Error::from))
+        .map(|n| engine::resolve(index, n).map_err(anyhow::Error::from))
         .collect()
 }
 
@@ -277,7 +280,7 @@ fn like(common: &CommonArgs, q: &QueryArgs, likes: &[String], unlikes: &[String]
     if let Some(s) = seeds.iter().find(|s| negatives.contains(s)) {
         return Err(usage(format!(
             "{:?} is both liked and unliked",
-            index.papers()[*s].title
+            index.paper(*s).title
         )));
     }
     let hits = engine::related(&index, &seeds, &negatives, q.top, mode_of(q.mode), &filters);
@@ -342,7 +345,7 @@ fn like_batch(common: &CommonArgs, q: &QueryArgs, file: &Path) -> Result<()> {
     let filters = filters_of(q);
     check_filters(&index, &filters)?;
     answer_batch(&lines, &mut |line| {
-        let seed = engine::resolve(index.papers(), line)?;
+        let seed = engine::resolve(&index, line)?;
         let hits = engine::related(&index, &[seed], &[], q.top, mode_of(q.mode), &filters);
         let l = BatchLine {
             query: line,
@@ -392,12 +395,12 @@ fn search(
         None
     } else {
         let e = load_embedder(common, false)?;
-        if e.model_id() != index.data.model_id {
+        if e.model_id() != index.meta.model_id {
             bail!(
                 "{} was built with model {}, but the installed model is {}; rebuild it with \
                  `recommend index`",
                 common.index.display(),
-                index.data.model_id,
+                index.meta.model_id,
                 e.model_id()
             );
         }
@@ -441,7 +444,7 @@ fn list(
 ) -> Result<()> {
     let papers: Vec<Paper> = match &corpus {
         Some(c) => Corpus::load(c)?.papers,
-        None if common.index.exists() => load_index(common)?.data.papers,
+        None if common.index.exists() => load_index(common)?.papers().to_vec(),
         None => Corpus::load(Path::new("corpus"))?.papers,
     };
     let filters = Filters {
@@ -478,7 +481,11 @@ fn build_index(common: &CommonArgs, corpus_path: &Path, out: Option<&Path>) -> R
     let started = std::time::Instant::now();
     let source = corpus_source(corpus_path, out);
     let n = corpus.papers.len();
-    let index = Index::build(corpus.papers, &source, embedder.model_id(), &mut |texts| {
+    let source = CorpusSource {
+        path: source,
+        fingerprint: recommend::corpus::fingerprint(corpus_path).ok(),
+    };
+    let index = Index::build(corpus.papers, source, embedder.model_id(), &mut |texts| {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         embedder
             .embed(&refs, Role::Passage)
@@ -629,11 +636,11 @@ fn path_error(e: engine::path::PathError) -> anyhow::Error {
 
 fn path(common: &CommonArgs, like: &str, to: Option<&str>, n: usize) -> Result<()> {
     let index = load_index(common)?;
-    let from = engine::resolve(index.papers(), like)?;
+    let from = engine::resolve(&index, like)?;
     let sim = engine::similarity::IndexSimilarity::new(&index);
     let steps = match to {
         Some(to) => {
-            let to = engine::resolve(index.papers(), to)?;
+            let to = engine::resolve(&index, to)?;
             engine::path::path_between(index.papers(), &sim, from, to, 8).map_err(path_error)?
         }
         None => engine::path::reading_path(index.papers(), &sim, from, n).map_err(path_error)?,
@@ -678,9 +685,7 @@ fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result<()> {
         }
     };
     let index = load_index(common)?;
-    let focus_paper = like
-        .map(|l| engine::resolve(index.papers(), l))
-        .transpose()?;
+    let focus_paper = like.map(|l| engine::resolve(&index, l)).transpose()?;
     let clusters = engine::topics::cluster(index.papers(), index.vectors(), None)?;
     let mut cluster_of = vec![0usize; index.len()];
     for t in &clusters {
@@ -729,7 +734,7 @@ fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result<()> {
         focus,
         title: format!(
             "recommend: map of {} ({} papers, {} topics)",
-            index.data.corpus_source,
+            index.meta.corpus_source,
             index.len(),
             clusters.len()
         ),
@@ -772,13 +777,13 @@ fn bench(common: &CommonArgs, corpus: Option<&Path>, quick: bool) -> Result<()> 
             let index = load_index(common)?;
             opts.index_load = Some(started.elapsed());
             if let Some(e) = &embedder
-                && e.model_id() != index.data.model_id
+                && e.model_id() != index.meta.model_id
             {
                 bail!(
                     "{} was built with model {}, but the installed model is {}; rebuild it with \
                      `recommend index`",
                     common.index.display(),
-                    index.data.model_id,
+                    index.meta.model_id,
                     e.model_id()
                 );
             }

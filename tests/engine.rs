@@ -234,6 +234,9 @@ fn stale_index_is_detected_with_the_fix() {
     run().success();
     let corpus = dir.path().join("corpus/papers.jsonl");
     let text = std::fs::read_to_string(&corpus).unwrap();
+    // Different bytes, same papers (a blank line and spaces): still fresh.
+    std::fs::write(&corpus, format!("\n{}", text.replacen("\":", "\" : ", 3))).unwrap();
+    run().success();
     std::fs::write(&corpus, text.replacen("GRPO", "GRPO-changed", 1)).unwrap();
     run()
         .code(1)

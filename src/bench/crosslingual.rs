@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::tfidf::Tfidf;
 use crate::corpus::Paper;
 use crate::engine::retrieve::SEARCH_DENSE_WEIGHT;
-use crate::index::Lexical;
+use crate::index::LexicalData;
 use crate::model::{Embedder, ModelError, Role};
 
 /// Retrieval quality of one system in one direction.
@@ -101,7 +101,8 @@ fn direction(
     let n = queries.len();
     let dense =
         |q: usize| -> Vec<f32> { doc_vecs.iter().map(|d| dot(d, &query_vecs[q])).collect() };
-    let lexical = Lexical::build(doc_papers);
+    let lexical_data = LexicalData::build(doc_papers);
+    let lexical = lexical_data.view();
     let bm25 = |q: usize| lexical.bm25(&queries[q]);
     let tfidf = Tfidf::fit(docs);
     vec![

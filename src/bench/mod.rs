@@ -6,6 +6,7 @@
 pub mod crosslingual;
 pub mod quality;
 pub mod speed;
+pub mod synthetic;
 pub mod tfidf;
 
 use std::collections::BTreeSet;
@@ -252,10 +253,10 @@ pub fn run(
         quick: opts.quick,
         machine: speed::machine(),
         corpus: CorpusInfo {
-            source: index.data.corpus_source.clone(),
+            source: index.meta.corpus_source.clone(),
             papers: papers.len(),
             topics: topics_n,
-            model_id: index.data.model_id.clone(),
+            model_id: index.meta.model_id.clone(),
         },
         related,
         crosslingual,

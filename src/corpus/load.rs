@@ -72,28 +72,7 @@ impl Corpus {
     /// Load a corpus from a `.jsonl` file, a Markdown awesome-list (`.md`), or a directory whose
     /// `.jsonl` files are read in name order.
     pub fn load(path: &Path) -> Result<Corpus, CorpusError> {
-        let io = |source| CorpusError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let meta = std::fs::metadata(path).map_err(io)?;
-        let files: Vec<PathBuf> = if meta.is_dir() {
-            let mut v: Vec<PathBuf> = std::fs::read_dir(path)
-                .map_err(io)?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-                .collect();
-            v.sort();
-            if v.is_empty() {
-                return Err(CorpusError::Empty {
-                    path: path.to_path_buf(),
-                    expected: "at least one .jsonl file in the directory",
-                });
-            }
-            v
-        } else {
-            vec![path.to_path_buf()]
-        };
+        let files = corpus_files(path)?;
         let mut entries = Vec::new();
         let mut problems = Vec::new();
         for file in &files {
@@ -126,6 +105,61 @@ impl Corpus {
         let (origins, papers) = entries.into_iter().unzip();
         Ok(Corpus { papers, origins })
     }
+}
+
+/// The files a corpus path stands for: the path itself, or a directory's `.jsonl` files in
+/// name order.
+fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
+    let io = |source| CorpusError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut v: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    v.sort();
+    if v.is_empty() {
+        return Err(CorpusError::Empty {
+            path: path.to_path_buf(),
+            expected: "at least one .jsonl file in the directory",
+        });
+    }
+    Ok(v)
+}
+
+/// A cheap fingerprint of the bytes of the files [`Corpus::load`] would read at `path`: their
+/// names, lengths and CRC-32s. Equal fingerprints mean equal files (short of a deliberate
+/// collision), so an index can skip parsing an unchanged corpus; a different fingerprint only
+/// means "parse and compare [`super::content_hash`]" (reformatting changes the bytes, not the
+/// content).
+pub fn fingerprint(path: &Path) -> Result<String, CorpusError> {
+    let mut parts = Vec::new();
+    for file in corpus_files(path)? {
+        let io = |source| CorpusError::Io {
+            path: file.clone(),
+            source,
+        };
+        let f = std::fs::File::open(&file).map_err(io)?;
+        // Mapped rather than read: hashing 30 MB costs less than copying it into a fresh buffer.
+        // SAFETY: read-only map, dropped before returning; a concurrent writer can only change
+        // the hash (which is then compared and found different, or the content check runs).
+        let (len, crc) = match unsafe { memmap2::Mmap::map(&f) } {
+            Ok(map) => (map.len(), crc32fast::hash(&map)),
+            Err(_) => {
+                let bytes = std::fs::read(&file).map_err(io)?;
+                (bytes.len(), crc32fast::hash(&bytes))
+            }
+        };
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+        parts.push(format!("{}:{len}:{crc:08x}", name.unwrap_or_default()));
+    }
+    Ok(parts.join(";"))
 }
 
 fn extension(path: &Path) -> String {

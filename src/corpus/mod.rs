@@ -6,7 +6,7 @@ pub mod load;
 pub mod markdown;
 pub mod paper;
 
-pub use load::{Corpus, CorpusError, Problem};
+pub use load::{Corpus, CorpusError, Problem, fingerprint};
 pub use paper::{Kind, Paper};
 
 use sha2::{Digest, Sha256};

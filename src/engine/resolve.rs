@@ -5,6 +5,7 @@
 //! best. Anything else is an error carrying candidates or suggestions for the user.
 
 use crate::corpus::Paper;
+use crate::index::Index;
 use crate::text::name_key;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -56,8 +57,25 @@ fn entry(p: &Paper) -> (String, String) {
     (p.id.clone(), p.title.clone())
 }
 
-/// Resolve `query` to the index of one paper in `papers`.
-pub fn resolve(papers: &[Paper], query: &str) -> Result<usize, ResolveError> {
+/// Resolve `query` to one paper of `index`.
+///
+/// The common case, an exact id or name, is a lookup in the index's name table; only anything
+/// looser (containment, fuzzy matching, errors with suggestions) reads every paper's names.
+pub fn resolve(index: &Index, query: &str) -> Result<usize, ResolveError> {
+    let q = query.trim();
+    let table = index.table();
+    let exact = table.named(&name_key(q));
+    if let Some(&i) = exact.iter().find(|&&i| table.id(i) == q) {
+        return Ok(i);
+    }
+    if let [i] = exact[..] {
+        return Ok(i);
+    }
+    resolve_in(index.papers(), query)
+}
+
+/// Resolve `query` to the position of one paper in `papers`.
+pub fn resolve_in(papers: &[Paper], query: &str) -> Result<usize, ResolveError> {
     let q = query.trim();
     let key = name_key(q);
     if key.is_empty() {
@@ -142,20 +160,20 @@ mod tests {
     #[test]
     fn exact_names_ignore_case_and_punctuation() {
         let c = corpus();
-        assert_eq!(resolve(&c, "webagent r1"), Ok(0));
-        assert_eq!(resolve(&c, "rler"), Ok(1));
-        assert_eq!(resolve(&c, "DR TULU"), Ok(1));
-        assert_eq!(resolve(&c, "dr grpo"), Ok(2));
-        assert_eq!(resolve(&c, "GRPO"), Ok(3));
-        assert_eq!(resolve(&c, "search-o1"), Ok(5));
+        assert_eq!(resolve_in(&c, "webagent r1"), Ok(0));
+        assert_eq!(resolve_in(&c, "rler"), Ok(1));
+        assert_eq!(resolve_in(&c, "DR TULU"), Ok(1));
+        assert_eq!(resolve_in(&c, "dr grpo"), Ok(2));
+        assert_eq!(resolve_in(&c, "GRPO"), Ok(3));
+        assert_eq!(resolve_in(&c, "search-o1"), Ok(5));
     }
 
     #[test]
     fn containment_and_fuzzy() {
         let c = corpus();
-        assert_eq!(resolve(&c, "WebAgent"), Ok(0));
-        assert_eq!(resolve(&c, "WebAgnt-R1"), Ok(0));
-        match resolve(&c, "search") {
+        assert_eq!(resolve_in(&c, "WebAgent"), Ok(0));
+        assert_eq!(resolve_in(&c, "WebAgnt-R1"), Ok(0));
+        match resolve_in(&c, "search") {
             Err(ResolveError::Ambiguous { candidates, .. }) => assert_eq!(candidates.len(), 2),
             other => panic!("{other:?}"),
         }
@@ -164,7 +182,7 @@ mod tests {
     #[test]
     fn unknown_names_get_suggestions() {
         let c = corpus();
-        match resolve(&c, "Search-X") {
+        match resolve_in(&c, "Search-X") {
             Err(e @ ResolveError::Unknown { .. }) => {
                 let msg = e.to_string();
                 assert!(msg.contains("did you mean"), "{msg}");
@@ -172,10 +190,35 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert_eq!(resolve(&c, "  "), Err(ResolveError::Empty));
+        assert_eq!(resolve_in(&c, "  "), Err(ResolveError::Empty));
         assert!(matches!(
-            resolve(&c, "quantum chromodynamics"),
+            resolve_in(&c, "quantum chromodynamics"),
             Err(ResolveError::Unknown { .. })
         ));
+    }
+
+    #[test]
+    fn the_index_lookup_agrees_with_the_scan() {
+        let c = corpus();
+        let index = Index::build(c.clone(), "t.jsonl", "test", &mut |texts| {
+            Ok(texts.iter().map(|_| vec![1.0, 0.0]).collect())
+        })
+        .unwrap();
+        for q in [
+            "webagent r1",
+            "rler",
+            "DR TULU",
+            "dr grpo",
+            "GRPO",
+            "grpo",
+            "search-o1",
+            "WebAgent",
+            "WebAgnt-R1",
+            "search",
+            "Search-X",
+            "  ",
+        ] {
+            assert_eq!(resolve(&index, q), resolve_in(&c, q), "{q}");
+        }
     }
 }

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::corpus::{Kind, Paper};
 use crate::index::Index;
-use crate::index::ann::{exact_search, sort_hits};
+use crate::index::ann::{exact_search, top_hits};
 
 /// Which signals rank the results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -56,16 +56,29 @@ impl Filters {
     }
 
     pub fn accepts(&self, p: &Paper) -> bool {
+        self.accepts_fields(&p.topic, &p.topic_en, p.kind, p.open_source)
+    }
+
+    /// [`Filters::accepts`] for paper `i` of `index`, reading only the fields it needs.
+    pub fn accepts_at(&self, index: &Index, i: usize) -> bool {
+        if self.is_empty() {
+            return true;
+        }
+        let t = index.table();
+        self.accepts_fields(&t.topic(i), &t.topic_en(i), t.kind(i), t.open_source(i))
+    }
+
+    fn accepts_fields(&self, topic: &str, topic_en: &str, kind: Kind, open_source: bool) -> bool {
         if let Some(t) = &self.topic {
             let t = t.to_lowercase();
-            if !p.topic.to_lowercase().contains(&t) && !p.topic_en.to_lowercase().contains(&t) {
+            if !topic.to_lowercase().contains(&t) && !topic_en.to_lowercase().contains(&t) {
                 return false;
             }
         }
-        if self.kind.is_some_and(|k| k != p.kind) {
+        if self.kind.is_some_and(|k| k != kind) {
             return false;
         }
-        !self.open_source || p.open_source
+        !self.open_source || open_source
     }
 }
 
@@ -111,7 +124,10 @@ pub fn related_weighted(
         return Vec::new();
     }
     // Dense: mean similarity to the seeds minus the strongest similarity to a negative.
-    let sims = |s: usize| -> Vec<f32> { index.vectors().dot(&index.vector(s)).to_vec() };
+    let sims = |s: usize| -> Vec<f32> {
+        let v = index.vector(s).to_vec();
+        index.similarities(&v)
+    };
     let lex = |s: usize| -> Vec<f32> { index.lexical().similar_to(s) };
     let combine = |f: &dyn Fn(usize) -> Vec<f32>| -> Vec<f32> {
         let mut pos = vec![0.0f32; n];
@@ -137,7 +153,7 @@ pub fn related_weighted(
     let lexical = combine(&lex);
     let excluded = |i: usize| seeds.contains(&i) || negatives.contains(&i);
     let pool: Vec<usize> = (0..n)
-        .filter(|&i| !excluded(i) && filters.accepts(&index.papers()[i]))
+        .filter(|&i| !excluded(i) && filters.accepts_at(index, i))
         .collect();
     let mut hits = rank(&pool, &dense, &lexical, mode, dense_weight, k);
     for h in &mut hits {
@@ -164,12 +180,17 @@ pub fn search(
     // A query that is exactly a paper's name asks for that paper: put it first lexically.
     let key = crate::text::name_key(query);
     let top = bm25.iter().copied().fold(0.0f32, f32::max);
-    for (i, p) in index.papers().iter().enumerate() {
-        let named = std::iter::once(&p.title)
-            .chain(&p.aliases)
-            .any(|n| crate::text::name_key(n) == key);
-        if named && !key.is_empty() {
-            bm25[i] += top.max(1.0);
+    if !key.is_empty() {
+        let table = index.table();
+        for i in table.named(&key) {
+            // The name table also holds ids (for resolution); only a title or alias counts here.
+            let p = table.get(i);
+            let named = std::iter::once(&p.title)
+                .chain(&p.aliases)
+                .any(|n| crate::text::name_key(n) == key);
+            if named {
+                bm25[i] += top.max(1.0);
+            }
         }
     }
     let mut dense = vec![0.0f32; n];
@@ -186,17 +207,16 @@ pub fn search(
             *d = index.vector(i).iter().zip(q).map(|(a, b)| a * b).sum();
         }
     }
-    let mut lex_rank: Vec<(usize, f32)> = bm25
+    let lex_rank: Vec<(usize, f32)> = bm25
         .iter()
         .copied()
         .enumerate()
         .filter(|&(_, s)| s > 0.0)
         .collect();
-    sort_hits(&mut lex_rank);
-    candidates.extend(lex_rank.iter().take(POOL.max(k)).map(|&(i, _)| i));
+    candidates.extend(top_hits(lex_rank, POOL.max(k)).iter().map(|&(i, _)| i));
     candidates.sort_unstable();
     candidates.dedup();
-    candidates.retain(|&i| filters.accepts(&index.papers()[i]));
+    candidates.retain(|&i| filters.accepts_at(index, i));
     if mode == Mode::Lexical {
         candidates.retain(|&i| bm25[i] > 0.0);
     }
@@ -223,7 +243,7 @@ fn rank(
 ) -> Vec<Hit> {
     let zd = standardize(pool, dense);
     let zl = standardize(pool, lexical);
-    let mut scored: Vec<(usize, f32)> = pool
+    let scored: Vec<(usize, f32)> = pool
         .iter()
         .enumerate()
         .map(|(j, &i)| {
@@ -235,10 +255,8 @@ fn rank(
             (i, s)
         })
         .collect();
-    sort_hits(&mut scored);
-    scored
+    top_hits(scored, k)
         .into_iter()
-        .take(k)
         .map(|(i, s)| Hit {
             paper: i,
             score: s,
@@ -277,20 +295,21 @@ fn quote_terms(terms: &[String]) -> String {
 }
 
 fn explain_related(index: &Index, seeds: &[usize], h: &Hit) -> String {
-    let papers = index.papers();
-    let p = &papers[h.paper];
+    let table = index.table();
+    let topic = table.topic(h.paper);
     let mut parts = Vec::new();
     if let Some(&s) = seeds
         .iter()
-        .find(|&&s| !papers[s].topic.is_empty() && papers[s].topic == p.topic)
+        .find(|&&s| !topic.is_empty() && table.topic(s) == topic)
     {
-        let label = if p.topic_en.is_empty() {
-            &p.topic
+        let topic_en = table.topic_en(h.paper);
+        let label = if topic_en.is_empty() {
+            &topic
         } else {
-            &p.topic_en
+            &topic_en
         };
         parts.push(if seeds.len() > 1 {
-            format!("same topic as {} ({label})", papers[s].title)
+            format!("same topic as {} ({label})", table.title(s))
         } else {
             format!("same topic ({label})")
         });

@@ -114,11 +114,18 @@ impl Ann {
 pub fn exact_search(vectors: ArrayView2<f32>, query: &[f32], k: usize) -> Vec<(usize, f32)> {
     let q = ndarray::ArrayView1::from(query);
     let sims = vectors.dot(&q);
-    let mut hits: Vec<(usize, f32)> = sims.iter().copied().enumerate().collect();
+    top_hits(sims.iter().copied().enumerate().collect(), k)
+}
+
+/// The best `k` of `hits`, sorted as [`sort_hits`] sorts: a partial selection (O(n)) and a sort
+/// of only those `k`, instead of sorting everything.
+pub fn top_hits(mut hits: Vec<(usize, f32)>, k: usize) -> Vec<(usize, f32)> {
     let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if k == 0 {
+        return Vec::new();
+    }
     if k < hits.len() {
-        // partial selection: O(n) to find the best k, then sort only those
-        hits.select_nth_unstable_by(k, order);
+        hits.select_nth_unstable_by(k - 1, order);
         hits.truncate(k);
     }
     sort_hits(&mut hits);

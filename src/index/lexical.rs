@@ -5,8 +5,6 @@
 //! people search for. The topic field is deliberately not indexed, so related-work quality
 //! measured against topics is not inflated by the label itself.
 
-use serde::{Deserialize, Serialize};
-
 use crate::corpus::Paper;
 use crate::text::terms;
 
@@ -15,23 +13,35 @@ const TITLE_WEIGHT: f32 = 3.0;
 const BM25_K1: f32 = 1.2;
 const BM25_B: f32 = 0.75;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Lexical {
-    /// Sorted vocabulary; a term's id is its position.
-    vocab: Vec<String>,
-    /// Per term: (doc, weighted term frequency), by doc.
-    postings: Vec<Vec<(u32, f32)>>,
-    /// Per doc: L2-normalized TF-IDF vector as (term, weight), by term.
-    tfidf: Vec<Vec<(u32, f32)>>,
-    doc_len: Vec<f32>,
-    avg_len: f32,
+/// The lexical index as built: flat arrays (compressed sparse rows), ready to be written as
+/// sections of `index.bin` and read back without decoding. Query it through [`LexicalData::view`].
+#[derive(Debug, Clone, Default)]
+pub struct LexicalData {
+    /// Sorted vocabulary, concatenated; term `t` is `vocab[vocab_offsets[t]..vocab_offsets[t + 1]]`.
+    pub vocab: Vec<u8>,
+    pub vocab_offsets: Vec<u64>,
+    /// Postings of term `t`: `posting_offsets[t]..posting_offsets[t + 1]` into `posting_docs`
+    /// (ascending document numbers), `posting_tf` (field-weighted term frequencies, for BM25)
+    /// and `posting_weights` (the term's weight in the document's TF-IDF vector, so that
+    /// similarity to one document is a pass over its terms' postings, no lookups).
+    pub posting_offsets: Vec<u64>,
+    pub posting_docs: Vec<u32>,
+    pub posting_tf: Vec<f32>,
+    pub posting_weights: Vec<f32>,
+    /// The L2-normalized TF-IDF vector of document `d`: `doc_offsets[d]..doc_offsets[d + 1]`
+    /// into `doc_terms` (ascending term ids) and `doc_weights`.
+    pub doc_offsets: Vec<u64>,
+    pub doc_terms: Vec<u32>,
+    pub doc_weights: Vec<f32>,
+    /// Field-weighted length of each document (BM25's length normalization).
+    pub doc_len: Vec<f32>,
 }
 
-impl Lexical {
-    pub fn build(papers: &[Paper]) -> Lexical {
+impl LexicalData {
+    pub fn build(papers: &[Paper]) -> LexicalData {
         let docs: Vec<Vec<(String, f32)>> = papers.iter().map(weighted_terms).collect();
-        let mut vocab: Vec<String> = docs.iter().flatten().map(|(t, _)| t.clone()).collect();
-        vocab.sort();
+        let mut vocab: Vec<&str> = docs.iter().flatten().map(|(t, _)| t.as_str()).collect();
+        vocab.sort_unstable();
         vocab.dedup();
         let mut postings: Vec<Vec<(u32, f32)>> = vec![Vec::new(); vocab.len()];
         let mut doc_len = Vec::with_capacity(docs.len());
@@ -39,7 +49,12 @@ impl Lexical {
         for (d, doc) in docs.iter().enumerate() {
             let mut tf: Vec<(u32, f32)> = doc
                 .iter()
-                .map(|(t, w)| (vocab.binary_search(t).expect("term in vocab") as u32, *w))
+                .map(|(t, w)| {
+                    let id = vocab
+                        .binary_search(&t.as_str())
+                        .expect("every term is in the vocabulary");
+                    (id as u32, *w)
+                })
                 .collect();
             tf.sort_by_key(|&(t, _)| t);
             let mut merged: Vec<(u32, f32)> = Vec::new();
@@ -56,31 +71,158 @@ impl Lexical {
             doc_tf.push(merged);
         }
         let n = papers.len().max(1) as f32;
-        let avg_len = doc_len.iter().sum::<f32>() / n;
         let idf: Vec<f32> = postings
             .iter()
             .map(|p| ((1.0 + n) / (1.0 + p.len() as f32)).ln() + 1.0)
             .collect();
-        let tfidf = doc_tf
-            .into_iter()
-            .map(|tf| {
-                let mut v: Vec<(u32, f32)> = tf
-                    .into_iter()
-                    .map(|(t, w)| (t, (1.0 + w.ln()) * idf[t as usize]))
-                    .collect();
-                let norm = v.iter().map(|(_, w)| w * w).sum::<f32>().sqrt();
-                if norm > 0.0 {
-                    v.iter_mut().for_each(|(_, w)| *w /= norm);
-                }
-                v
-            })
-            .collect();
-        Lexical {
-            vocab,
-            postings,
-            tfidf,
+        let mut out = LexicalData {
             doc_len,
-            avg_len,
+            ..LexicalData::default()
+        };
+        out.vocab_offsets.push(0);
+        for t in &vocab {
+            out.vocab.extend_from_slice(t.as_bytes());
+            out.vocab_offsets.push(out.vocab.len() as u64);
+        }
+        out.posting_offsets.push(0);
+        for p in &postings {
+            out.posting_docs.extend(p.iter().map(|&(d, _)| d));
+            out.posting_tf.extend(p.iter().map(|&(_, w)| w));
+            out.posting_offsets.push(out.posting_docs.len() as u64);
+        }
+        out.doc_offsets.push(0);
+        out.posting_weights = vec![0.0; out.posting_docs.len()];
+        // Documents in ascending order meet each term's postings in order.
+        let mut cursor: Vec<usize> = out.posting_offsets[..vocab.len()]
+            .iter()
+            .map(|&o| o as usize)
+            .collect();
+        for tf in doc_tf {
+            let mut v: Vec<(u32, f32)> = tf
+                .into_iter()
+                .map(|(t, w)| (t, (1.0 + w.ln()) * idf[t as usize]))
+                .collect();
+            let norm = v.iter().map(|(_, w)| w * w).sum::<f32>().sqrt();
+            if norm > 0.0 {
+                v.iter_mut().for_each(|(_, w)| *w /= norm);
+            }
+            for &(t, w) in &v {
+                out.posting_weights[cursor[t as usize]] = w;
+                cursor[t as usize] += 1;
+            }
+            out.doc_terms.extend(v.iter().map(|&(t, _)| t));
+            out.doc_weights.extend(v.iter().map(|&(_, w)| w));
+            out.doc_offsets.push(out.doc_terms.len() as u64);
+        }
+        out
+    }
+
+    pub fn view(&self) -> Lexical<'_> {
+        Lexical {
+            vocab: &self.vocab,
+            vocab_offsets: &self.vocab_offsets,
+            posting_offsets: &self.posting_offsets,
+            posting_docs: &self.posting_docs,
+            posting_tf: &self.posting_tf,
+            posting_weights: &self.posting_weights,
+            doc_offsets: &self.doc_offsets,
+            doc_terms: &self.doc_terms,
+            doc_weights: &self.doc_weights,
+            doc_len: &self.doc_len,
+            avg_len: average(&self.doc_len),
+        }
+    }
+}
+
+fn average(v: &[f32]) -> f32 {
+    v.iter().sum::<f32>() / v.len().max(1) as f32
+}
+
+/// A read-only view of a lexical index, over built arrays or the sections of a loaded file.
+///
+/// Every constructor guarantees the invariants the methods index by (see [`Lexical::new`]), so
+/// the methods never panic, whatever file the arrays came from.
+#[derive(Debug, Clone, Copy)]
+pub struct Lexical<'a> {
+    vocab: &'a [u8],
+    vocab_offsets: &'a [u64],
+    posting_offsets: &'a [u64],
+    posting_docs: &'a [u32],
+    posting_tf: &'a [f32],
+    posting_weights: &'a [f32],
+    doc_offsets: &'a [u64],
+    doc_terms: &'a [u32],
+    doc_weights: &'a [f32],
+    doc_len: &'a [f32],
+    avg_len: f32,
+}
+
+/// The arrays of a lexical index, in section order (see [`LexicalData`] for their meaning).
+pub type LexicalArrays<'a> = (
+    &'a [u8],
+    &'a [u64],
+    &'a [u64],
+    &'a [u32],
+    &'a [f32],
+    &'a [f32],
+    &'a [u64],
+    &'a [u32],
+    &'a [f32],
+    &'a [f32],
+);
+
+/// `offsets` are `n + 1` non-decreasing positions from 0 to at most `len`.
+fn valid_offsets(offsets: &[u64], n: usize, len: usize) -> bool {
+    offsets.len() == n + 1
+        && offsets.first() == Some(&0)
+        && offsets.windows(2).all(|w| w[0] <= w[1])
+        && offsets.last().is_some_and(|&l| l as usize <= len)
+}
+
+impl<'a> Lexical<'a> {
+    /// Check arrays read from a file and view them; `Err` names the first broken invariant.
+    /// O(size of the index): run once per load, then use [`Lexical::trusted`].
+    pub fn new(arrays: LexicalArrays<'a>) -> Result<Lexical<'a>, String> {
+        let (vocab, vocab_offsets, posting_offsets, posting_docs, posting_tf, posting_weights) =
+            (arrays.0, arrays.1, arrays.2, arrays.3, arrays.4, arrays.5);
+        let (doc_offsets, doc_terms, doc_weights, doc_len) =
+            (arrays.6, arrays.7, arrays.8, arrays.9);
+        let terms = vocab_offsets.len().saturating_sub(1);
+        let docs = doc_len.len();
+        if !valid_offsets(vocab_offsets, terms, vocab.len()) || std::str::from_utf8(vocab).is_err()
+        {
+            return Err("lexical vocabulary offsets or text are invalid".into());
+        }
+        if !valid_offsets(posting_offsets, terms, posting_docs.len())
+            || posting_tf.len() != posting_docs.len()
+            || posting_weights.len() != posting_docs.len()
+            || posting_docs.iter().any(|&d| d as usize >= docs)
+        {
+            return Err("lexical postings are invalid".into());
+        }
+        if !valid_offsets(doc_offsets, docs, doc_terms.len())
+            || doc_weights.len() != doc_terms.len()
+            || doc_terms.iter().any(|&t| t as usize >= terms)
+        {
+            return Err("lexical document vectors are invalid".into());
+        }
+        Ok(Lexical::trusted(arrays))
+    }
+
+    /// View arrays that [`Lexical::new`] accepted before, without checking them again.
+    pub fn trusted(arrays: LexicalArrays<'a>) -> Lexical<'a> {
+        Lexical {
+            vocab: arrays.0,
+            vocab_offsets: arrays.1,
+            posting_offsets: arrays.2,
+            posting_docs: arrays.3,
+            posting_tf: arrays.4,
+            posting_weights: arrays.5,
+            doc_offsets: arrays.6,
+            doc_terms: arrays.7,
+            doc_weights: arrays.8,
+            doc_len: arrays.9,
+            avg_len: average(arrays.9),
         }
     }
 
@@ -92,13 +234,45 @@ impl Lexical {
         self.doc_len.is_empty()
     }
 
+    fn terms_len(&self) -> usize {
+        self.vocab_offsets.len().saturating_sub(1)
+    }
+
+    fn term(&self, t: usize) -> &'a str {
+        let (a, b) = (
+            self.vocab_offsets[t] as usize,
+            self.vocab_offsets[t + 1] as usize,
+        );
+        // Validated as UTF-8 as a whole, and every term starts at a term boundary.
+        std::str::from_utf8(&self.vocab[a..b]).unwrap_or("")
+    }
+
     fn term_id(&self, term: &str) -> Option<usize> {
-        self.vocab.binary_search_by(|t| t.as_str().cmp(term)).ok()
+        let (mut lo, mut hi) = (0, self.terms_len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.term(mid).cmp(term) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    fn postings(&self, t: usize) -> (&'a [u32], &'a [f32]) {
+        let r = self.posting_offsets[t] as usize..self.posting_offsets[t + 1] as usize;
+        (&self.posting_docs[r.clone()], &self.posting_tf[r])
+    }
+
+    fn doc(&self, d: usize) -> (&'a [u32], &'a [f32]) {
+        let r = self.doc_offsets[d] as usize..self.doc_offsets[d + 1] as usize;
+        (&self.doc_terms[r.clone()], &self.doc_weights[r])
     }
 
     fn idf(&self, term: usize) -> f32 {
         let n = self.len() as f32;
-        let df = self.postings[term].len() as f32;
+        let df = self.postings(term).0.len() as f32;
         ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
     }
 
@@ -113,7 +287,8 @@ impl Lexical {
                 continue;
             };
             let idf = self.idf(t);
-            for &(d, tf) in &self.postings[t] {
+            let (docs, tfs) = self.postings(t);
+            for (&d, &tf) in docs.iter().zip(tfs) {
                 let len = self.doc_len[d as usize] / self.avg_len.max(1e-6);
                 let denom = tf + BM25_K1 * (1.0 - BM25_B + BM25_B * len);
                 scores[d as usize] += idf * tf * (BM25_K1 + 1.0) / denom;
@@ -125,9 +300,15 @@ impl Lexical {
     /// TF-IDF cosine of document `doc` with every document (itself included).
     pub fn similar_to(&self, doc: usize) -> Vec<f32> {
         let mut scores = vec![0.0f32; self.len()];
-        for &(t, w) in &self.tfidf[doc] {
-            for &(d, _) in &self.postings[t as usize] {
-                scores[d as usize] += w * self.weight(d as usize, t);
+        let (terms, weights) = self.doc(doc);
+        for (&t, &w) in terms.iter().zip(weights) {
+            let r = self.posting_offsets[t as usize] as usize
+                ..self.posting_offsets[t as usize + 1] as usize;
+            for (&d, &pw) in self.posting_docs[r.clone()]
+                .iter()
+                .zip(&self.posting_weights[r])
+            {
+                scores[d as usize] += w * pw;
             }
         }
         scores
@@ -135,27 +316,32 @@ impl Lexical {
 
     /// TF-IDF cosine of documents `a` and `b`.
     pub fn pair(&self, a: usize, b: usize) -> f32 {
-        self.tfidf[a]
+        let (terms, weights) = self.doc(a);
+        terms
             .iter()
-            .map(|&(t, w)| w * self.weight(b, t))
+            .zip(weights)
+            .map(|(&t, &w)| w * self.weight(b, t))
             .sum()
     }
 
     fn weight(&self, doc: usize, term: u32) -> f32 {
-        let v = &self.tfidf[doc];
-        v.binary_search_by_key(&term, |&(t, _)| t)
-            .map(|i| v[i].1)
+        let (terms, weights) = self.doc(doc);
+        terms
+            .binary_search(&term)
+            .map(|i| weights[i])
             .unwrap_or(0.0)
     }
 
     /// The terms documents `a` and `b` share, most telling first (by product of weights).
     /// Terms that say nothing to a person ([`crate::text::is_telling`]) are skipped.
     pub fn shared_terms(&self, a: usize, b: usize, max: usize) -> Vec<String> {
-        let mut shared: Vec<(f32, &str)> = self.tfidf[a]
+        let (terms, weights) = self.doc(a);
+        let mut shared: Vec<(f32, &str)> = terms
             .iter()
-            .filter_map(|&(t, w)| {
+            .zip(weights)
+            .filter_map(|(&t, &w)| {
                 let wb = self.weight(b, t);
-                let term = self.vocab[t as usize].as_str();
+                let term = self.term(t as usize);
                 (wb > 0.0 && crate::text::is_telling(term)).then_some((w * wb, term))
             })
             .collect();

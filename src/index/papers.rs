@@ -1,0 +1,330 @@
+//! Paper records as columns: one text section per field, plus a sorted name table.
+//!
+//! Decoding 100k records up front costs more than the whole `--like` budget, so the index keeps
+//! them as columns and materializes a [`Paper`] only when one is shown. Filters read single
+//! fields, and name resolution binary-searches the name table, without building records.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use crate::corpus::{Kind, Paper};
+use crate::text::name_key;
+
+/// Joins the items of a list field (aliases, sources) inside one column entry.
+const LIST_SEP: char = '\u{1f}';
+
+/// The text columns, in section order; each is stored as `papers.<name>` (the UTF-8 text) and
+/// `papers.<name>.offsets` (`n + 1` u64 positions).
+pub const TEXT_COLUMNS: [&str; 10] = [
+    "id",
+    "title",
+    "aliases",
+    "highlight",
+    "topic",
+    "topic_en",
+    "link",
+    "sources",
+    "capability",
+    "direction",
+];
+
+fn text_fields(p: &Paper) -> [Cow<'_, str>; 10] {
+    fn list(v: &[String]) -> Cow<'_, str> {
+        Cow::Owned(v.join(LIST_SEP.encode_utf8(&mut [0; 4])))
+    }
+    fn opt(o: &Option<String>) -> Cow<'_, str> {
+        Cow::Borrowed(o.as_deref().unwrap_or(""))
+    }
+    [
+        Cow::Borrowed(&p.id),
+        Cow::Borrowed(&p.title),
+        list(&p.aliases),
+        Cow::Borrowed(&p.highlight),
+        Cow::Borrowed(&p.topic),
+        Cow::Borrowed(&p.topic_en),
+        opt(&p.link),
+        list(&p.sources),
+        opt(&p.capability),
+        opt(&p.direction),
+    ]
+}
+
+/// Text values concatenated, and their `n + 1` offsets.
+#[derive(Debug, Default, Clone)]
+pub struct TextColumn {
+    pub text: Vec<u8>,
+    pub offsets: Vec<u64>,
+}
+
+impl TextColumn {
+    fn new() -> TextColumn {
+        TextColumn {
+            text: Vec::new(),
+            offsets: vec![0],
+        }
+    }
+
+    fn push(&mut self, s: &str) {
+        self.text.extend_from_slice(s.as_bytes());
+        self.offsets.push(self.text.len() as u64);
+    }
+}
+
+/// Everything the index stores about papers, ready to be written as sections.
+#[derive(Debug, Clone)]
+pub struct PaperColumns {
+    pub text: Vec<TextColumn>,
+    /// Position of each paper's kind in [`Kind::ALL`].
+    pub kind: Vec<u8>,
+    pub open_source: Vec<u8>,
+    /// Every name key (id, title, aliases; see [`name_key`]) with its paper, sorted by key.
+    pub names: TextColumn,
+    pub name_papers: Vec<u32>,
+}
+
+impl PaperColumns {
+    pub fn build(papers: &[Paper]) -> PaperColumns {
+        let mut text = vec![TextColumn::new(); TEXT_COLUMNS.len()];
+        let mut kind = Vec::with_capacity(papers.len());
+        let mut open_source = Vec::with_capacity(papers.len());
+        let mut names: Vec<(String, u32)> = Vec::new();
+        for (i, p) in papers.iter().enumerate() {
+            for (col, value) in text.iter_mut().zip(text_fields(p)) {
+                col.push(&value);
+            }
+            kind.push(Kind::ALL.iter().position(|k| *k == p.kind).unwrap_or(0) as u8);
+            open_source.push(u8::from(p.open_source));
+            for n in std::iter::once(&p.id).chain([&p.title]).chain(&p.aliases) {
+                let key = name_key(n);
+                if !key.is_empty() {
+                    names.push((key, i as u32));
+                }
+            }
+        }
+        names.sort_unstable();
+        names.dedup();
+        let mut name_col = TextColumn::new();
+        for (k, _) in &names {
+            name_col.push(k);
+        }
+        PaperColumns {
+            text,
+            kind,
+            open_source,
+            names: name_col,
+            name_papers: names.into_iter().map(|(_, i)| i).collect(),
+        }
+    }
+}
+
+/// A validated text column over borrowed bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct TextView<'a> {
+    text: &'a [u8],
+    offsets: &'a [u64],
+}
+
+impl<'a> TextView<'a> {
+    /// `offsets` must be `n + 1` non-decreasing positions from 0 to at most `text.len()`.
+    pub fn new(text: &'a [u8], offsets: &'a [u64], n: usize) -> Option<TextView<'a>> {
+        let ok = offsets.len() == n + 1
+            && offsets.first() == Some(&0)
+            && offsets.windows(2).all(|w| w[0] <= w[1])
+            && offsets.last().is_some_and(|&l| l as usize <= text.len());
+        ok.then_some(TextView { text, offsets })
+    }
+
+    /// A view of offsets already checked by [`TextView::new`] (at index load), without checking
+    /// them again: views are made per lookup, and checking costs O(n).
+    pub(crate) fn trusted(text: &'a [u8], offsets: &'a [u64]) -> TextView<'a> {
+        TextView { text, offsets }
+    }
+
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn range(&self, i: usize) -> Range<usize> {
+        self.offsets[i] as usize..self.offsets[i + 1] as usize
+    }
+
+    /// Entry `i` as text (invalid UTF-8, possible only in a forged file, is replaced, not fatal).
+    pub fn get(&self, i: usize) -> Cow<'a, str> {
+        String::from_utf8_lossy(&self.text[self.range(i)])
+    }
+
+    fn bytes(&self, i: usize) -> &'a [u8] {
+        &self.text[self.range(i)]
+    }
+}
+
+/// Read access to the paper columns of an index.
+#[derive(Debug, Clone, Copy)]
+pub struct PaperTable<'a> {
+    pub text: [TextView<'a>; 10],
+    pub kind: &'a [u8],
+    pub open_source: &'a [u8],
+    pub names: TextView<'a>,
+    pub name_papers: &'a [u32],
+}
+
+impl<'a> PaperTable<'a> {
+    pub fn len(&self) -> usize {
+        self.kind.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.kind.is_empty()
+    }
+
+    fn field(&self, col: usize, i: usize) -> Cow<'a, str> {
+        self.text[col].get(i)
+    }
+
+    pub fn id(&self, i: usize) -> Cow<'a, str> {
+        self.field(0, i)
+    }
+
+    pub fn title(&self, i: usize) -> Cow<'a, str> {
+        self.field(1, i)
+    }
+
+    pub fn topic(&self, i: usize) -> Cow<'a, str> {
+        self.field(4, i)
+    }
+
+    pub fn topic_en(&self, i: usize) -> Cow<'a, str> {
+        self.field(5, i)
+    }
+
+    pub fn kind(&self, i: usize) -> Kind {
+        Kind::ALL
+            .get(self.kind[i] as usize)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    pub fn open_source(&self, i: usize) -> bool {
+        self.open_source[i] != 0
+    }
+
+    /// Paper `i` as a record.
+    pub fn get(&self, i: usize) -> Paper {
+        let list = |col: usize| -> Vec<String> {
+            let s = self.field(col, i);
+            if s.is_empty() {
+                Vec::new()
+            } else {
+                s.split(LIST_SEP).map(str::to_string).collect()
+            }
+        };
+        let opt = |col: usize| -> Option<String> {
+            let s = self.field(col, i);
+            (!s.is_empty()).then(|| s.into_owned())
+        };
+        Paper {
+            id: self.id(i).into_owned(),
+            title: self.title(i).into_owned(),
+            aliases: list(2),
+            highlight: self.field(3, i).into_owned(),
+            topic: self.topic(i).into_owned(),
+            topic_en: self.topic_en(i).into_owned(),
+            kind: self.kind(i),
+            open_source: self.open_source(i),
+            link: opt(6),
+            sources: list(7),
+            capability: opt(8),
+            direction: opt(9),
+        }
+    }
+
+    /// The papers one of whose names (id, title, alias) has exactly this [`name_key`], ascending.
+    pub fn named(&self, key: &str) -> Vec<usize> {
+        let key = key.as_bytes();
+        let n = self.names.len();
+        // First entry >= key.
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.names.bytes(mid) < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let mut out: Vec<usize> = (lo..n)
+            .take_while(|&j| self.names.bytes(j) == key)
+            .filter_map(|j| self.name_papers.get(j).map(|&p| p as usize))
+            .filter(|&p| p < self.len())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paper(id: &str, title: &str, aliases: &[&str]) -> Paper {
+        Paper {
+            id: id.into(),
+            title: title.into(),
+            aliases: aliases.iter().map(|s| s.to_string()).collect(),
+            highlight: "高亮".into(),
+            topic: "主题".into(),
+            topic_en: String::new(),
+            kind: Kind::Survey,
+            open_source: true,
+            link: Some("https://example.org".into()),
+            sources: vec!["000".into(), "003".into()],
+            capability: None,
+            direction: Some("d".into()),
+        }
+    }
+
+    fn view(c: &PaperColumns, n: usize) -> PaperTable<'_> {
+        let text =
+            std::array::from_fn(|k| TextView::new(&c.text[k].text, &c.text[k].offsets, n).unwrap());
+        PaperTable {
+            text,
+            kind: &c.kind,
+            open_source: &c.open_source,
+            names: TextView::new(&c.names.text, &c.names.offsets, c.name_papers.len()).unwrap(),
+            name_papers: &c.name_papers,
+        }
+    }
+
+    #[test]
+    fn records_round_trip_and_names_are_found() {
+        let papers = vec![
+            paper("web-agent-r1", "WebAgent-R1", &["WA-R1"]),
+            paper("grpo", "GRPO", &[]),
+            paper("dr-grpo", "Dr. GRPO", &["Dr GRPO", "WA-R1"]),
+        ];
+        let cols = PaperColumns::build(&papers);
+        let t = view(&cols, papers.len());
+        for (i, p) in papers.iter().enumerate() {
+            assert_eq!(&t.get(i), p);
+        }
+        assert_eq!(t.named(&name_key("webagent r1")), vec![0]);
+        assert_eq!(t.named(&name_key("DR-GRPO")), vec![2]);
+        assert_eq!(t.named(&name_key("wa-r1")), vec![0, 2]);
+        assert!(t.named(&name_key("nothing")).is_empty());
+    }
+
+    #[test]
+    fn broken_offsets_are_rejected() {
+        assert!(TextView::new(b"abc", &[0, 2, 1], 2).is_none());
+        assert!(TextView::new(b"abc", &[0, 4], 1).is_none());
+        assert!(TextView::new(b"abc", &[0, 3], 2).is_none());
+        assert!(TextView::new(b"abc", &[1, 3], 1).is_none());
+        let v = TextView::new(b"ab\xffc", &[0, 4], 1).unwrap();
+        assert_eq!(v.get(0), "ab\u{fffd}c");
+    }
+}

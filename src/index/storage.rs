@@ -1,0 +1,57 @@
+//! The bytes of an index: a read-only memory map of the file, or an owned buffer (a freshly
+//! built index, or a file system that cannot map).
+//!
+//! Both keep the bytes 8-byte aligned, so aligned sections can be viewed as `f32`/`u32`/`u64`
+//! arrays in place (little-endian hosts only; [`Storage::open`] refuses others).
+
+use std::path::Path;
+
+use memmap2::Mmap;
+
+use super::format::FormatError;
+
+pub enum Storage {
+    /// The file, mapped. `index.bin` is replaced by rename, never rewritten in place, so the
+    /// mapped inode does not change under a reader.
+    Mapped(Mmap),
+    /// `len` bytes held in 8-byte words (for alignment).
+    Owned(Vec<u64>, usize),
+}
+
+impl Storage {
+    /// Map `path` read-only (falling back to reading it into memory).
+    pub fn open(path: &Path) -> Result<Storage, FormatError> {
+        if cfg!(target_endian = "big") {
+            return Err(FormatError::Corrupt {
+                path: path.display().to_string(),
+                detail: "index files are little-endian and this machine is not".into(),
+            });
+        }
+        let io = |source| FormatError::Io {
+            path: path.display().to_string(),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        // SAFETY: the map is read-only and private to this process; the file is only ever
+        // replaced by rename (`write_atomic`), which leaves the mapped inode intact. A process
+        // truncating it in place could still fault us; no recommend command does that.
+        match unsafe { Mmap::map(&file) } {
+            Ok(map) => Ok(Storage::Mapped(map)),
+            Err(_) => Ok(Storage::from_bytes(&std::fs::read(path).map_err(io)?)),
+        }
+    }
+
+    /// Copy `bytes` into an aligned owned buffer.
+    pub fn from_bytes(bytes: &[u8]) -> Storage {
+        let mut words = vec![0u64; bytes.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
+        Storage::Owned(words, bytes.len())
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Storage::Mapped(m) => m,
+            Storage::Owned(words, len) => &bytemuck::cast_slice::<u64, u8>(words)[..*len],
+        }
+    }
+}
