@@ -5,6 +5,9 @@
 //! cargo test --release --test model_bench -- --ignored --nocapture throughput
 //! ```
 //!
+//! cargo test --release --test model_bench -- --ignored --nocapture ours_vs_naive_fp32
+//! ```
+//!
 //! `RECOMMEND_BENCH_VARIANT` = f32 | q4 | q4-int8 picks the variant (installed into
 //! `<model dir>-<variant>` unless it is the default).
 
@@ -13,12 +16,16 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 fn files() -> model::ModelFiles {
-    let base = model::model_dir_from_env()
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models"));
     let variant = std::env::var("RECOMMEND_BENCH_VARIANT")
         .ok()
         .and_then(|v| Variant::parse(&v))
         .unwrap_or(model::DEFAULT_VARIANT);
+    files_of(variant)
+}
+
+fn files_of(variant: Variant) -> model::ModelFiles {
+    let base = model::model_dir_from_env()
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models"));
     let dir = if variant == model::DEFAULT_VARIANT {
         base
     } else {
@@ -199,7 +206,7 @@ fn throughput() {
             max_batch_tokens: std::env::var("RECOMMEND_BENCH_MAX_TOKENS")
                 .ok()
                 .and_then(|v| v.parse().ok())
-                .unwrap_or(8192),
+                .unwrap_or(EmbedderOptions::default().max_batch_tokens),
             threads: std::env::var("RECOMMEND_BENCH_THREADS")
                 .ok()
                 .and_then(|v| v.parse().ok()),
@@ -210,4 +217,83 @@ fn throughput() {
     run(&emb, "short titles", &titles(400));
     run(&emb, "long zh paragraphs", &zh_paragraphs(40));
     eprintln!("peak RSS {:.0} MiB", rss_peak_mib());
+}
+
+/// Passages per second embedding `texts` one call per text.
+fn one_by_one(emb: &Embedder, texts: &[String]) -> f64 {
+    let t = Instant::now();
+    for s in texts {
+        emb.embed(&[s.as_str()], Role::Passage).unwrap();
+    }
+    texts.len() as f64 / t.elapsed().as_secs_f64()
+}
+
+/// Passages per second embedding `texts` in one batched call.
+fn batched(emb: &Embedder, texts: &[String]) -> f64 {
+    let refs: Vec<&str> = texts.iter().map(|s| s.as_str()).collect();
+    let t = Instant::now();
+    emb.embed(&refs, Role::Passage).unwrap();
+    texts.len() as f64 / t.elapsed().as_secs_f64()
+}
+
+/// The issue's throughput comparison, in one process: ours (the default 4-bit variant, batched)
+/// against the naive path (the fp32 conversion with the full tokenizer, one call per text, as a
+/// plain fastembed loop runs), alternating rounds so machine drift hits both alike. Also the
+/// fp32 model batched, to separate what batching gives from what the 4-bit graph gives, and
+/// the cosine of the two variants' embeddings.
+#[test]
+#[ignore]
+fn ours_vs_naive_fp32() {
+    let mut options = EmbedderOptions::default();
+    if let Some(t) = std::env::var("RECOMMEND_BENCH_MAX_TOKENS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        options.max_batch_tokens = t;
+    }
+    let ours = Embedder::load(&files_of(model::DEFAULT_VARIANT), options).unwrap();
+    let naive = Embedder::load(
+        &files_of(Variant::F32),
+        EmbedderOptions {
+            full_tokenizer: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let rounds = 3;
+    for (name, texts) in [
+        ("short titles", titles(200)),
+        ("long zh paragraphs", zh_paragraphs(12)),
+    ] {
+        let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            a.push(batched(&ours, &texts));
+            b.push(one_by_one(&naive, &texts));
+            c.push(batched(&naive, &texts));
+        }
+        let med = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let (a, b, c) = (med(&mut a), med(&mut b), med(&mut c));
+        eprintln!(
+            "{name} ({} texts, median of {rounds} rounds): ours {a:.1}/s, naive fp32 one-by-one {b:.1}/s, \
+             fp32 batched {c:.1}/s: ours = {:.2}x naive, {:.2}x fp32 batched",
+            texts.len(),
+            a / b,
+            a / c
+        );
+        let refs: Vec<&str> = texts.iter().take(8).map(|s| s.as_str()).collect();
+        let (va, vb) = (
+            ours.embed(&refs, Role::Passage).unwrap(),
+            naive.embed(&refs, Role::Passage).unwrap(),
+        );
+        let min_cos = va
+            .iter()
+            .zip(&vb)
+            .map(|(x, y)| model::cosine(x, y))
+            .fold(1.0f32, f32::min);
+        eprintln!("{name}: min cosine ours vs fp32 over 8 texts {min_cos:.6}");
+        assert!(min_cos >= 0.98);
+    }
 }

@@ -567,7 +567,10 @@ mod tests {
         for j in [0, 5, 6, 299] {
             assert!((row[j] - a.pair(5, j)).abs() < 1e-5, "{j}");
         }
-        assert_eq!(loaded.table().named(&crate::text::name_key(&papers[42].id)), vec![42]);
+        assert_eq!(
+            loaded.table().named(&crate::text::name_key(&papers[42].id)),
+            vec![42]
+        );
     }
 
     #[test]
@@ -580,8 +583,8 @@ mod tests {
             fingerprint: Some(corpus::fingerprint(&corpus).unwrap()),
         };
         let papers = vec![serde_json::from_str::<Paper>(r#"{"id":"a","title":"A"}"#).unwrap()];
-        let index = Index::build(papers, source, "m", &mut |t| Ok(vec![vec![1.0]; t.len()]))
-            .unwrap();
+        let index =
+            Index::build(papers, source, "m", &mut |t| Ok(vec![vec![1.0]; t.len()])).unwrap();
         let path = dir.path().join("index.bin");
         index.save(&path).unwrap();
         let index = Index::load(&path).unwrap();

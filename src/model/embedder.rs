@@ -52,7 +52,9 @@ pub struct EmbedderOptions {
     pub threads: Option<usize>,
     /// Texts per model call (default 32).
     pub batch_size: usize,
-    /// Upper bound on padded tokens per model call (default 8192): long texts get smaller batches.
+    /// Upper bound on padded tokens per model call (default 1024): long texts get smaller
+    /// batches. Measured on 2 cores, ~370-token Chinese paragraphs: 5.2 passages/s at 1024,
+    /// 4.2/s at 8192 (activations of big batches spill out of cache); titles are unaffected.
     pub max_batch_tokens: usize,
     /// ONNX Runtime library; default: `RECOMMEND_ORT_LIB`, `ORT_DYLIB_PATH`, else the installed one.
     pub ort_lib: Option<PathBuf>,
@@ -68,7 +70,7 @@ impl Default for EmbedderOptions {
         EmbedderOptions {
             threads: None,
             batch_size: 32,
-            max_batch_tokens: 8192,
+            max_batch_tokens: 1024,
             ort_lib: None,
             progress: false,
             full_tokenizer: false,
