@@ -1,7 +1,7 @@
 //! HNSW search vs the exact scan it approximates, on clustered random unit vectors (384-d).
 //!
 //! Data: 100 random unit centers, each point a center plus gaussian noise of the same norm,
-//! normalized (deterministic xorshift). Queries are 200 fresh points from the same distribution.
+//! normalized (`recommend::bench::synthetic`, deterministic). Queries are 200 fresh points from the same distribution.
 //! Criterion times one query of each; before timing, each size prints (stderr) HNSW recall@10
 //! against the exact scan over all 200 queries and the mean per-query speed ratio.
 //!
@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use hnsw_rs::prelude::Hnsw;
 use ndarray::Array2;
+use recommend::bench::synthetic::{Clusters, Rng};
 use recommend::index::ann::UnitCosine;
 use recommend::index::ann::{Ann, HnswParams, exact_search};
 
@@ -24,51 +25,6 @@ const DIM: usize = 384;
 const CENTERS: usize = 100;
 const QUERIES: usize = 200;
 const K: usize = 10;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    /// Standard normal (Box-Muller).
-    fn gauss(&mut self) -> f32 {
-        let u = self.unit().max(1e-12);
-        let v = self.unit();
-        ((-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()) as f32
-    }
-}
-
-fn normalize(v: &mut [f32]) {
-    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    v.iter_mut().for_each(|x| *x /= n);
-}
-
-fn centers(rng: &mut Rng) -> Vec<Vec<f32>> {
-    (0..CENTERS)
-        .map(|_| {
-            let mut c: Vec<f32> = (0..DIM).map(|_| rng.gauss()).collect();
-            normalize(&mut c);
-            c
-        })
-        .collect()
-}
-
-fn point(rng: &mut Rng, centers: &[Vec<f32>]) -> Vec<f32> {
-    let c = &centers[(rng.next() % CENTERS as u64) as usize];
-    let sigma = 1.0 / (DIM as f32).sqrt();
-    let mut v: Vec<f32> = c.iter().map(|x| x + sigma * rng.gauss()).collect();
-    normalize(&mut v);
-    v
-}
 
 enum Graph {
     Ann(Ann),
@@ -108,11 +64,11 @@ fn sizes() -> Vec<usize> {
 
 fn bench_ann(c: &mut Criterion) {
     for n in sizes() {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ n as u64);
-        let cs = centers(&mut rng);
-        let flat: Vec<f32> = (0..n).flat_map(|_| point(&mut rng, &cs)).collect();
+        let mut rng = Rng::new(n as u64);
+        let cs = Clusters::new(&mut rng, CENTERS, DIM);
+        let flat: Vec<f32> = (0..n).flat_map(|_| cs.point(&mut rng).1).collect();
         let data = Array2::from_shape_vec((n, DIM), flat).unwrap();
-        let queries: Vec<Vec<f32>> = (0..QUERIES).map(|_| point(&mut rng, &cs)).collect();
+        let queries: Vec<Vec<f32>> = (0..QUERIES).map(|_| cs.point(&mut rng).1).collect();
 
         let t = Instant::now();
         let graph = build(&data);
