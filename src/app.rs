@@ -603,7 +603,7 @@ fn topics(common: &CommonArgs, k: Option<usize>, evaluate: bool) -> Result<()> {
         let Some(ours) = engine::topics::agreement(&clusters, index.papers()) else {
             return Err(usage("the corpus has no topic labels to evaluate against"));
         };
-        let base = engine::topics::tfidf_kmeans_baseline(index.papers(), ours.k);
+        let base = recommend::bench::tfidf::kmeans_baseline(index.papers(), ours.k);
         let gold = engine::topics::gold_labels(index.papers());
         let (g, b): (Vec<usize>, Vec<usize>) = gold
             .iter()

@@ -114,12 +114,7 @@ pub struct BenchReport {
 
 /// The TF-IDF baseline for related work: cosine over title + highlight ([`tfidf`]).
 pub fn tfidf_related_quality(index: &Index) -> RelatedQuality {
-    let docs: Vec<String> = index
-        .papers()
-        .iter()
-        .map(|p| format!("{}\n{}", p.title, p.highlight))
-        .collect();
-    let model = tfidf::Tfidf::fit(&docs);
+    let model = tfidf::Tfidf::fit_papers(index.papers());
     quality::related_quality_with(index, "tfidf", &|seed| {
         let scores = model.similar_to(seed);
         let mut ranked: Vec<(usize, f32)> = scores
@@ -138,7 +133,7 @@ pub fn clusters(index: &Index) -> Result<Option<Clusters>, BenchError> {
     let Some(agree) = topics::agreement(&ours, index.papers()) else {
         return Ok(None);
     };
-    let base = topics::tfidf_kmeans_baseline(index.papers(), agree.k);
+    let base = tfidf::kmeans_baseline(index.papers(), agree.k);
     let (g, b): (Vec<usize>, Vec<usize>) = topics::gold_labels(index.papers())
         .iter()
         .zip(&base)

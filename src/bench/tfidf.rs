@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::corpus::Paper;
+use crate::engine::topics;
 use crate::text::terms;
 
 /// A fitted TF-IDF model over a set of documents.
@@ -61,8 +63,27 @@ impl Tfidf {
         Tfidf { vocab, idf, rows }
     }
 
+    /// Fit on papers' titles and highlights (what every baseline in `recommend bench` sees).
+    pub fn fit_papers(papers: &[Paper]) -> Tfidf {
+        let docs: Vec<String> = papers
+            .iter()
+            .map(|p| format!("{}\n{}", p.title, p.highlight))
+            .collect();
+        Tfidf::fit(&docs)
+    }
+
     pub fn len(&self) -> usize {
         self.rows.len()
+    }
+
+    /// Number of features (the row dimension).
+    pub fn dim(&self) -> usize {
+        self.vocab.len()
+    }
+
+    /// The documents' sparse L2-normalized rows, by feature id.
+    pub fn rows(&self) -> &[Vec<(usize, f32)>] {
+        &self.rows
     }
 
     pub fn is_empty(&self) -> bool {
@@ -89,6 +110,14 @@ impl Tfidf {
     pub fn similar_to(&self, i: usize) -> Vec<f32> {
         self.scores(&self.rows[i])
     }
+}
+
+/// The clustering baseline: spherical k-means on the TF-IDF rows of titles + highlights, at a
+/// given k (`recommend bench` and `topics --evaluate` run it at the k ours chose).
+pub fn kmeans_baseline(papers: &[Paper], k: usize) -> Vec<usize> {
+    let model = Tfidf::fit_papers(papers);
+    let dim = model.dim();
+    topics::kmeans_sparse(model.rows, dim, k)
 }
 
 fn weigh(tf: BTreeMap<usize, usize>, idf: &[f32]) -> Vec<(usize, f32)> {
@@ -138,5 +167,28 @@ mod tests {
         assert!(features("web agents").contains(&"web agents".to_string()));
         let q = t.transform("世界模型");
         assert!(t.scores(&q)[2] > 0.0);
+    }
+
+    #[test]
+    fn kmeans_baseline_recovers_lexical_groups() {
+        let words = [
+            ("GRPO reasoning reward", "强化学习 推理 奖励模型"),
+            ("web search agent", "搜索 智能体 网页"),
+            ("SWE-bench code repair", "代码 修复 软件工程"),
+        ];
+        let papers: Vec<Paper> = (0..18)
+            .map(|i| {
+                let (t, h) = words[i % 3];
+                serde_json::from_value(serde_json::json!({
+                    "id": format!("p{i}"), "title": format!("{t} paper {i}"), "highlight": h
+                }))
+                .unwrap()
+            })
+            .collect();
+        let labels = kmeans_baseline(&papers, 3);
+        let gold: Vec<usize> = (0..18).map(|i| i % 3).collect();
+        assert!(topics::nmi(&labels, &gold) > 0.99, "{labels:?}");
+        assert_eq!(kmeans_baseline(&papers, 100).len(), papers.len());
+        assert!(kmeans_baseline(&[], 3).is_empty());
     }
 }

@@ -12,7 +12,8 @@
 //! an outlier bucket: every paper is in exactly one topic.
 //!
 //! Measured against naive average-linkage agglomerative clustering on the 141-paper seed corpus
-//! (TF-IDF vectors as a stand-in until embeddings exist; `eval_corpus` test), NMI with the seed
+//! (TF-IDF vectors as a stand-in until embeddings existed, with the plain TF-IDF features used
+//! then; `eval_corpus` now uses `bench::tfidf`'s, so a rerun differs), NMI with the seed
 //! topics: k=8 0.363 vs 0.331, k=12 0.444 vs 0.425, k=16 0.500 vs 0.473, k=20 0.525 vs 0.550,
 //! k=23 0.558 vs 0.569. About even; k-means wins at the smaller k a reader asks for, is O(n·k·d)
 //! where agglomerative clustering needs O(n²) memory and O(n²..n³) time, and restarts matter
@@ -1034,85 +1035,16 @@ pub fn gold_labels(papers: &[Paper]) -> Vec<Option<usize>> {
 // ---------------------------------------------------------------------------------------------
 // Baseline
 
-/// Baseline for comparison: TF-IDF over `text::terms` of title + highlight (smoothed idf as
-/// scikit-learn, L2-normalized sparse rows), clustered by the same spherical k-means. Returns
-/// one cluster label per paper; `k` is clamped to `1..=papers.len()`.
-pub fn tfidf_kmeans_baseline(papers: &[Paper], k: usize) -> Vec<usize> {
-    if papers.is_empty() {
+/// Spherical k-means (fixed seeds, several restarts) over sparse L2-normalized rows of
+/// `(feature id < dim, weight)`: the clustering the TF-IDF baseline runs
+/// (`bench::tfidf::kmeans_baseline`). `k` is clamped to `1..=rows.len()`.
+pub fn kmeans_sparse(rows: Vec<Vec<(usize, f32)>>, dim: usize, k: usize) -> Vec<usize> {
+    let n = rows.len();
+    if n == 0 {
         return Vec::new();
     }
-    let points = tfidf_points(papers);
-    spherical_kmeans(&points, k.clamp(1, papers.len()), restarts(papers.len())).labels
-}
-
-fn tfidf_points(papers: &[Paper]) -> Sparse {
-    let docs: Vec<Vec<String>> = papers
-        .iter()
-        .map(|p| text::terms(&format!("{}\n{}", p.title, p.highlight)))
-        .collect();
-    let mut vocab: BTreeMap<&str, usize> = BTreeMap::new();
-    for d in &docs {
-        for t in d {
-            vocab.entry(t).or_insert(0);
-        }
-    }
-    for (i, v) in vocab.values_mut().enumerate() {
-        *v = i;
-    }
-    let mut df = vec![0usize; vocab.len()];
-    let tfs: Vec<BTreeMap<usize, usize>> = docs
-        .iter()
-        .map(|d| {
-            let mut tf = BTreeMap::new();
-            for t in d {
-                *tf.entry(vocab[t.as_str()]).or_insert(0) += 1;
-            }
-            for t in tf.keys() {
-                df[*t] += 1;
-            }
-            tf
-        })
-        .collect();
-    let n = papers.len() as f64;
-    let rows = tfs
-        .into_iter()
-        .map(|tf| {
-            let mut row: Vec<(usize, f32)> = tf
-                .into_iter()
-                .map(|(t, c)| {
-                    (
-                        t,
-                        (c as f64 * (((1.0 + n) / (1.0 + df[t] as f64)).ln() + 1.0)) as f32,
-                    )
-                })
-                .collect();
-            let norm = row
-                .iter()
-                .map(|x| f64::from(x.1).powi(2))
-                .sum::<f64>()
-                .sqrt() as f32;
-            if norm > 0.0 {
-                row.iter_mut().for_each(|x| x.1 /= norm);
-            }
-            row
-        })
-        .collect();
-    Sparse {
-        rows,
-        dim: vocab.len(),
-    }
-}
-
-/// Dense L2-normalized TF-IDF vectors (for tests and measurements on corpora without an index).
-pub fn tfidf_vectors(papers: &[Paper]) -> ndarray::Array2<f32> {
-    let p = tfidf_points(papers);
-    let mut m = ndarray::Array2::zeros((p.rows.len(), p.dim));
-    for (i, row) in p.rows.iter().enumerate() {
-        for &(t, w) in row {
-            m[[i, t]] = w;
-        }
-    }
-    m
+    let points = Sparse { rows, dim };
+    spherical_kmeans(&points, k.clamp(1, n), restarts(n)).labels
 }
 
 #[cfg(test)]
@@ -1331,18 +1263,6 @@ mod tests {
     }
 
     #[test]
-    fn baseline_recovers_lexical_groups() {
-        let papers = corpus(3, 6);
-        let labels = tfidf_kmeans_baseline(&papers, 3);
-        let gold: Vec<usize> = gold_labels(&papers)
-            .into_iter()
-            .map(|g| g.unwrap())
-            .collect();
-        assert!(nmi(&labels, &gold) > 0.99);
-        assert_eq!(tfidf_kmeans_baseline(&papers, 100).len(), papers.len());
-    }
-
-    #[test]
     fn k_range_bounds() {
         assert_eq!(k_range(0), 1..=1);
         assert_eq!(k_range(1), 1..=1);
@@ -1402,11 +1322,17 @@ mod tests {
             .into_iter()
             .map(|g| g.unwrap_or(usize::MAX))
             .collect();
-        let v = tfidf_vectors(&papers);
+        let tfidf = crate::bench::tfidf::Tfidf::fit_papers(&papers);
+        let mut v = ndarray::Array2::zeros((papers.len(), tfidf.dim()));
+        for (i, row) in tfidf.rows().iter().enumerate() {
+            for &(t, w) in row {
+                v[[i, t]] = w;
+            }
+        }
         let g = gram_matrix(v.view());
         let n = papers.len();
         for k in [8, 12, 16, 20, 23] {
-            let base = tfidf_kmeans_baseline(&papers, k);
+            let base = crate::bench::tfidf::kmeans_baseline(&papers, k);
             let km = spherical_kmeans(&Dense(v.view()), k, 10).labels;
             let km1 = spherical_kmeans(&Dense(v.view()), k, 1).labels;
             let al = average_linkage(v.view(), k);
