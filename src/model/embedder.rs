@@ -10,7 +10,8 @@ use fastembed::{
 };
 use ort::environment::Environment;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer};
 
@@ -92,7 +93,7 @@ pub struct LoadTimings {
 /// A loaded embedding model. `embed` takes `&self`; calls are serialized internally.
 pub struct Embedder {
     inner: Mutex<State>,
-    index: VocabIndex,
+    index: Arc<VocabIndex>,
     variant: Variant,
     options: EmbedderOptions,
     timings: LoadTimings,
@@ -104,6 +105,8 @@ struct State {
     full: bool,
     /// Texts embedded with per-call reduced tokenizers so far.
     reduced_texts: usize,
+    /// The full tokenizer being built on a background thread (see `embed_with_progress`).
+    pending: Option<JoinHandle<Result<Tokenizer, ModelError>>>,
 }
 
 /// After this many texts through per-call reduced tokenizers, build the full one once.
@@ -236,8 +239,9 @@ impl Embedder {
                 te,
                 full: has_full,
                 reduced_texts: 0,
+                pending: None,
             }),
-            index,
+            index: Arc::new(index),
             variant: files.variant,
             options,
             timings: LoadTimings {
@@ -295,7 +299,12 @@ impl Embedder {
     pub fn prepare_full_tokenizer(&self) -> Result<(), ModelError> {
         let mut st = self.lock()?;
         if !st.full {
-            st.te.tokenizer = configure(self.index.full()?);
+            st.te.tokenizer = match st.pending.take() {
+                Some(h) => h
+                    .join()
+                    .map_err(|_| ModelError::Tokenizer("tokenizer thread panicked".into()))??,
+                None => configure(self.index.full()?),
+            };
             st.full = true;
         }
         Ok(())
@@ -342,9 +351,25 @@ impl Embedder {
             .collect();
         let refs: Vec<&str> = prefixed.iter().map(|s| s.as_str()).collect();
         let mut st = self.lock()?;
-        if !st.full && st.reduced_texts + refs.len() > REDUCED_BUDGET {
-            st.te.tokenizer = configure(self.index.full()?);
-            st.full = true;
+        if !st.full {
+            // A reduced tokenizer costs tens of ms per call, the full one ~1 s once. A process
+            // that embeds a second time is likely to go on (batch queries, a benchmark): build
+            // the full one on a spare thread from then on and switch when it is ready; a
+            // one-query process never pays for it. Large inputs build it at once.
+            let ready = st.pending.as_ref().is_some_and(JoinHandle::is_finished);
+            if ready || st.reduced_texts + refs.len() > REDUCED_BUDGET {
+                let full = match st.pending.take() {
+                    Some(h) => h
+                        .join()
+                        .map_err(|_| ModelError::Tokenizer("tokenizer thread panicked".into()))??,
+                    None => configure(self.index.full()?),
+                };
+                st.te.tokenizer = full;
+                st.full = true;
+            } else if st.pending.is_none() && st.reduced_texts > 0 {
+                let index = Arc::clone(&self.index);
+                st.pending = Some(std::thread::spawn(move || Ok(configure(index.full()?))));
+            }
         }
         let saved = if st.full {
             None
