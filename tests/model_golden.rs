@@ -154,3 +154,23 @@ fn fast_tokenizer_matches_tokenizer_json() {
         assert!(model::cosine(x, y) > 0.99999);
     }
 }
+
+/// A process that keeps embedding switches from per-call reduced tokenizers to the full one
+/// (built on a spare thread from the second call on): the answers must not change when it does.
+#[test]
+fn embeddings_do_not_change_when_the_full_tokenizer_takes_over() {
+    let files = model::ensure_installed(&model_dir()).expect("install");
+    let emb = Embedder::load(&files, EmbedderOptions::default()).expect("load");
+    let g = golden();
+    let before: Vec<Vec<f32>> = g
+        .iter()
+        .map(|x| emb.embed_one(&x.text, Role::Raw).unwrap())
+        .collect();
+    emb.prepare_full_tokenizer().unwrap();
+    for (item, b) in g.iter().zip(&before) {
+        let after = emb.embed_one(&item.text, Role::Raw).unwrap();
+        let cos = model::cosine(b, &after);
+        assert!(cos > 0.99999, "{:?}: cosine {cos}", item.text);
+        assert_eq!(emb.tokenize(&item.text, Role::Raw).unwrap(), item.token_ids);
+    }
+}
