@@ -35,6 +35,64 @@ pub fn is_telling(term: &str) -> bool {
     cjk.len() > 1 && !cjk.iter().any(|&c| CJK_STOPCHARS.contains(c))
 }
 
+/// Join overlapping CJK terms into the phrases they come from, for showing reasons to a person.
+///
+/// Character bigrams read badly ("端到", "到端"; "强化", "化学", "学习"): two CJK terms where one
+/// ends with the character the other starts with are joined ("端到端", then "强化学习") when the
+/// joined phrase occurs in every one of `texts`; terms contained in a kept phrase are dropped.
+/// Order follows the first member of each phrase in `terms` (callers pass terms best first).
+///
+/// ```
+/// use recommend::text::join_phrases;
+/// let terms = ["化学", "强化", "rl", "学习"].map(String::from);
+/// assert_eq!(join_phrases(&terms, &["基于强化学习的智能体", "强化学习 RL"]), ["强化学习", "rl"]);
+/// ```
+pub fn join_phrases(terms: &[String], texts: &[&str]) -> Vec<String> {
+    let texts: Vec<String> = texts.iter().map(|t| fold(t)).collect();
+    let cjk_only = |t: &str| !t.is_empty() && t.chars().all(is_cjk);
+    let mut out: Vec<String> = Vec::new();
+    for t in terms {
+        if !out.contains(t) {
+            out.push(t.clone());
+        }
+    }
+    loop {
+        let mut joined = None;
+        'search: for i in 0..out.len() {
+            for j in 0..out.len() {
+                let (a, b) = (&out[i], &out[j]);
+                if i == j || !cjk_only(a) || !cjk_only(b) {
+                    continue;
+                }
+                let (Some(last), Some(first)) = (a.chars().last(), b.chars().next()) else {
+                    continue;
+                };
+                if last != first || a.chars().count() < 2 || b.chars().count() < 2 {
+                    continue;
+                }
+                let phrase: String = a.chars().chain(b.chars().skip(1)).collect();
+                if texts.iter().all(|t| t.contains(&phrase)) {
+                    joined = Some((i.min(j), i.max(j), phrase));
+                    break 'search;
+                }
+            }
+        }
+        let Some((keep, drop, phrase)) = joined else {
+            break;
+        };
+        out[keep] = phrase;
+        out.remove(drop);
+    }
+    let all = out.clone();
+    out.retain(|t| {
+        !cjk_only(t)
+            || !all
+                .iter()
+                .any(|o| o != t && o.chars().count() > t.chars().count() && o.contains(t.as_str()))
+    });
+    out
+}
+
 /// Lowercase, and fold full-width ASCII (common in Chinese text) to ASCII.
 pub fn fold(text: &str) -> String {
     text.chars()
@@ -151,5 +209,32 @@ mod tests {
     fn name_keys_ignore_case_and_punctuation() {
         assert_eq!(name_key("Dr. GRPO"), name_key("dr-grpo"));
         assert_eq!(name_key("Tülu 3"), "tülu3");
+    }
+
+    #[test]
+    fn overlapping_bigrams_join_only_into_phrases_both_texts_hold() {
+        let t = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // 端到 + 到端 -> 端到端; 成功 + 功率 -> 成功率; Latin terms pass through in place.
+        assert_eq!(
+            join_phrases(
+                &t(&["到端", "r1", "端到"]),
+                &["端到端的训练 R1", "一个端到端框架 r1"]
+            ),
+            ["端到端", "r1"]
+        );
+        // One text has the pairs apart: no 强化学习 is claimed.
+        assert_eq!(
+            join_phrases(
+                &t(&["强化", "化学", "学习"]),
+                &["强化学习", "强化和化学与学习"]
+            ),
+            ["强化", "化学", "学习"]
+        );
+        // A term inside a kept phrase is dropped; duplicates collapse.
+        assert_eq!(
+            join_phrases(&t(&["智能", "能体", "智能", "体"]), &["智能体", "多智能体"]),
+            ["智能体"]
+        );
+        assert!(join_phrases(&[], &["x"]).is_empty());
     }
 }

@@ -307,3 +307,23 @@ fn hnsw_matches_exact_scan() {
     let recall = found as f64 / total as f64;
     assert!(recall >= 0.99, "recall@10 {recall:.4}");
 }
+
+#[test]
+fn reasons_name_whole_phrases_not_character_pairs() {
+    // "强化学习" contains the bigram "化学" (chemistry); the reason must show the phrase.
+    let rows = json(&[
+        "search",
+        "--mode",
+        "lexical",
+        "用强化学习训练网页智能体",
+        "-k",
+        "5",
+    ]);
+    assert!(!rows.is_empty());
+    let whys: Vec<&str> = rows.iter().map(|r| r["why"].as_str().unwrap()).collect();
+    assert!(whys.iter().any(|w| w.contains("'强化学习'")), "{whys:?}");
+    assert!(whys.iter().all(|w| !w.contains("'化学'")), "{whys:?}");
+    let like = json(&["--like", "WebAgent-R1", "-k", "5"]);
+    let whys: Vec<&str> = like.iter().map(|r| r["why"].as_str().unwrap()).collect();
+    assert!(whys.iter().all(|w| !w.contains("'到端'")), "{whys:?}");
+}

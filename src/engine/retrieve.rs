@@ -311,9 +311,13 @@ fn explain_related(index: &Index, seeds: &[usize], h: &Hit) -> String {
             format!("same topic ({label})")
         });
     }
+    // Generous candidates, then overlapping CJK bigrams joined into the phrases both share.
+    let hit_text = crate::index::passage_text(&table.get(h.paper));
     let mut shared: Vec<String> = Vec::new();
     for &s in seeds {
-        for t in index.lexical().shared_terms(s, h.paper, 3) {
+        let seed_text = crate::index::passage_text(&table.get(s));
+        let terms = index.lexical().shared_terms(s, h.paper, 12);
+        for t in crate::text::join_phrases(&terms, &[&seed_text, &hit_text]) {
             if !shared.contains(&t) && shared.len() < 4 {
                 shared.push(t);
             }
@@ -328,7 +332,10 @@ fn explain_related(index: &Index, seeds: &[usize], h: &Hit) -> String {
 
 fn explain_search(index: &Index, query: &str, h: &Hit, with_dense: bool) -> String {
     let mut parts = Vec::new();
-    let terms = index.lexical().matched_terms(query, h.paper, 4);
+    let terms = index.lexical().matched_terms(query, h.paper, 12);
+    let doc = crate::index::passage_text(&index.paper(h.paper));
+    let mut terms = crate::text::join_phrases(&terms, &[query, &doc]);
+    terms.truncate(4);
     if !terms.is_empty() {
         parts.push(format!("matches {}", quote_terms(&terms)));
     }
