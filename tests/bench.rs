@@ -31,6 +31,10 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
         assert!(r.get(key).is_some(), "{key} missing: {r}");
     }
     assert!(r["machine"]["cores"].as_u64().unwrap() >= 1);
+    // Linux reports the load average the timings ran under.
+    if cfg!(target_os = "linux") {
+        assert!(r["machine"]["load_average"].as_f64().unwrap() >= 0.0);
+    }
     assert_eq!(r["corpus"]["papers"], 141);
     let p5 = |mode: &str| {
         r["related"]

@@ -350,7 +350,13 @@ impl BenchReport {
         let mut rows = vec![
             vec![
                 "machine".into(),
-                format!("{} cores, {}", self.machine.cores, self.machine.cpu),
+                match self.machine.load_average {
+                    Some(l) => format!(
+                        "{} cores, {}, load average {l:.2} at start",
+                        self.machine.cores, self.machine.cpu
+                    ),
+                    None => format!("{} cores, {}", self.machine.cores, self.machine.cpu),
+                },
                 String::new(),
             ],
             vec![

@@ -18,6 +18,9 @@ pub struct Machine {
     pub cpu: String,
     pub os: String,
     pub arch: String,
+    /// 1-minute load average when the run started (`/proc/loadavg`), where known: on a shared
+    /// machine it says how much the timings are to be trusted.
+    pub load_average: Option<f64>,
 }
 
 pub fn machine() -> Machine {
@@ -35,6 +38,9 @@ pub fn machine() -> Machine {
         cpu,
         os: std::env::consts::OS.into(),
         arch: std::env::consts::ARCH.into(),
+        load_average: std::fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse().ok()),
     }
 }
 
