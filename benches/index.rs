@@ -21,20 +21,19 @@ fn config(c: &mut Criterion) -> criterion::BenchmarkGroup<'_, criterion::measure
     g
 }
 
-fn bench_index(c: &mut Criterion) {
-    let path = Path::new("index.bin");
-    let index = Index::load(path).expect("run from the repository root: index.bin");
-    let mut g = config(c);
-    g.bench_function("load index.bin", |b| {
-        b.iter(|| black_box(Index::load(path).unwrap()))
-    });
+/// `--like` (related, hybrid, top 10) with seeds `step` apart.
+fn bench_like(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    index: &Index,
+    step: usize,
+) {
     let n = index.len();
     let mut s = 0;
     g.bench_function("like (related, hybrid, top 10)", |b| {
         b.iter(|| {
-            s = (s + 1) % n;
+            s = (s + step) % n;
             black_box(engine::related(
-                &index,
+                index,
                 &[s],
                 &[],
                 10,
@@ -43,6 +42,16 @@ fn bench_index(c: &mut Criterion) {
             ))
         })
     });
+}
+
+fn bench_index(c: &mut Criterion) {
+    let path = Path::new("index.bin");
+    let index = Index::load(path).expect("run from the repository root: index.bin");
+    let mut g = config(c);
+    g.bench_function("load index.bin", |b| {
+        b.iter(|| black_box(Index::load(path).unwrap()))
+    });
+    bench_like(&mut g, &index, 1);
     let dir = model::default_model_dir();
     if !model::status(&dir).installed {
         eprintln!(
@@ -126,20 +135,7 @@ fn bench_scale(c: &mut Criterion) {
         b.iter(|| black_box(Index::load(&path).unwrap()))
     });
     let index = Index::load(&path).unwrap();
-    let mut s = 0;
-    g.bench_function("like (related, hybrid, top 10)", |b| {
-        b.iter(|| {
-            s = (s + 7919) % n;
-            black_box(engine::related(
-                &index,
-                &[s],
-                &[],
-                10,
-                Mode::Hybrid,
-                &Filters::default(),
-            ))
-        })
-    });
+    bench_like(&mut g, &index, 7919);
     g.finish();
 }
 

@@ -191,8 +191,9 @@ fn check_filters(index: &Index, f: &Filters) -> Result<()> {
             ..Filters::default()
         };
         if !(0..index.len()).any(|i| probe.accepts_at(index, i)) {
+            let table = index.table();
             let mut topics: Vec<String> = (0..index.len())
-                .map(|i| index.topic(i).into_owned())
+                .map(|i| table.topic(i).into_owned())
                 .collect();
             topics.sort();
             topics.dedup();

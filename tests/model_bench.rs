@@ -219,21 +219,12 @@ fn throughput() {
     eprintln!("peak RSS {:.0} MiB", rss_peak_mib());
 }
 
-/// Passages per second embedding `texts` one call per text.
 fn one_by_one(emb: &Embedder, texts: &[String]) -> f64 {
-    let t = Instant::now();
-    for s in texts {
-        emb.embed(&[s.as_str()], Role::Passage).unwrap();
-    }
-    texts.len() as f64 / t.elapsed().as_secs_f64()
+    recommend::bench::speed::throughput_one_by_one(emb, texts).unwrap()
 }
 
-/// Passages per second embedding `texts` in one batched call.
 fn batched(emb: &Embedder, texts: &[String]) -> f64 {
-    let refs: Vec<&str> = texts.iter().map(|s| s.as_str()).collect();
-    let t = Instant::now();
-    emb.embed(&refs, Role::Passage).unwrap();
-    texts.len() as f64 / t.elapsed().as_secs_f64()
+    recommend::bench::speed::throughput(emb, texts).unwrap()
 }
 
 /// The throughput comparison, in one process: ours (the default 4-bit variant, batched)

@@ -171,8 +171,9 @@ pub type LexicalArrays<'a> = (
     &'a [f32],
 );
 
-/// `offsets` are `n + 1` non-decreasing positions from 0 to at most `len`.
-fn valid_offsets(offsets: &[u64], n: usize, len: usize) -> bool {
+/// `offsets` are `n + 1` non-decreasing positions from 0 to at most `len` (the shape of every
+/// offsets section in `index.bin`).
+pub(crate) fn valid_offsets(offsets: &[u64], n: usize, len: usize) -> bool {
     offsets.len() == n + 1
         && offsets.first() == Some(&0)
         && offsets.windows(2).all(|w| w[0] <= w[1])

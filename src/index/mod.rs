@@ -24,7 +24,7 @@ pub use format::FormatError;
 pub use lexical::{Lexical, LexicalData};
 pub use papers::PaperTable;
 
-use crate::corpus::{self, Kind, Paper};
+use crate::corpus::{self, Paper};
 use papers::{PaperColumns, TEXT_COLUMNS, TextView};
 use storage::Storage;
 
@@ -464,14 +464,6 @@ impl Index {
             Some(all) => Cow::Borrowed(&all[i]),
             None => Cow::Owned(self.table().get(i)),
         }
-    }
-
-    pub fn topic(&self, i: usize) -> Cow<'_, str> {
-        self.table().topic(i)
-    }
-
-    pub fn kind(&self, i: usize) -> Kind {
-        self.table().kind(i)
     }
 
     pub fn len(&self) -> usize {

@@ -127,11 +127,7 @@ pub struct TextView<'a> {
 impl<'a> TextView<'a> {
     /// `offsets` must be `n + 1` non-decreasing positions from 0 to at most `text.len()`.
     pub fn new(text: &'a [u8], offsets: &'a [u64], n: usize) -> Option<TextView<'a>> {
-        let ok = offsets.len() == n + 1
-            && offsets.first() == Some(&0)
-            && offsets.windows(2).all(|w| w[0] <= w[1])
-            && offsets.last().is_some_and(|&l| l as usize <= text.len());
-        ok.then_some(TextView { text, offsets })
+        super::lexical::valid_offsets(offsets, n, text.len()).then_some(TextView { text, offsets })
     }
 
     /// A view of offsets already checked by [`TextView::new`] (at index load), without checking
