@@ -205,10 +205,7 @@ pub fn corpus(n: usize, dim: usize, topics: usize, seed: u64) -> (Vec<Paper>, Ve
             topic_en: format!("Synthetic topic {}", c + 1),
             kind: Kind::ALL[rng.below(Kind::ALL.len())],
             open_source: rng.below(4) == 0,
-            link: None,
-            sources: Vec::new(),
-            capability: None,
-            direction: None,
+            ..Paper::default()
         });
         vectors.push(v);
     }

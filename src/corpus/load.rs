@@ -8,7 +8,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::markdown;
-use super::paper::Paper;
+use super::paper::{Paper, is_arxiv_id, is_http_url, tag_vocabulary};
 use crate::text::name_key;
 
 /// One thing wrong with a corpus file, located by file and line.
@@ -249,6 +249,9 @@ pub fn validate(entries: &[((PathBuf, usize), Paper)]) -> Vec<Problem> {
         if p.title.trim().is_empty() {
             problem(format!("paper {:?} has an empty title", p.id));
         }
+        for message in field_problems(p) {
+            problem(message);
+        }
         for alias in &p.aliases {
             if name_key(alias).is_empty() {
                 problem(format!("paper {:?} has an empty alias", p.id));
@@ -283,6 +286,103 @@ pub fn validate(entries: &[((PathBuf, usize), Paper)]) -> Vec<Problem> {
                 None => {
                     names.insert(key, (i, what));
                 }
+            }
+        }
+    }
+    problems.extend(builds_on_problems(entries, &ids));
+    problems
+}
+
+/// Shape of the curated fields of one record: arXiv id, year, links, tags.
+fn field_problems(p: &Paper) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(a) = &p.arxiv
+        && !is_arxiv_id(a)
+    {
+        out.push(format!(
+            "paper {:?}: arxiv {a:?} is not an arXiv id like \"2505.16421\" (no version, no \"arXiv:\")",
+            p.id
+        ));
+    }
+    if let Some(y) = p.year
+        && !(1900..=2100).contains(&y)
+    {
+        out.push(format!("paper {:?}: year {y} is out of range", p.id));
+    }
+    for (key, value) in [("url", &p.url), ("code", &p.code)] {
+        if let Some(v) = value
+            && !is_http_url(v)
+        {
+            out.push(format!(
+                "paper {:?}: {key} {v:?} must be an http(s) address",
+                p.id
+            ));
+        }
+    }
+    for t in &p.tags {
+        if !tag_vocabulary().any(|v| v == t) {
+            out.push(format!(
+                "paper {:?}: unknown tag {t:?} (the vocabulary is in corpus/README.md)",
+                p.id
+            ));
+        }
+    }
+    out
+}
+
+/// `builds_on` names existing ids, never the paper itself, and never closes a cycle.
+fn builds_on_problems(
+    entries: &[((PathBuf, usize), Paper)],
+    ids: &HashMap<&str, usize>,
+) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let at = |i: usize, message: String| Problem {
+        path: entries[i].0.0.clone(),
+        line: entries[i].0.1,
+        message,
+    };
+    let mut edges: Vec<Vec<usize>> = vec![Vec::new(); entries.len()];
+    for (i, (_, p)) in entries.iter().enumerate() {
+        for b in &p.builds_on {
+            match ids.get(b.as_str()) {
+                Some(&j) if j == i => {
+                    problems.push(at(i, format!("paper {:?} builds_on itself", p.id)))
+                }
+                Some(&j) => edges[i].push(j),
+                None => problems.push(at(
+                    i,
+                    format!("paper {:?}: builds_on names unknown id {b:?}", p.id),
+                )),
+            }
+        }
+    }
+    // Iterative depth-first search; a back edge closes a cycle, reported once at its source.
+    let mut state = vec![0u8; entries.len()]; // 0 new, 1 on the stack, 2 done
+    for start in 0..entries.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        let mut stack = vec![(start, 0usize)];
+        state[start] = 1;
+        while let Some((node, next)) = stack.pop() {
+            if let Some(&to) = edges[node].get(next) {
+                stack.push((node, next + 1));
+                match state[to] {
+                    0 => {
+                        state[to] = 1;
+                        stack.push((to, 0));
+                    }
+                    1 => problems.push(at(
+                        node,
+                        format!(
+                            "paper {:?}: builds_on {:?} closes a cycle",
+                            entries[node].1.id, entries[to].1.id
+                        ),
+                    )),
+                    _ => {}
+                }
+            } else {
+                state[node] = 2;
             }
         }
     }

@@ -53,13 +53,11 @@ pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
                 title,
                 highlight: highlight.trim().to_string(),
                 topic: topic.to_string(),
-                topic_en: String::new(),
                 kind,
                 open_source,
                 link,
                 sources: vec![source.clone()],
-                capability: None,
-                direction: None,
+                ..Paper::default()
             },
         ));
     };

@@ -50,12 +50,6 @@ impl Kind {
             Kind::System => 4,
         }
     }
-
-    pub fn parse(s: &str) -> Option<Kind> {
-        Kind::ALL
-            .into_iter()
-            .find(|k| k.as_str().eq_ignore_ascii_case(s.trim()))
-    }
 }
 
 impl std::fmt::Display for Kind {
@@ -65,8 +59,9 @@ impl std::fmt::Display for Kind {
 }
 
 /// One paper. The JSONL corpus format is exactly this struct, one object per line; only `id`
-/// and `title` are required (see `corpus/README.md`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// and `title` are required (see `corpus/README.md`). Build one in code with
+/// `Paper { id, title, ..Paper::default() }`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Paper {
     /// Stable slug: lowercase ASCII letters, digits and `-`.
@@ -79,6 +74,13 @@ pub struct Paper {
     /// The description (Chinese in the seed corpus).
     #[serde(default)]
     pub highlight: String,
+    /// What the paper does, in 2-4 English sentences: domain, method, setting, result.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub summary: String,
+    /// The seed's original highlight, kept when `highlight` was rewritten because the seed gave
+    /// only section boilerplate or a wrong description (nothing from the seeds is lost).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub seed_highlight: String,
     /// The section the paper is filed under (Chinese in the seed corpus).
     #[serde(default)]
     pub topic: String,
@@ -101,4 +103,81 @@ pub struct Paper {
     /// One of the four research directions of seed 003, where known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direction: Option<String>,
+    /// arXiv identifier without version or prefix (`2505.16421`), where verified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arxiv: Option<String>,
+    /// Year of first publication.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub year: Option<u16>,
+    /// The paper's canonical page (http or https).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The official code repository (http or https).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// First author + "et al.", or the author list as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authors: Option<String>,
+    /// Controlled-vocabulary tags (domain, method family, artefact; `corpus/README.md`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Ids of corpus papers this paper extends, fixes or mainly compares against.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub builds_on: Vec<String>,
+}
+
+impl Paper {
+    /// Where a reader opens the paper: `url`, else the arXiv page, else an address in `link`.
+    pub fn href(&self) -> Option<String> {
+        if let Some(u) = &self.url {
+            return Some(u.clone());
+        }
+        if let Some(a) = &self.arxiv {
+            return Some(format!("https://arxiv.org/abs/{a}"));
+        }
+        self.link.as_ref().filter(|l| is_http_url(l)).cloned()
+    }
+}
+
+/// An absolute http(s) URL with a host and no whitespace or control characters: the only
+/// kind of address that may reach a link in Markdown, HTML or a terminal.
+pub fn is_http_url(s: &str) -> bool {
+    let rest = s
+        .strip_prefix("https://")
+        .or_else(|| s.strip_prefix("http://"));
+    match rest {
+        Some(r) => {
+            let host = r.split(['/', '?', '#']).next().unwrap_or("");
+            !host.is_empty()
+                && !s.chars().any(|c| c.is_whitespace() || c.is_control())
+                && !s.contains(['"', '<', '>', '`'])
+        }
+        None => false,
+    }
+}
+
+/// A modern (`2505.16421`) or old-style (`cs/0112017`) arXiv identifier, without version.
+pub fn is_arxiv_id(s: &str) -> bool {
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    if let Some((yymm, num)) = s.split_once('.') {
+        return yymm.len() == 4 && digits(yymm) && (4..=5).contains(&num.len()) && digits(num);
+    }
+    if let Some((arch, num)) = s.split_once('/') {
+        return !arch.is_empty()
+            && arch
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'.')
+            && num.len() == 7
+            && digits(num);
+    }
+    false
+}
+
+/// The controlled tag vocabulary (`corpus/README.md` documents it): one tag per line, `#`
+/// starts a group comment.
+pub fn tag_vocabulary() -> impl Iterator<Item = &'static str> {
+    include_str!("tags.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
 }

@@ -469,17 +469,10 @@ mod tests {
         Paper {
             id: id.into(),
             title: title.into(),
-            aliases: vec![],
             highlight: "强化学习 智能体".into(),
             topic: topic.into(),
-            topic_en: String::new(),
             kind,
-            open_source: false,
-            link: None,
-            sources: vec![],
-            capability: None,
-            direction: None,
-        }
+        }..Paper::default()
     }
 
     fn normalize(m: &mut Array2<f32>) {

@@ -1057,17 +1057,10 @@ mod tests {
         Paper {
             id: id.into(),
             title: title.into(),
-            aliases: vec![],
             highlight: highlight.into(),
             topic: topic.into(),
-            topic_en: String::new(),
             kind: Kind::Method,
-            open_source: false,
-            link: None,
-            sources: vec![],
-            capability: None,
-            direction: None,
-        }
+        }..Paper::default()
     }
 
     /// `groups` clusters of `per` points around orthogonal axes, slightly perturbed.

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 pub const MAGIC: &[u8; 8] = b"RECIDX\0\0";
 pub const FOOTER: &[u8; 4] = b"END!";
 /// Bump whenever the layout or the header's shape changes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// Sections start at file offsets that are multiples of this (a cache line; enough for any
 /// element type).
 pub const ALIGN: usize = 64;

@@ -125,7 +125,7 @@ mod section {
 #[derive(Debug, Clone)]
 struct Layout {
     vectors: Range<usize>,
-    text: [(Range<usize>, Range<usize>); 10],
+    text: [(Range<usize>, Range<usize>); papers::COLUMNS],
     kind: Range<usize>,
     open_source: Range<usize>,
     names: (Range<usize>, Range<usize>),
@@ -148,7 +148,8 @@ fn le_bytes<T: Pod>(v: &[T]) -> &[u8] {
     bytemuck::cast_slice(v)
 }
 
-/// The text embedded for a paper: its names and its highlight, never its topic label.
+/// The text embedded for a paper: its names, its English summary and its highlight, never its
+/// topic label (topics are what clustering is evaluated against) nor its curated tags.
 pub fn passage_text(p: &Paper) -> String {
     let mut s = p.title.clone();
     let extra: Vec<&str> = p
@@ -162,9 +163,11 @@ pub fn passage_text(p: &Paper) -> String {
         s.push_str(&extra.join(", "));
         s.push(')');
     }
-    if !p.highlight.is_empty() {
-        s.push_str(". ");
-        s.push_str(&p.highlight);
+    for part in [&p.summary, &p.highlight] {
+        if !part.is_empty() {
+            s.push_str(". ");
+            s.push_str(part);
+        }
     }
     s
 }
@@ -288,7 +291,7 @@ impl Index {
         for c in TEXT_COLUMNS {
             text.push(text_range(c)?);
         }
-        let text: [(Range<usize>, Range<usize>); 10] =
+        let text: [(Range<usize>, Range<usize>); papers::COLUMNS] =
             text.try_into().expect("one range pair per column");
         let layout = Layout {
             vectors,

@@ -15,7 +15,7 @@ const LIST_SEP: char = '\u{1f}';
 
 /// The text columns, in section order; each is stored as `papers.<name>` (the UTF-8 text) and
 /// `papers.<name>.offsets` (`n + 1` u64 positions).
-pub const TEXT_COLUMNS: [&str; 10] = [
+pub const TEXT_COLUMNS: [&str; COLUMNS] = [
     "id",
     "title",
     "aliases",
@@ -26,9 +26,21 @@ pub const TEXT_COLUMNS: [&str; 10] = [
     "sources",
     "capability",
     "direction",
+    "summary",
+    "seed_highlight",
+    "arxiv",
+    "year",
+    "url",
+    "code",
+    "authors",
+    "tags",
+    "builds_on",
 ];
 
-fn text_fields(p: &Paper) -> [Cow<'_, str>; 10] {
+/// How many text columns a paper has.
+pub const COLUMNS: usize = 19;
+
+fn text_fields(p: &Paper) -> [Cow<'_, str>; COLUMNS] {
     fn list(v: &[String]) -> Cow<'_, str> {
         Cow::Owned(v.join(LIST_SEP.encode_utf8(&mut [0; 4])))
     }
@@ -46,6 +58,15 @@ fn text_fields(p: &Paper) -> [Cow<'_, str>; 10] {
         list(&p.sources),
         opt(&p.capability),
         opt(&p.direction),
+        Cow::Borrowed(&p.summary),
+        Cow::Borrowed(&p.seed_highlight),
+        opt(&p.arxiv),
+        Cow::Owned(p.year.map(|y| y.to_string()).unwrap_or_default()),
+        opt(&p.url),
+        opt(&p.code),
+        opt(&p.authors),
+        list(&p.tags),
+        list(&p.builds_on),
     ]
 }
 
@@ -161,7 +182,7 @@ impl<'a> TextView<'a> {
 /// Read access to the paper columns of an index.
 #[derive(Debug, Clone, Copy)]
 pub struct PaperTable<'a> {
-    pub text: [TextView<'a>; 10],
+    pub text: [TextView<'a>; COLUMNS],
     pub kind: &'a [u8],
     pub open_source: &'a [u8],
     pub names: TextView<'a>,
@@ -235,6 +256,26 @@ impl<'a> PaperTable<'a> {
             sources: list(7),
             capability: opt(8),
             direction: opt(9),
+            summary: self.field(10, i).into_owned(),
+            seed_highlight: self.field(11, i).into_owned(),
+            arxiv: opt(12),
+            // Written from a u16 by `text_fields`; anything else comes from a forged file.
+            year: self.field(13, i).parse().ok(),
+            url: opt(14),
+            code: opt(15),
+            authors: opt(16),
+            tags: list(17),
+            builds_on: list(18),
+        }
+    }
+
+    /// Paper `i`'s tags, without materializing the record.
+    pub fn tags(&self, i: usize) -> Vec<String> {
+        let s = self.field(17, i);
+        if s.is_empty() {
+            Vec::new()
+        } else {
+            s.split(LIST_SEP).map(str::to_string).collect()
         }
     }
 
@@ -279,8 +320,13 @@ mod tests {
             open_source: true,
             link: Some("https://example.org".into()),
             sources: vec!["000".into(), "003".into()],
-            capability: None,
             direction: Some("d".into()),
+            summary: "A summary.".into(),
+            arxiv: Some("2505.16421".into()),
+            year: Some(2025),
+            tags: vec!["web-agent".into(), "grpo-family".into()],
+            builds_on: vec!["grpo".into()],
+            ..Paper::default()
         }
     }
 
