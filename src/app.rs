@@ -65,7 +65,11 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Topics { k, evaluate }) => topics(&common, k, evaluate),
         Some(Command::Path { like, to, n }) => path(&common, &like, to.as_deref(), n),
         Some(Command::Map { out, like }) => map(&common, &out, like.as_deref()),
-        Some(Command::Bench { corpus, quick }) => bench(&common, corpus.as_deref(), quick),
+        Some(Command::Bench {
+            corpus,
+            quick,
+            judgments,
+        }) => bench(&common, corpus.as_deref(), quick, judgments.as_deref()),
         Some(Command::Model { action }) => model_cmd(&common, action),
         Some(Command::Embed { role, text }) => embed(&common, role, &text),
         None => {
@@ -751,7 +755,15 @@ fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result<()> {
     Ok(())
 }
 
-fn bench(common: &CommonArgs, corpus: Option<&Path>, quick: bool) -> Result<()> {
+/// Where `recommend bench` looks for the judged development set by default.
+const DEFAULT_JUDGMENTS: &str = "bench/judgments.jsonl";
+
+fn bench(
+    common: &CommonArgs,
+    corpus: Option<&Path>,
+    quick: bool,
+    judgments: Option<&Path>,
+) -> Result<()> {
     use recommend::bench;
     // The model: required to build from a corpus; otherwise used when installed (installed on
     // demand unless --quick, which never downloads).
@@ -790,6 +802,11 @@ fn bench(common: &CommonArgs, corpus: Option<&Path>, quick: bool) -> Result<()> 
             }
             index
         }
+    };
+    // An explicit judged set must fit the index; the default one is used when it does.
+    opts.judgments = match judgments {
+        Some(path) => Some(bench::judged::load(path, &index).map_err(usage)?),
+        None => bench::judged::load(Path::new(DEFAULT_JUDGMENTS), &index).ok(),
     };
     let report = bench::run(&index, embedder.as_ref(), &opts)?;
     let format = format_of(common, Format::Table);

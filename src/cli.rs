@@ -140,6 +140,10 @@ pub enum Command {
         /// Skip the speed measurements that need the model.
         #[arg(long)]
         quick: bool,
+        /// The judged development set (default: bench/judgments.jsonl when it exists and
+        /// names papers of this index).
+        #[arg(long, value_name = "FILE")]
+        judgments: Option<PathBuf>,
     },
     /// Install or inspect the embedding model.
     Model {

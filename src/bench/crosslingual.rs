@@ -4,7 +4,7 @@
 //! Documents are titles alone (or highlights alone for the reverse direction), embedded as
 //! passages; queries are embedded as queries. Lexical is BM25 over the same one-field documents
 //! (the engine's [`Lexical`]), the baseline is TF-IDF cosine ([`super::tfidf`]), and hybrid is the
-//! engine's search fusion (z-scores over the whole collection, [`SEARCH_DENSE_WEIGHT`]).
+//! engine's search fusion ([`fusion::fuse`] over the whole collection, the search weights).
 //! Ties count at their expected rank under random tie-breaking, so a ranking that scores
 //! everything zero gets chance-level figures, not the benefit of corpus order.
 
@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::tfidf::Tfidf;
 use crate::corpus::Paper;
-use crate::engine::retrieve::SEARCH_DENSE_WEIGHT;
+use crate::engine::fusion;
 use crate::index::LexicalData;
 use crate::model::{Embedder, ModelError, Role};
 
@@ -66,23 +66,16 @@ pub fn evaluate(system: &str, queries: usize, score: &dyn Fn(usize) -> Vec<f32>)
     }
 }
 
-/// z-score fusion of a dense and a lexical score vector, as the engine's hybrid search does.
-pub fn fuse(dense: &[f32], lexical: &[f32], dense_weight: f32) -> Vec<f32> {
-    let z = |v: &[f32]| -> Vec<f32> {
-        let n = v.len().max(1) as f32;
-        let mean = v.iter().sum::<f32>() / n;
-        let sd = (v.iter().map(|x| (x - mean).powi(2)).sum::<f32>() / n).sqrt();
-        if sd < 1e-9 {
-            vec![0.0; v.len()]
-        } else {
-            v.iter().map(|x| (x - mean) / sd).collect()
-        }
-    };
-    let (zd, zl) = (z(dense), z(lexical));
-    zd.iter()
-        .zip(&zl)
-        .map(|(d, l)| dense_weight * d + (1.0 - dense_weight) * l)
-        .collect()
+/// The engine's search fusion of a dense and a lexical score vector over every document.
+pub fn fuse(dense: &[f32], lexical: &[f32]) -> Vec<f32> {
+    let pool: Vec<usize> = (0..dense.len()).collect();
+    fusion::fuse(
+        &pool,
+        &[
+            (fusion::SEARCH_DENSE, dense),
+            (fusion::SEARCH_LEXICAL, lexical),
+        ],
+    )
 }
 
 fn dot(a: &[f32], b: &[f32]) -> f32 {
@@ -105,13 +98,15 @@ fn direction(
     let lexical = lexical_data.view();
     let bm25 = |q: usize| lexical.bm25(&queries[q]);
     let tfidf = Tfidf::fit(docs);
+    let chars = Tfidf::fit_chars(docs);
     vec![
-        evaluate("hybrid", n, &|q| {
-            fuse(&dense(q), &bm25(q), SEARCH_DENSE_WEIGHT)
-        }),
+        evaluate("hybrid", n, &|q| fuse(&dense(q), &bm25(q))),
         evaluate("dense", n, &dense),
         evaluate("lexical", n, &bm25),
         evaluate("tfidf", n, &|q| tfidf.scores(&tfidf.transform(&queries[q]))),
+        evaluate("tfidf-char-2-4", n, &|q| {
+            chars.scores(&chars.transform(&queries[q]))
+        }),
     ]
 }
 
@@ -130,17 +125,17 @@ pub fn cross_lingual(papers: &[Paper], embedder: &Embedder) -> Result<CrossLingu
     let title_papers: Vec<Paper> = kept
         .iter()
         .map(|p| Paper {
-            aliases: Vec::new(),
-            highlight: String::new(),
-            ..(*p).clone()
+            id: p.id.clone(),
+            title: p.title.clone(),
+            ..Paper::default()
         })
         .collect();
     let highlight_papers: Vec<Paper> = kept
         .iter()
         .map(|p| Paper {
-            title: String::new(),
-            aliases: Vec::new(),
-            ..(*p).clone()
+            id: p.id.clone(),
+            highlight: p.highlight.clone(),
+            ..Paper::default()
         })
         .collect();
     let zh_to_en = direction(
@@ -181,9 +176,9 @@ mod tests {
     }
 
     #[test]
-    fn fusion_standardizes_each_signal() {
-        let f = fuse(&[0.8, 0.9], &[0.0, 10.0], 0.5);
+    fn fusion_is_the_engines() {
+        let f = fuse(&[0.8, 0.9], &[0.0, 10.0]);
         assert!(f[1] > f[0]);
-        assert_eq!(fuse(&[1.0, 1.0], &[0.0, 0.0], 0.6), vec![0.0, 0.0]);
+        assert_eq!(fuse(&[1.0, 1.0], &[0.0, 0.0]), vec![0.0, 0.0]);
     }
 }

@@ -4,6 +4,7 @@
 //! as one JSON object so runs can be compared, and laid out as [`Section`]s for people.
 
 pub mod crosslingual;
+pub mod judged;
 pub mod quality;
 pub mod speed;
 pub mod synthetic;
@@ -14,7 +15,6 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::engine::Mode;
 use crate::engine::topics;
 use crate::index::{Index, IndexError};
 use crate::model::{Embedder, ModelError};
@@ -44,6 +44,8 @@ pub struct Options {
     pub index_build: Option<Duration>,
     /// Queries per latency measurement.
     pub latency_queries: usize,
+    /// The judged development set to measure on (see [`judged`]).
+    pub judgments: Option<judged::Judged>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -94,6 +96,23 @@ pub struct Speed {
     pub search_embed: Option<Latency>,
 }
 
+/// Judged-set figures for every system.
+#[derive(Debug, Clone, Serialize)]
+pub struct JudgedReport {
+    pub source: String,
+    pub like: Vec<judged::LikeScore>,
+    /// `None` without the model.
+    pub search: Option<Vec<judged::SearchScore>>,
+}
+
+/// The same measurements on the corpus reduced to what a user's list has: titles (and
+/// aliases) and highlights, without the curated summaries, tags and `builds_on`.
+#[derive(Debug, Clone, Serialize)]
+pub struct UncuratedReport {
+    pub related: Vec<RelatedQuality>,
+    pub judged: Option<JudgedReport>,
+}
+
 /// Every figure of one `recommend bench` run.
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchReport {
@@ -101,8 +120,13 @@ pub struct BenchReport {
     pub quick: bool,
     pub machine: Machine,
     pub corpus: CorpusInfo,
-    /// `--like` for every paper whose topic has another member: hybrid, dense, lexical, TF-IDF.
+    /// `--like` for every paper whose topic has another member: every system of
+    /// [`judged::like_systems`].
     pub related: Vec<RelatedQuality>,
+    /// The judged development set, when one was given.
+    pub judged: Option<JudgedReport>,
+    /// The corpus without its curated fields, when it has any and the model is available.
+    pub uncurated: Option<UncuratedReport>,
     /// `None` when the model was not available.
     pub crosslingual: Option<CrossLingual>,
     /// `None` when the corpus has fewer than two topic labels.
@@ -112,19 +136,46 @@ pub struct BenchReport {
     pub notes: Vec<String>,
 }
 
-/// The TF-IDF baseline for related work: cosine over title + highlight ([`tfidf`]).
-pub fn tfidf_related_quality(index: &Index) -> RelatedQuality {
-    let model = tfidf::Tfidf::fit_papers(index.papers());
-    quality::related_quality_with(index, "tfidf", &|seed| {
-        let scores = model.similar_to(seed);
-        let mut ranked: Vec<(usize, f32)> = scores
-            .into_iter()
-            .enumerate()
-            .filter(|&(i, _)| i != seed)
-            .collect();
-        crate::index::ann::sort_hits(&mut ranked);
-        ranked.into_iter().take(10).map(|(i, _)| i).collect()
+/// Same-topic precision@5 and MRR of every system of [`judged::like_systems`].
+pub fn related_qualities(index: &Index) -> Vec<RelatedQuality> {
+    judged::like_systems(index)
+        .iter()
+        .map(|(name, rank)| quality::related_quality_with(index, name, rank.as_ref()))
+        .collect()
+}
+
+/// Judged-set figures of every system on `index` (search only with an embedder).
+pub fn judged_report(
+    index: &Index,
+    judged: &judged::Judged,
+    embedder: Option<&Embedder>,
+) -> Result<JudgedReport, BenchError> {
+    Ok(JudgedReport {
+        source: judged.source.display().to_string(),
+        like: judged::like_scores(index, judged),
+        search: match embedder {
+            Some(e) => Some(judged::search_scores(index, judged, e)?),
+            None => None,
+        },
     })
+}
+
+/// A paper as a user's own list would hold it: names and highlight, nothing curated.
+pub fn uncurated(p: &crate::corpus::Paper) -> crate::corpus::Paper {
+    crate::corpus::Paper {
+        summary: String::new(),
+        seed_highlight: String::new(),
+        tags: Vec::new(),
+        builds_on: Vec::new(),
+        ..p.clone()
+    }
+}
+
+/// Whether any paper has a curated field that [`uncurated`] removes.
+fn has_curated_fields(papers: &[crate::corpus::Paper]) -> bool {
+    papers
+        .iter()
+        .any(|p| !p.summary.is_empty() || !p.tags.is_empty() || !p.builds_on.is_empty())
 }
 
 /// Topic clusters against the labels: ours (auto k) and TF-IDF k-means at the same k.
@@ -178,11 +229,28 @@ pub fn run(
         .filter(|t| !t.is_empty())
         .collect::<BTreeSet<_>>()
         .len();
-    let mut related: Vec<RelatedQuality> = Mode::ALL
-        .iter()
-        .map(|&m| quality::related_quality(index, m))
-        .collect();
-    related.push(tfidf_related_quality(index));
+    let related = related_qualities(index);
+    let judged = match &opts.judgments {
+        Some(j) => Some(judged_report(index, j, embedder)?),
+        None => {
+            notes.push("judged set skipped: no judgments for this index".into());
+            None
+        }
+    };
+    let uncurated = match embedder {
+        Some(e) if has_curated_fields(papers) => {
+            let stripped: Vec<_> = papers.iter().map(uncurated).collect();
+            let (plain, _) = speed::build_index(stripped.clone(), "uncurated", e)?;
+            Some(UncuratedReport {
+                related: related_qualities(&plain),
+                judged: match &opts.judgments {
+                    Some(j) => Some(judged_report(&plain, j, Some(e))?),
+                    None => None,
+                },
+            })
+        }
+        _ => None,
+    };
     let crosslingual = match embedder {
         Some(e) => Some(crosslingual::cross_lingual(papers, e)?),
         None => {
@@ -254,6 +322,8 @@ pub fn run(
             model_id: index.meta.model_id.clone(),
         },
         related,
+        judged,
+        uncurated,
         crosslingual,
         clusters,
         speed,
@@ -285,30 +355,87 @@ fn opt(x: Option<f64>, digits: usize) -> String {
     x.map_or("-".into(), |v| format!("{v:.digits$}"))
 }
 
-impl BenchReport {
-    /// The report as tables: related work, cross-lingual, clusters, speed.
-    pub fn sections(&self) -> Vec<Section> {
-        let mut out = Vec::new();
-        let base = self.related.iter().find(|r| r.mode == "tfidf");
+fn related_section(related: &[RelatedQuality], what: &str) -> Section {
+    let base = related.iter().find(|r| r.mode == "tfidf words");
+    Section {
+        title: format!(
+            "Related work{what} (--like, {} seeds): same-topic precision@5 and MRR",
+            related.first().map_or(0, |r| r.seeds)
+        ),
+        columns: vec!["system", "P@5", "MRR", "P@5 vs tfidf words"],
+        rows: related
+            .iter()
+            .map(|r| {
+                vec![
+                    r.mode.clone(),
+                    f3(r.precision_at_5),
+                    f3(r.mrr),
+                    base.map_or("-".into(), |b| ratio(r.precision_at_5, b.precision_at_5)),
+                ]
+            })
+            .collect(),
+    }
+}
+
+fn judged_sections(j: &JudgedReport, what: &str, out: &mut Vec<Section>) {
+    out.push(Section {
+        title: format!(
+            "Judged related work{what} ({} seeds, {})",
+            j.like.first().map_or(0, |l| l.seeds),
+            j.source
+        ),
+        columns: vec!["system", "related@5", "nDCG@10", "absurd@5"],
+        rows: j
+            .like
+            .iter()
+            .map(|l| {
+                vec![
+                    l.system.clone(),
+                    f3(l.related_at_5),
+                    f3(l.ndcg_at_10),
+                    f3(l.absurd_at_5),
+                ]
+            })
+            .collect(),
+    });
+    if let Some(search) = &j.search {
         out.push(Section {
-            title: format!(
-                "Related work (--like, {} seeds): same-topic precision@5 and MRR",
-                self.related.first().map_or(0, |r| r.seeds)
-            ),
-            columns: vec!["system", "P@5", "MRR", "P@5 vs tfidf"],
-            rows: self
-                .related
+            title: format!("Judged search{what} (per query language)"),
+            columns: vec!["system", "lang", "queries", "hit@1", "hit@5", "MRR"],
+            rows: search
                 .iter()
-                .map(|r| {
+                .map(|s| {
                     vec![
-                        r.mode.clone(),
-                        f3(r.precision_at_5),
-                        f3(r.mrr),
-                        base.map_or("-".into(), |b| ratio(r.precision_at_5, b.precision_at_5)),
+                        s.system.clone(),
+                        s.lang.clone(),
+                        s.queries.to_string(),
+                        f3(s.hit_at_1),
+                        f3(s.hit_at_5),
+                        f3(s.mrr),
                     ]
                 })
                 .collect(),
         });
+    }
+}
+
+impl BenchReport {
+    /// The report as tables: related work, cross-lingual, clusters, speed.
+    pub fn sections(&self) -> Vec<Section> {
+        let mut out = Vec::new();
+        out.push(related_section(&self.related, ""));
+        if let Some(j) = &self.judged {
+            judged_sections(j, "", &mut out);
+        }
+        if let Some(u) = &self.uncurated {
+            out.push(related_section(
+                &u.related,
+                " on titles + highlights only (no curated fields)",
+            ));
+            if let Some(j) = &u.judged {
+                judged_sections(j, " on titles + highlights only", &mut out);
+            }
+        }
         if let Some(c) = &self.crosslingual {
             let mut rows = Vec::new();
             for (dir, rs) in [

@@ -1,12 +1,76 @@
-//! The TF-IDF baseline, of the kind arxiv-sanity uses: word unigrams and bigrams (plus CJK
-//! character unigrams and bigrams from [`crate::text::terms`], since an English tokenizer sees
-//! nothing in Chinese), sublinear term frequency, smoothed idf, L2-normalized rows, cosine.
+//! The TF-IDF baselines. [`Tfidf`] is of the kind arxiv-sanity uses: word unigrams and bigrams
+//! (plus CJK character unigrams and bigrams, since an English tokenizer sees nothing in
+//! Chinese), sublinear term frequency, smoothed idf, L2-normalized rows, cosine. [`Tfidf::fit_chars`]
+//! is the other common baseline: character 2-4-grams within words. Both keep their own plain
+//! analyzers on purpose: a baseline must not improve when the engine's text analysis does.
 
 use std::collections::BTreeMap;
 
 use crate::corpus::Paper;
 use crate::engine::topics;
-use crate::text::terms;
+
+/// The baseline's tokens: lowercase words (stopwords kept) and CJK character unigrams and
+/// bigrams; no stemming, no segmentation.
+pub fn baseline_terms(text: &str) -> Vec<String> {
+    let folded = crate::text::fold(text);
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut cjk: Vec<char> = Vec::new();
+    let flush = |word: &mut String, cjk: &mut Vec<char>, out: &mut Vec<String>| {
+        let w = std::mem::take(word);
+        if !w.is_empty() && !crate::text::is_stopword(&w) {
+            out.push(w);
+        }
+        for (i, &c) in cjk.iter().enumerate() {
+            out.push(c.to_string());
+            if let Some(&n) = cjk.get(i + 1) {
+                out.push([c, n].iter().collect());
+            }
+        }
+        cjk.clear();
+    };
+    for c in folded.chars() {
+        if crate::text::is_cjk(c) {
+            flush(&mut word, &mut Vec::new(), &mut out);
+            cjk.push(c);
+        } else if c.is_alphanumeric() {
+            if !cjk.is_empty() {
+                flush(&mut String::new(), &mut cjk, &mut out);
+            }
+            word.push(c);
+        } else {
+            flush(&mut word, &mut cjk, &mut out);
+        }
+    }
+    flush(&mut word, &mut cjk, &mut out);
+    out
+}
+
+/// Character 2-4-grams of each word (CJK runs count as words), padded with spaces as
+/// scikit-learn's `char_wb` analyzer does.
+pub fn char_ngrams(text: &str) -> Vec<String> {
+    let folded = crate::text::fold(text);
+    let mut out = Vec::new();
+    for word in folded
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let padded: Vec<char> = std::iter::once(' ')
+            .chain(word.chars())
+            .chain(std::iter::once(' '))
+            .collect();
+        for n in 2..=4 {
+            for w in padded.windows(n) {
+                out.push(w.iter().collect());
+            }
+        }
+    }
+    out
+}
+
+fn passages(papers: &[Paper]) -> Vec<String> {
+    papers.iter().map(crate::index::passage_text).collect()
+}
 
 /// A fitted TF-IDF model over a set of documents.
 #[derive(Debug, Clone)]
@@ -15,11 +79,12 @@ pub struct Tfidf {
     idf: Vec<f32>,
     /// Per document: sparse L2-normalized row, by feature id.
     rows: Vec<Vec<(usize, f32)>>,
+    analyzer: fn(&str) -> Vec<String>,
 }
 
 /// Features of a text: its terms, and bigrams of adjacent Latin-script terms.
 pub fn features(text: &str) -> Vec<String> {
-    let t = terms(text);
+    let t = baseline_terms(text);
     let latin = |s: &str| !s.chars().any(crate::text::is_cjk);
     let mut out = t.clone();
     for w in t.windows(2) {
@@ -31,8 +96,18 @@ pub fn features(text: &str) -> Vec<String> {
 }
 
 impl Tfidf {
+    /// Word (and word-bigram) features: the arxiv-sanity-style baseline.
     pub fn fit(docs: &[String]) -> Tfidf {
-        let feats: Vec<Vec<String>> = docs.iter().map(|d| features(d)).collect();
+        Tfidf::fit_with(docs, features)
+    }
+
+    /// Character 2-4-gram features.
+    pub fn fit_chars(docs: &[String]) -> Tfidf {
+        Tfidf::fit_with(docs, char_ngrams)
+    }
+
+    fn fit_with(docs: &[String], analyzer: fn(&str) -> Vec<String>) -> Tfidf {
+        let feats: Vec<Vec<String>> = docs.iter().map(|d| analyzer(d)).collect();
         let mut vocab: BTreeMap<String, usize> = BTreeMap::new();
         for f in feats.iter().flatten() {
             vocab.entry(f.clone()).or_insert(0);
@@ -60,16 +135,22 @@ impl Tfidf {
             .map(|&d| ((1.0 + n) / (1.0 + d as f32)).ln() + 1.0)
             .collect();
         let rows = tfs.into_iter().map(|tf| weigh(tf, &idf)).collect();
-        Tfidf { vocab, idf, rows }
+        Tfidf {
+            vocab,
+            idf,
+            rows,
+            analyzer,
+        }
     }
 
-    /// Fit on papers' titles and highlights (what every baseline in `recommend bench` sees).
+    /// Fit on the papers' passages: the same text the engine embeds and indexes.
     pub fn fit_papers(papers: &[Paper]) -> Tfidf {
-        let docs: Vec<String> = papers
-            .iter()
-            .map(|p| format!("{}\n{}", p.title, p.highlight))
-            .collect();
-        Tfidf::fit(&docs)
+        Tfidf::fit(&passages(papers))
+    }
+
+    /// [`Tfidf::fit_chars`] on the papers' passages.
+    pub fn fit_papers_chars(papers: &[Paper]) -> Tfidf {
+        Tfidf::fit_chars(&passages(papers))
     }
 
     pub fn len(&self) -> usize {
@@ -93,7 +174,7 @@ impl Tfidf {
     /// The L2-normalized row of an unseen text (features outside the vocabulary are dropped).
     pub fn transform(&self, text: &str) -> Vec<(usize, f32)> {
         let mut tf = BTreeMap::new();
-        for f in features(text) {
+        for f in (self.analyzer)(text) {
             if let Some(&id) = self.vocab.get(&f) {
                 *tf.entry(id).or_insert(0) += 1;
             }

@@ -1,15 +1,20 @@
-//! Related work (`--like`) and free-text search, dense and lexical, fused.
+//! Related work (`--like`) and free-text search.
 //!
-//! Fusion: over a candidate pool, each signal is standardized (z-score) and the two are mixed
-//! with fixed weights. Standardizing puts e5's compressed cosine range (~0.7-0.9) and BM25's
-//! open-ended scores on one scale, so a strong lexical match (a name) and a strong paraphrase
-//! match can both win. Weights were chosen by measurement (`recommend bench`; BENCHMARKS.md).
+//! Related work compares papers on four signals, fused by [`super::fusion`]: the embedding
+//! cosine after removing the corpus centroid (what is specific to a paper, not what every
+//! paper of the field shares), the TF-IDF cosine of specific terms, the overlap of curated
+//! tags, and `builds_on` links. Search fuses the query-passage embedding cosine with BM25 over
+//! the query and its glossary translations; a query that is exactly a paper's name puts that
+//! paper first. Explanations come from [`super::explain`].
 
 use serde::Serialize;
 
+use super::explain;
+use super::fusion::{self, fuse};
 use crate::corpus::{Kind, Paper};
 use crate::index::Index;
 use crate::index::ann::top_hits;
+use crate::index::evidence::Relation;
 
 /// Which signals rank the results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -32,10 +37,6 @@ impl Mode {
     }
 }
 
-/// Weight of the dense signal in hybrid related-work ranking (lexical gets the rest).
-pub const LIKE_DENSE_WEIGHT: f32 = 0.6;
-/// Weight of the dense signal in hybrid free-text search.
-pub const SEARCH_DENSE_WEIGHT: f32 = 0.6;
 /// How much a negative seed (`--unlike`) pulls a candidate down, relative to the seeds' pull up.
 const UNLIKE_WEIGHT: f32 = 0.7;
 /// Candidates taken from each retriever before fusion, when not scanning everything.
@@ -89,12 +90,69 @@ pub struct Hit {
     pub paper: usize,
     /// The ranking score: fused (hybrid), cosine (dense) or lexical.
     pub score: f32,
-    /// Cosine similarity of the embeddings (before any fusion).
+    /// Cosine similarity of the embeddings (before any centering or fusion).
     pub dense: f32,
     /// Lexical score: TF-IDF cosine for `--like`, BM25 for search.
     pub lexical: f32,
+    /// Share of the candidates this result outranks (0..=1): the scale `why` reports.
+    pub percentile: f32,
     /// Why this paper is here, in words.
     pub why: String,
+}
+
+/// The per-paper signals of related work, seen from one seed.
+struct Signals {
+    dense: Vec<f32>,
+    centered: Vec<f32>,
+    lexical: Vec<f32>,
+    tags: Vec<f32>,
+    links: Vec<f32>,
+}
+
+fn signals(index: &Index, seed: usize) -> Signals {
+    let dense = index.similarities(&index.vector(seed).to_vec());
+    let centered = index.centroid().center(seed, &dense);
+    let lexical = index.lexical().similar_to(seed);
+    let tags = index.tags().similar_to(seed);
+    let relations = index.relations();
+    let links = (0..index.len())
+        .map(|i| match relations.between(seed, i) {
+            Some(Relation::BuildsOn | Relation::BuiltOnBy) => fusion::LIKE_BUILDS_ON,
+            Some(Relation::SharedParent(_)) => fusion::LIKE_SHARED_PARENT,
+            None => 0.0,
+        })
+        .collect();
+    Signals {
+        dense,
+        centered,
+        lexical,
+        tags,
+        links,
+    }
+}
+
+impl Signals {
+    /// This seed's score for every member of `pool`, in pool order.
+    fn score(&self, pool: &[usize], mode: Mode) -> Vec<f32> {
+        match mode {
+            Mode::Dense => pool.iter().map(|&i| self.dense[i]).collect(),
+            Mode::Lexical => pool.iter().map(|&i| self.lexical[i]).collect(),
+            Mode::Hybrid => {
+                let mut f = fuse(
+                    pool,
+                    &[
+                        (fusion::LIKE_DENSE, &self.centered),
+                        (fusion::LIKE_LEXICAL, &self.lexical),
+                        (fusion::LIKE_TAGS, &self.tags),
+                    ],
+                );
+                for (x, &i) in f.iter_mut().zip(pool) {
+                    *x += self.links[i];
+                }
+                f
+            }
+        }
+    }
 }
 
 /// Papers related to `seeds` and unlike `negatives`, best first; never a seed or a negative.
@@ -106,60 +164,69 @@ pub fn related(
     mode: Mode,
     filters: &Filters,
 ) -> Vec<Hit> {
-    related_weighted(index, seeds, negatives, k, mode, filters, LIKE_DENSE_WEIGHT)
-}
-
-/// [`related`] with an explicit dense weight for hybrid mode (for measuring the trade-off).
-pub fn related_weighted(
-    index: &Index,
-    seeds: &[usize],
-    negatives: &[usize],
-    k: usize,
-    mode: Mode,
-    filters: &Filters,
-    dense_weight: f32,
-) -> Vec<Hit> {
-    let n = index.len();
     if seeds.is_empty() || k == 0 {
         return Vec::new();
     }
-    // Dense: mean similarity to the seeds minus the strongest similarity to a negative.
-    let sims = |s: usize| -> Vec<f32> {
-        let v = index.vector(s).to_vec();
-        index.similarities(&v)
-    };
-    let lex = |s: usize| -> Vec<f32> { index.lexical().similar_to(s) };
-    let combine = |f: &dyn Fn(usize) -> Vec<f32>| -> Vec<f32> {
-        let mut pos = vec![0.0f32; n];
-        for &s in seeds {
-            for (a, b) in pos.iter_mut().zip(f(s)) {
-                *a += b / seeds.len() as f32;
-            }
-        }
-        if !negatives.is_empty() {
-            let mut neg = vec![f32::MIN; n];
-            for &u in negatives {
-                for (a, b) in neg.iter_mut().zip(f(u)) {
-                    *a = a.max(b);
-                }
-            }
-            for (a, b) in pos.iter_mut().zip(neg) {
-                *a -= UNLIKE_WEIGHT * b.max(0.0);
-            }
-        }
-        pos
-    };
-    let dense = combine(&sims);
-    let lexical = combine(&lex);
     let excluded = |i: usize| seeds.contains(&i) || negatives.contains(&i);
-    let pool: Vec<usize> = (0..n)
+    let pool: Vec<usize> = (0..index.len())
         .filter(|&i| !excluded(i) && filters.accepts_at(index, i))
         .collect();
-    let mut hits = rank(&pool, &dense, &lexical, mode, dense_weight, k);
-    for h in &mut hits {
-        h.why = explain_related(index, seeds, h);
+    let mut score = vec![0.0f32; pool.len()];
+    let mut dense = vec![0.0f32; pool.len()];
+    let mut lexical = vec![0.0f32; pool.len()];
+    let per_seed = 1.0 / seeds.len() as f32;
+    for &s in seeds {
+        let sig = signals(index, s);
+        for (j, x) in sig.score(&pool, mode).into_iter().enumerate() {
+            score[j] += per_seed * x;
+            dense[j] += per_seed * sig.dense[pool[j]];
+            lexical[j] += per_seed * sig.lexical[pool[j]];
+        }
     }
-    hits
+    if !negatives.is_empty() {
+        let mut worst = vec![f32::MIN; pool.len()];
+        for &u in negatives {
+            for (w, x) in worst.iter_mut().zip(signals(index, u).score(&pool, mode)) {
+                *w = w.max(x);
+            }
+        }
+        for (s, w) in score.iter_mut().zip(worst) {
+            *s -= UNLIKE_WEIGHT * w.max(0.0);
+        }
+    }
+    if mode == Mode::Hybrid {
+        feedback(index, &pool, &mut score);
+    }
+    let hits = ranked(&pool, &score, &dense, &lexical, k);
+    hits.into_iter()
+        .map(|mut h| {
+            h.why = explain::related(index, seeds, h.paper, h.percentile, mode);
+            h
+        })
+        .collect()
+}
+
+/// Pseudo-relevance feedback: add the mean fused score, seen from each of the best
+/// [`fusion::LIKE_FEEDBACK_TOP`] candidates, to every candidate (each feedback paper's own
+/// entry counts zero, as a seed's would).
+fn feedback(index: &Index, pool: &[usize], score: &mut [f32]) {
+    let scored: Vec<(usize, f32)> = score.iter().copied().enumerate().collect();
+    let top = top_hits(scored, fusion::LIKE_FEEDBACK_TOP);
+    if top.is_empty() {
+        return;
+    }
+    let mut extra = vec![0.0f32; pool.len()];
+    for &(j, _) in &top {
+        let profile = signals(index, pool[j]).score(pool, Mode::Hybrid);
+        for (e, (jj, x)) in extra.iter_mut().zip(profile.into_iter().enumerate()) {
+            if jj != j {
+                *e += x / top.len() as f32;
+            }
+        }
+    }
+    for (s, e) in score.iter_mut().zip(extra) {
+        *s += fusion::LIKE_FEEDBACK * e;
+    }
 }
 
 /// Free-text search. `query_vector` is the query's embedding (role "query"); without one only
@@ -193,12 +260,12 @@ pub fn search(
             }
         }
     }
+    let with_dense = query_vector.is_some() && mode != Mode::Lexical;
     let mut dense = vec![0.0f32; n];
     let mut candidates: Vec<usize> = Vec::new();
     if let Some(q) = query_vector.filter(|_| mode != Mode::Lexical) {
         // The exact scan, not the HNSW graph: one process answers one query, and building the
         // graph costs far more than scanning (at 100k papers: minutes vs ~13 ms on 2 cores).
-        // The graph (`Index::ann`) pays only in a long-lived process; see BENCHMARKS.md.
         dense = index.similarities(q);
         let pool = if filters.is_empty() { POOL } else { n };
         let scored: Vec<(usize, f32)> = dense.iter().copied().enumerate().collect();
@@ -210,138 +277,48 @@ pub fn search(
         .enumerate()
         .filter(|&(_, s)| s > 0.0)
         .collect();
-    candidates.extend(top_hits(lex_rank, POOL.max(k)).iter().map(|&(i, _)| i));
+    let lex_pool = if filters.is_empty() { POOL.max(k) } else { n };
+    candidates.extend(top_hits(lex_rank, lex_pool).iter().map(|&(i, _)| i));
     candidates.sort_unstable();
     candidates.dedup();
     candidates.retain(|&i| filters.accepts_at(index, i));
-    if mode == Mode::Lexical {
+    if mode == Mode::Lexical || !with_dense {
         candidates.retain(|&i| bm25[i] > 0.0);
     }
-    let mut hits = rank(&candidates, &dense, &bm25, mode, SEARCH_DENSE_WEIGHT, k);
-    for h in &mut hits {
-        h.why = explain_search(
-            index,
-            query,
-            h,
-            query_vector.is_some() && mode != Mode::Lexical,
-        );
-    }
-    hits
-}
-
-/// Order `pool` by the mode's score and keep the best `k`.
-fn rank(
-    pool: &[usize],
-    dense: &[f32],
-    lexical: &[f32],
-    mode: Mode,
-    w_dense: f32,
-    k: usize,
-) -> Vec<Hit> {
-    let zd = standardize(pool, dense);
-    let zl = standardize(pool, lexical);
-    let scored: Vec<(usize, f32)> = pool
-        .iter()
-        .enumerate()
-        .map(|(j, &i)| {
-            let s = match mode {
-                Mode::Dense => dense[i],
-                Mode::Lexical => lexical[i],
-                Mode::Hybrid => w_dense * zd[j] + (1.0 - w_dense) * zl[j],
-            };
-            (i, s)
-        })
-        .collect();
-    top_hits(scored, k)
+    let score: Vec<f32> = match mode {
+        Mode::Dense => candidates.iter().map(|&i| dense[i]).collect(),
+        Mode::Lexical => candidates.iter().map(|&i| bm25[i]).collect(),
+        Mode::Hybrid => fuse(
+            &candidates,
+            &[
+                (fusion::SEARCH_DENSE, &dense),
+                (fusion::SEARCH_LEXICAL, &bm25),
+            ],
+        ),
+    };
+    let d: Vec<f32> = candidates.iter().map(|&i| dense[i]).collect();
+    let l: Vec<f32> = candidates.iter().map(|&i| bm25[i]).collect();
+    ranked(&candidates, &score, &d, &l, k)
         .into_iter()
-        .map(|(i, s)| Hit {
-            paper: i,
-            score: s,
-            dense: dense[i],
-            lexical: lexical[i],
-            why: String::new(),
+        .map(|mut h| {
+            h.why = explain::search(index, query, h.paper, h.percentile, with_dense);
+            h
         })
         .collect()
 }
 
-/// z-scores of `values` over the members of `pool` (in pool order).
-fn standardize(pool: &[usize], values: &[f32]) -> Vec<f32> {
-    if pool.is_empty() {
-        return Vec::new();
-    }
-    let m = pool.len() as f32;
-    let mean = pool.iter().map(|&i| values[i]).sum::<f32>() / m;
-    let var = pool
-        .iter()
-        .map(|&i| (values[i] - mean).powi(2))
-        .sum::<f32>()
-        / m;
-    let sd = var.sqrt();
-    if sd < 1e-9 {
-        return vec![0.0; pool.len()];
-    }
-    pool.iter().map(|&i| (values[i] - mean) / sd).collect()
-}
-
-fn quote_terms(terms: &[String]) -> String {
-    terms
-        .iter()
-        .map(|t| format!("'{t}'"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn explain_related(index: &Index, seeds: &[usize], h: &Hit) -> String {
-    let table = index.table();
-    let topic = table.topic(h.paper);
-    let mut parts = Vec::new();
-    if let Some(&s) = seeds
-        .iter()
-        .find(|&&s| !topic.is_empty() && table.topic(s) == topic)
-    {
-        let topic_en = table.topic_en(h.paper);
-        let label = if topic_en.is_empty() {
-            &topic
-        } else {
-            &topic_en
-        };
-        parts.push(if seeds.len() > 1 {
-            format!("same topic as {} ({label})", table.title(s))
-        } else {
-            format!("same topic ({label})")
-        });
-    }
-    // Generous candidates, then overlapping CJK bigrams joined into the phrases both share.
-    let hit_text = crate::index::passage_text(&table.get(h.paper));
-    let mut shared: Vec<String> = Vec::new();
-    for &s in seeds {
-        let seed_text = crate::index::passage_text(&table.get(s));
-        let terms = index.lexical().shared_terms(s, h.paper, 12);
-        for t in crate::text::join_phrases(&terms, &[&seed_text, &hit_text]) {
-            if !shared.contains(&t) && shared.len() < 4 {
-                shared.push(t);
-            }
-        }
-    }
-    if !shared.is_empty() {
-        parts.push(format!("shares {}", quote_terms(&shared)));
-    }
-    parts.push(format!("semantic {:.2}, lexical {:.2}", h.dense, h.lexical));
-    parts.join("; ")
-}
-
-fn explain_search(index: &Index, query: &str, h: &Hit, with_dense: bool) -> String {
-    let mut parts = Vec::new();
-    let terms = index.lexical().matched_terms(query, h.paper, 12);
-    let doc = crate::index::passage_text(&index.paper(h.paper));
-    let mut terms = crate::text::join_phrases(&terms, &[query, &doc]);
-    terms.truncate(4);
-    if !terms.is_empty() {
-        parts.push(format!("matches {}", quote_terms(&terms)));
-    }
-    if with_dense {
-        parts.push(format!("semantic {:.2}", h.dense));
-    }
-    parts.push(format!("lexical {:.2}", h.lexical));
-    parts.join("; ")
+/// The best `k` of `pool` by `score` (all in pool order), with their percentiles.
+fn ranked(pool: &[usize], score: &[f32], dense: &[f32], lexical: &[f32], k: usize) -> Vec<Hit> {
+    let scored: Vec<(usize, f32)> = score.iter().copied().enumerate().collect();
+    top_hits(scored, k)
+        .into_iter()
+        .map(|(j, s)| Hit {
+            paper: pool[j],
+            score: s,
+            dense: dense[j],
+            lexical: lexical[j],
+            percentile: fusion::percentile(score, s),
+            why: String::new(),
+        })
+        .collect()
 }

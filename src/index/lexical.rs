@@ -1,9 +1,14 @@
 //! The lexical side of retrieval: BM25 for free-text queries and TF-IDF cosine between papers.
 //!
-//! Terms come from [`crate::text::terms`] (English words, CJK unigrams and bigrams), so Chinese
-//! needs no dictionary. Titles and aliases weigh more than highlights: a paper's name is what
-//! people search for. The topic field is deliberately not indexed, so related-work quality
-//! measured against topics is not inflated by the label itself.
+//! Terms come from [`crate::text::terms`] (stemmed English words and name parts, jieba-segmented
+//! Chinese words). Titles and aliases weigh more than summaries and highlights: a paper's name
+//! is what people search for. The topic field and the curated tags are deliberately not
+//! indexed, so related-work quality measured against topics is not inflated by the label.
+//!
+//! Paper-to-paper similarity ignores terms that occur in more than [`MAX_DF`] of the papers of
+//! a corpus of at least [`MAX_DF_MIN_DOCS`]: in a reading list about agentic RL, "agent", "rl"
+//! and "强化学习" are everywhere and say nothing about which two papers belong together.
+//! The cap comes from the corpus itself, not from a word list.
 
 use crate::corpus::Paper;
 use crate::text::terms;
@@ -11,6 +16,12 @@ use crate::text::terms;
 /// How many times a title or alias term counts, relative to a highlight term.
 const TITLE_WEIGHT: f32 = 3.0;
 const BM25_K1: f32 = 1.2;
+/// Share of documents above which a term carries no weight in paper-to-paper similarity.
+pub const MAX_DF: f32 = 0.3;
+/// Smallest corpus the cap applies to (in a handful of papers every term is "frequent").
+pub const MAX_DF_MIN_DOCS: usize = 20;
+/// Weight of a query's glossary translations relative to its own words.
+const TRANSLATION_WEIGHT: f32 = 0.7;
 const BM25_B: f32 = 0.75;
 
 /// The lexical index as built: flat arrays (compressed sparse rows), ready to be written as
@@ -97,9 +108,13 @@ impl LexicalData {
             .iter()
             .map(|&o| o as usize)
             .collect();
+        let capped = |t: u32| {
+            papers.len() >= MAX_DF_MIN_DOCS && postings[t as usize].len() as f32 > MAX_DF * n
+        };
         for tf in doc_tf {
             let mut v: Vec<(u32, f32)> = tf
                 .into_iter()
+                .filter(|&(t, _)| !capped(t))
                 .map(|(t, w)| (t, (1.0 + w.ln()) * idf[t as usize]))
                 .collect();
             let norm = v.iter().map(|(_, w)| w * w).sum::<f32>().sqrt();
@@ -271,23 +286,33 @@ impl<'a> Lexical<'a> {
         (&self.doc_terms[r.clone()], &self.doc_weights[r])
     }
 
+    /// Robertson-Spärck Jones inverse document frequency, floored at zero: a term in half the
+    /// documents or more is no evidence for any of them (the "+1" variant would still let a
+    /// query's most generic words outweigh its one specific word).
     fn idf(&self, term: usize) -> f32 {
         let n = self.len() as f32;
         let df = self.postings(term).0.len() as f32;
-        ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
+        ((n - df + 0.5) / (df + 0.5)).ln().max(0.0)
     }
 
-    /// BM25 score of every document for a free-text query (zero where no term matches).
+    /// BM25 score of every document for a free-text query (zero where no term matches). The
+    /// query's glossary translations ([`crate::text::glossary`]) count at a reduced weight.
     pub fn bm25(&self, query: &str) -> Vec<f32> {
         let mut scores = vec![0.0f32; self.len()];
-        let mut q = terms(query);
-        q.sort();
-        q.dedup();
-        for term in q {
+        let mut q: Vec<(String, f32)> = terms(query).into_iter().map(|t| (t, 1.0)).collect();
+        q.extend(
+            terms(&crate::text::glossary::translations(query))
+                .into_iter()
+                .map(|t| (t, TRANSLATION_WEIGHT)),
+        );
+        // One weight per distinct term: its own word wins over a translation.
+        q.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+        q.dedup_by(|a, b| a.0 == b.0);
+        for (term, weight) in q {
             let Some(t) = self.term_id(&term) else {
                 continue;
             };
-            let idf = self.idf(t);
+            let idf = weight * self.idf(t);
             let (docs, tfs) = self.postings(t);
             for (&d, &tf) in docs.iter().zip(tfs) {
                 let len = self.doc_len[d as usize] / self.avg_len.max(1e-6);
@@ -382,6 +407,8 @@ fn weighted_terms(p: &Paper) -> Vec<(String, f32)> {
         names.push_str(a);
     }
     out.extend(terms(&names).into_iter().map(|t| (t, TITLE_WEIGHT)));
-    out.extend(terms(&p.highlight).into_iter().map(|t| (t, 1.0)));
+    for text in [&p.summary, &p.highlight] {
+        out.extend(terms(text).into_iter().map(|t| (t, 1.0)));
+    }
     out
 }

@@ -5,6 +5,7 @@
 //! takes an embedding function, so this module knows nothing about how vectors are made.
 
 pub mod ann;
+pub mod evidence;
 pub mod format;
 pub mod lexical;
 pub mod papers;
@@ -141,6 +142,9 @@ pub struct Index {
     layout: Layout,
     papers: OnceLock<Vec<Paper>>,
     ann: OnceLock<Ann>,
+    centroid: OnceLock<evidence::Centroid>,
+    tags: OnceLock<evidence::Tags>,
+    relations: OnceLock<evidence::Relations>,
     path: Option<PathBuf>,
 }
 
@@ -330,6 +334,9 @@ impl Index {
             layout,
             papers: OnceLock::new(),
             ann: OnceLock::new(),
+            centroid: OnceLock::new(),
+            tags: OnceLock::new(),
+            relations: OnceLock::new(),
             path,
         };
         index
@@ -508,6 +515,23 @@ impl Index {
                 }
             });
         out
+    }
+
+    /// The mean passage vector and each paper's dot product with it, computed on first use.
+    pub fn centroid(&self) -> &evidence::Centroid {
+        self.centroid
+            .get_or_init(|| evidence::Centroid::new(self.slice(&self.layout.vectors), self.dim()))
+    }
+
+    /// The curated tags as weighted vectors, read on first use.
+    pub fn tags(&self) -> &evidence::Tags {
+        self.tags.get_or_init(|| evidence::Tags::new(&self.table()))
+    }
+
+    /// The `builds_on` graph, read on first use.
+    pub fn relations(&self) -> &evidence::Relations {
+        self.relations
+            .get_or_init(|| evidence::Relations::new(&self.table()))
     }
 
     /// The HNSW graph, built on first use.

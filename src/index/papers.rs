@@ -231,14 +231,7 @@ impl<'a> PaperTable<'a> {
 
     /// Paper `i` as a record.
     pub fn get(&self, i: usize) -> Paper {
-        let list = |col: usize| -> Vec<String> {
-            let s = self.field(col, i);
-            if s.is_empty() {
-                Vec::new()
-            } else {
-                s.split(LIST_SEP).map(str::to_string).collect()
-            }
-        };
+        let list = |col: usize| self.list(col, i);
         let opt = |col: usize| -> Option<String> {
             let s = self.field(col, i);
             (!s.is_empty()).then(|| s.into_owned())
@@ -269,14 +262,23 @@ impl<'a> PaperTable<'a> {
         }
     }
 
-    /// Paper `i`'s tags, without materializing the record.
-    pub fn tags(&self, i: usize) -> Vec<String> {
-        let s = self.field(17, i);
+    fn list(&self, col: usize, i: usize) -> Vec<String> {
+        let s = self.field(col, i);
         if s.is_empty() {
             Vec::new()
         } else {
             s.split(LIST_SEP).map(str::to_string).collect()
         }
+    }
+
+    /// Paper `i`'s tags, without materializing the record.
+    pub fn tags(&self, i: usize) -> Vec<String> {
+        self.list(17, i)
+    }
+
+    /// The ids paper `i` builds on, without materializing the record.
+    pub fn builds_on(&self, i: usize) -> Vec<String> {
+        self.list(18, i)
     }
 
     /// The papers one of whose names (id, title, alias) has exactly this [`name_key`], ascending.

@@ -1,0 +1,353 @@
+//! The judged development set (`bench/judgments.jsonl`): related work and free-text search
+//! measured against relevance a person wrote down before seeing the engine's answers.
+//!
+//! Each line is one item. Related work: `{"task":"like","seed":ID,"relevant":{ID:grade}}`;
+//! search: `{"task":"search","lang":"zh"|"en"|"mixed","query":TEXT,"relevant":{ID:grade}}`.
+//! Grade 2 means "read this next" (or "what the query looks for"), 1 "reasonably related";
+//! every paper not listed is unrelated, and an unrelated paper in a top 5 is counted as absurd.
+//!
+//! Every system is measured on the same items in the same run: the shipped ranking, its dense
+//! and lexical halves, two TF-IDF baselines (arxiv-sanity-style words, character 2-4-grams)
+//! and reciprocal-rank fusion of dense and TF-IDF.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::tfidf::Tfidf;
+use crate::engine::{self, Filters, Mode};
+use crate::index::Index;
+use crate::index::ann::sort_hits;
+use crate::model::{Embedder, ModelError, Role};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    task: String,
+    #[serde(default)]
+    seed: Option<String>,
+    #[serde(default)]
+    query: Option<String>,
+    #[serde(default)]
+    lang: Option<String>,
+    relevant: BTreeMap<String, u8>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    note: Option<String>,
+}
+
+/// Relevance grades of papers (by index position) for one item.
+pub type Grades = HashMap<usize, u8>;
+
+/// A loaded judged set, resolved against one index.
+#[derive(Debug, Clone, Default)]
+pub struct Judged {
+    pub source: PathBuf,
+    pub like: Vec<(usize, Grades)>,
+    /// (language, query, grades)
+    pub search: Vec<(String, String, Grades)>,
+}
+
+/// Read `path` and resolve its paper ids in `index`; every problem is reported as `file:line`.
+pub fn load(path: &Path, index: &Index) -> Result<Judged, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read judged set {}: {e}", path.display()))?;
+    let table = index.table();
+    let find = |id: &str| -> Option<usize> {
+        table
+            .named(&crate::text::name_key(id))
+            .into_iter()
+            .find(|&i| table.id(i) == id)
+    };
+    let mut out = Judged {
+        source: path.to_path_buf(),
+        ..Judged::default()
+    };
+    let mut problems = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let at = format!("{}:{}", path.display(), n + 1);
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let line: Line = match serde_json::from_str(raw) {
+            Ok(l) => l,
+            Err(e) => {
+                problems.push(format!("{at}: {e}"));
+                continue;
+            }
+        };
+        let mut grades = Grades::new();
+        for (id, g) in &line.relevant {
+            match find(id) {
+                Some(i) => {
+                    grades.insert(i, *g);
+                }
+                None => problems.push(format!("{at}: unknown paper id {id:?}")),
+            }
+        }
+        match (line.task.as_str(), line.seed, line.query, line.lang) {
+            ("like", Some(seed), None, _) => match find(&seed) {
+                Some(s) => out.like.push((s, grades)),
+                None => problems.push(format!("{at}: unknown seed id {seed:?}")),
+            },
+            ("search", None, Some(q), Some(lang)) if ["zh", "en", "mixed"].contains(&&*lang) => {
+                out.search.push((lang, q, grades))
+            }
+            _ => problems.push(format!(
+                "{at}: expected a \"like\" item with a seed or a \"search\" item with a query \
+                 and lang zh|en|mixed"
+            )),
+        }
+    }
+    if problems.is_empty() {
+        Ok(out)
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+/// Related-work quality of one system on the judged seeds.
+#[derive(Debug, Clone, Serialize)]
+pub struct LikeScore {
+    pub system: String,
+    /// Share of the top 5 judged related (grade >= 1), averaged over seeds.
+    pub related_at_5: f64,
+    /// Graded nDCG of the top 10.
+    pub ndcg_at_10: f64,
+    /// Share of the top 5 judged unrelated.
+    pub absurd_at_5: f64,
+    pub seeds: usize,
+}
+
+/// Search quality of one system on the judged queries of one language.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchScore {
+    pub system: String,
+    pub lang: String,
+    pub queries: usize,
+    /// A relevant paper (grade >= 1) first.
+    pub hit_at_1: f64,
+    /// A relevant paper in the top 5.
+    pub hit_at_5: f64,
+    /// Reciprocal rank of the first relevant paper (0 beyond the top 10).
+    pub mrr: f64,
+}
+
+/// Graded nDCG of `ranked` (best first) at `k`.
+pub fn ndcg(ranked: &[usize], grades: &Grades, k: usize) -> f64 {
+    let gain = |g: u8| f64::from((1u32 << g) - 1);
+    let dcg: f64 = ranked
+        .iter()
+        .take(k)
+        .enumerate()
+        .map(|(i, p)| gain(grades.get(p).copied().unwrap_or(0)) / ((i + 2) as f64).log2())
+        .sum();
+    let mut ideal: Vec<u8> = grades.values().copied().collect();
+    ideal.sort_unstable_by(|a, b| b.cmp(a));
+    let idcg: f64 = ideal
+        .iter()
+        .take(k)
+        .enumerate()
+        .map(|(i, &g)| gain(g) / ((i + 2) as f64).log2())
+        .sum();
+    if idcg > 0.0 { dcg / idcg } else { 0.0 }
+}
+
+/// A ranking of papers for one seed (best first, the seed excluded).
+pub type LikeRanker<'a> = Box<dyn Fn(usize) -> Vec<usize> + 'a>;
+
+/// The systems every related-work measurement compares, on `index`.
+pub fn like_systems(index: &Index) -> Vec<(&'static str, LikeRanker<'_>)> {
+    let engine = |mode: Mode| -> LikeRanker<'_> {
+        Box::new(move |s| {
+            engine::related(index, &[s], &[], 10, mode, &Filters::default())
+                .into_iter()
+                .map(|h| h.paper)
+                .collect()
+        })
+    };
+    let words = Tfidf::fit_papers(index.papers());
+    let chars = Tfidf::fit_papers_chars(index.papers());
+    let by_scores = |scores: Vec<f32>, seed: usize| -> Vec<usize> {
+        let mut v: Vec<(usize, f32)> = scores
+            .into_iter()
+            .enumerate()
+            .filter(|&(i, _)| i != seed)
+            .collect();
+        sort_hits(&mut v);
+        v.into_iter().map(|(i, _)| i).collect()
+    };
+    let rrf_words = words.clone();
+    vec![
+        ("ours (hybrid)", engine(Mode::Hybrid)),
+        ("dense", engine(Mode::Dense)),
+        ("lexical", engine(Mode::Lexical)),
+        (
+            "tfidf words",
+            Box::new(move |s| by_scores(words.similar_to(s), s)),
+        ),
+        (
+            "tfidf char 2-4",
+            Box::new(move |s| by_scores(chars.similar_to(s), s)),
+        ),
+        (
+            "rrf dense+tfidf",
+            Box::new(move |s| {
+                let dense = by_scores(index.similarities(&index.vector(s).to_vec()), s);
+                let words = by_scores(rrf_words.similar_to(s), s);
+                reciprocal_rank_fusion(&[dense, words])
+            }),
+        ),
+    ]
+}
+
+/// Reciprocal-rank fusion (k = 60) of full rankings, best first.
+pub fn reciprocal_rank_fusion(rankings: &[Vec<usize>]) -> Vec<usize> {
+    let mut score: HashMap<usize, f64> = HashMap::new();
+    for r in rankings {
+        for (pos, &i) in r.iter().enumerate() {
+            *score.entry(i).or_default() += 1.0 / (60.0 + pos as f64 + 1.0);
+        }
+    }
+    let mut v: Vec<(usize, f64)> = score.into_iter().collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    v.into_iter().map(|(i, _)| i).collect()
+}
+
+/// Related-work figures of every system of [`like_systems`].
+pub fn like_scores(index: &Index, judged: &Judged) -> Vec<LikeScore> {
+    like_systems(index)
+        .into_iter()
+        .map(|(name, rank)| {
+            let (mut rel, mut nd) = (0.0, 0.0);
+            for (seed, grades) in &judged.like {
+                let ranked = rank(*seed);
+                let top5 = ranked.iter().take(5);
+                let related = top5
+                    .filter(|p| grades.get(p).is_some_and(|&g| g >= 1))
+                    .count();
+                rel += related as f64 / 5.0;
+                nd += ndcg(&ranked, grades, 10);
+            }
+            let n = judged.like.len().max(1) as f64;
+            LikeScore {
+                system: name.to_string(),
+                related_at_5: rel / n,
+                ndcg_at_10: nd / n,
+                absurd_at_5: 1.0 - rel / n,
+                seeds: judged.like.len(),
+            }
+        })
+        .collect()
+}
+
+/// Search figures per language for the shipped search, its halves and the baselines.
+pub fn search_scores(
+    index: &Index,
+    judged: &Judged,
+    embedder: &Embedder,
+) -> Result<Vec<SearchScore>, ModelError> {
+    let queries: Vec<&str> = judged.search.iter().map(|(_, q, _)| q.as_str()).collect();
+    let vectors = embedder.embed(&queries, Role::Query)?;
+    let words = Tfidf::fit_papers(index.papers());
+    let chars = Tfidf::fit_papers_chars(index.papers());
+    let ranked_scores = |scores: Vec<f32>| -> Vec<usize> {
+        let mut v: Vec<(usize, f32)> = scores.into_iter().enumerate().collect();
+        sort_hits(&mut v);
+        v.into_iter().map(|(i, _)| i).take(10).collect()
+    };
+    let engine = |mode: Mode, q: usize| -> Vec<usize> {
+        engine::search(
+            index,
+            queries[q],
+            Some(&vectors[q]),
+            10,
+            mode,
+            &Filters::default(),
+        )
+        .into_iter()
+        .map(|h| h.paper)
+        .collect()
+    };
+    type Ranker<'a> = Box<dyn Fn(usize) -> Vec<usize> + 'a>;
+    let systems: Vec<(&str, Ranker<'_>)> = vec![
+        ("ours (hybrid)", Box::new(|q| engine(Mode::Hybrid, q))),
+        ("dense", Box::new(|q| engine(Mode::Dense, q))),
+        ("lexical", Box::new(|q| engine(Mode::Lexical, q))),
+        (
+            "tfidf words",
+            Box::new(|q| ranked_scores(words.scores(&words.transform(queries[q])))),
+        ),
+        (
+            "tfidf char 2-4",
+            Box::new(|q| ranked_scores(chars.scores(&chars.transform(queries[q])))),
+        ),
+        (
+            "rrf dense+tfidf",
+            Box::new(|q| {
+                let all = |s: Vec<f32>| {
+                    let mut v: Vec<(usize, f32)> = s.into_iter().enumerate().collect();
+                    sort_hits(&mut v);
+                    v.into_iter().map(|(i, _)| i).collect::<Vec<_>>()
+                };
+                let d = all(index.similarities(&vectors[q]));
+                let w = all(words.scores(&words.transform(queries[q])));
+                reciprocal_rank_fusion(&[d, w])
+            }),
+        ),
+    ];
+    let mut out = Vec::new();
+    for (name, rank) in &systems {
+        for lang in ["zh", "en", "mixed"] {
+            let (mut h1, mut h5, mut rr, mut n) = (0.0, 0.0, 0.0, 0usize);
+            for (q, (l, _, grades)) in judged.search.iter().enumerate() {
+                if l != lang {
+                    continue;
+                }
+                n += 1;
+                let ranked = rank(q);
+                if let Some(pos) = ranked
+                    .iter()
+                    .take(10)
+                    .position(|p| grades.get(p).is_some_and(|&g| g >= 1))
+                {
+                    h1 += f64::from(pos == 0);
+                    h5 += f64::from(pos < 5);
+                    rr += 1.0 / (pos + 1) as f64;
+                }
+            }
+            if n == 0 {
+                continue;
+            }
+            out.push(SearchScore {
+                system: name.to_string(),
+                lang: lang.to_string(),
+                queries: n,
+                hit_at_1: h1 / n as f64,
+                hit_at_5: h5 / n as f64,
+                mrr: rr / n as f64,
+            });
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ndcg_is_one_for_the_ideal_order_and_zero_without_relevant_results() {
+        let g: Grades = [(1, 2), (2, 1)].into_iter().collect();
+        assert!((ndcg(&[1, 2, 3], &g, 10) - 1.0).abs() < 1e-12);
+        assert!(ndcg(&[2, 1, 3], &g, 10) < 1.0);
+        assert_eq!(ndcg(&[3, 4], &g, 10), 0.0);
+    }
+
+    #[test]
+    fn rank_fusion_rewards_agreement() {
+        let f = reciprocal_rank_fusion(&[vec![1, 2, 3], vec![2, 3, 1]]);
+        assert_eq!(f[0], 2);
+    }
+}

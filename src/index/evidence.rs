@@ -1,0 +1,209 @@
+//! What an index says about papers beyond their text, derived once per process from the
+//! stored columns and vectors: the corpus centroid of the embeddings, the curated tags as
+//! IDF-weighted unit vectors, and the `builds_on` graph in both directions.
+//!
+//! All of it is optional data: a user's corpus of titles and abstracts has no tags and no
+//! relations, and then these signals are simply silent (empty vectors, no edges).
+
+use std::collections::HashMap;
+
+use super::papers::PaperTable;
+use crate::text::name_key;
+
+/// The mean of the unit passage vectors and each vector's dot product with it.
+///
+/// Every passage of a reading list about one field shares a large common component (e5
+/// cosines of any two papers sit at 0.85-0.95); subtracting the mean before comparing two
+/// papers leaves what distinguishes them. The centered cosine of `a` and `b` is
+/// `(a.b - a.m - b.m + m.m) / sqrt((1 - 2 a.m + m.m) (1 - 2 b.m + m.m))`, computed from the
+/// plain dot products with no second copy of the vectors.
+#[derive(Debug, Clone)]
+pub struct Centroid {
+    pub mean: Vec<f32>,
+    /// `dots[i]` = vector `i` . mean.
+    pub dots: Vec<f32>,
+    /// mean . mean
+    pub norm2: f32,
+}
+
+impl Centroid {
+    pub fn new(rows: &[f32], dim: usize) -> Centroid {
+        let n = rows.len() / dim.max(1);
+        let mut mean = vec![0.0f64; dim];
+        for row in rows.chunks_exact(dim) {
+            for (m, x) in mean.iter_mut().zip(row) {
+                *m += f64::from(*x);
+            }
+        }
+        let mean: Vec<f32> = mean.iter().map(|m| (m / n.max(1) as f64) as f32).collect();
+        let dots = rows
+            .chunks_exact(dim)
+            .map(|r| super::ann::dot(r, &mean))
+            .collect();
+        let norm2 = super::ann::dot(&mean, &mean);
+        Centroid { mean, dots, norm2 }
+    }
+
+    /// Centered cosine of paper `a` with every paper, from `sims` = plain cosines of `a`.
+    pub fn center(&self, a: usize, sims: &[f32]) -> Vec<f32> {
+        let len = |i: usize| (1.0 - 2.0 * self.dots[i] + self.norm2).max(1e-12).sqrt();
+        let la = len(a);
+        sims.iter()
+            .enumerate()
+            .map(|(i, &s)| (s - self.dots[a] - self.dots[i] + self.norm2) / (la * len(i)))
+            .collect()
+    }
+}
+
+/// Curated tags as sparse unit vectors, each tag weighted by its inverse document frequency
+/// (a tag every paper carries says nothing; a rare shared tag says a lot).
+#[derive(Debug, Clone, Default)]
+pub struct Tags {
+    pub names: Vec<String>,
+    /// Per paper: (tag id, weight), ascending tag ids, unit length (empty when untagged).
+    pub rows: Vec<Vec<(u32, f32)>>,
+    pub idf: Vec<f32>,
+}
+
+impl Tags {
+    pub fn new(table: &PaperTable<'_>) -> Tags {
+        let mut ids: HashMap<String, u32> = HashMap::new();
+        let mut names = Vec::new();
+        let mut raw: Vec<Vec<u32>> = Vec::with_capacity(table.len());
+        for i in 0..table.len() {
+            let mut row: Vec<u32> = table
+                .tags(i)
+                .into_iter()
+                .map(|t| {
+                    *ids.entry(t.clone()).or_insert_with(|| {
+                        names.push(t);
+                        (names.len() - 1) as u32
+                    })
+                })
+                .collect();
+            row.sort_unstable();
+            row.dedup();
+            raw.push(row);
+        }
+        let mut df = vec![0usize; names.len()];
+        for t in raw.iter().flatten() {
+            df[*t as usize] += 1;
+        }
+        let n = table.len() as f32;
+        let idf: Vec<f32> = df
+            .iter()
+            .map(|&d| ((1.0 + n) / (1.0 + d as f32)).ln() + 1.0)
+            .collect();
+        let rows = raw
+            .into_iter()
+            .map(|row| {
+                let norm = row
+                    .iter()
+                    .map(|&t| idf[t as usize].powi(2))
+                    .sum::<f32>()
+                    .sqrt();
+                row.into_iter()
+                    .map(|t| (t, idf[t as usize] / norm.max(1e-12)))
+                    .collect()
+            })
+            .collect();
+        Tags { names, rows, idf }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Weighted cosine of paper `a`'s tags with every paper's (zeros when `a` is untagged).
+    pub fn similar_to(&self, a: usize) -> Vec<f32> {
+        let mut out = vec![0.0f32; self.rows.len()];
+        if self.rows[a].is_empty() {
+            return out;
+        }
+        let weights: HashMap<u32, f32> = self.rows[a].iter().copied().collect();
+        for (o, row) in out.iter_mut().zip(&self.rows) {
+            *o = row
+                .iter()
+                .filter_map(|(t, w)| weights.get(t).map(|v| v * w))
+                .sum();
+        }
+        out
+    }
+
+    /// The tags `a` and `b` share, rarest first.
+    pub fn shared(&self, a: usize, b: usize) -> Vec<&str> {
+        let mut shared: Vec<u32> = self.rows[a]
+            .iter()
+            .filter(|(t, _)| self.rows[b].iter().any(|(u, _)| u == t))
+            .map(|&(t, _)| t)
+            .collect();
+        shared.sort_by(|x, y| {
+            self.idf[*y as usize]
+                .total_cmp(&self.idf[*x as usize])
+                .then(x.cmp(y))
+        });
+        shared
+            .into_iter()
+            .map(|t| self.names[t as usize].as_str())
+            .collect()
+    }
+}
+
+/// The `builds_on` graph: `parents[i]` are the papers `i` builds on, `children[i]` those that
+/// build on `i`. Ids that do not resolve (possible only in a hand-edited index) are skipped.
+#[derive(Debug, Clone, Default)]
+pub struct Relations {
+    pub parents: Vec<Vec<usize>>,
+    pub children: Vec<Vec<usize>>,
+}
+
+impl Relations {
+    pub fn new(table: &PaperTable<'_>) -> Relations {
+        let n = table.len();
+        let mut parents = vec![Vec::new(); n];
+        let mut children = vec![Vec::new(); n];
+        for (i, ps) in parents.iter_mut().enumerate() {
+            for id in table.builds_on(i) {
+                let key = name_key(&id);
+                if let Some(j) = table
+                    .named(&key)
+                    .into_iter()
+                    .find(|&j| j != i && table.id(j) == id)
+                {
+                    ps.push(j);
+                    children[j].push(i);
+                }
+            }
+        }
+        Relations { parents, children }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.parents.iter().all(Vec::is_empty)
+    }
+
+    /// How `a` and `b` are related through `builds_on`, if at all.
+    pub fn between(&self, a: usize, b: usize) -> Option<Relation> {
+        if self.parents[a].contains(&b) {
+            Some(Relation::BuildsOn)
+        } else if self.children[a].contains(&b) {
+            Some(Relation::BuiltOnBy)
+        } else {
+            self.parents[a]
+                .iter()
+                .find(|p| self.parents[b].contains(p))
+                .map(|&p| Relation::SharedParent(p))
+        }
+    }
+}
+
+/// A `builds_on` link between two papers, seen from the first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relation {
+    /// The first builds on the second.
+    BuildsOn,
+    /// The second builds on the first.
+    BuiltOnBy,
+    /// Both build on this paper.
+    SharedParent(usize),
+}

@@ -1,0 +1,335 @@
+//! Text analysis shared by the lexical index, title resolution, explanations and topic labels.
+//!
+//! [`terms`] turns text into the units the lexical index counts:
+//! - English: lowercase words; names keep their whole form ("webagent-r1") and also give their
+//!   parts, split at hyphens and case changes ("web", "agent", "r1"), so "WebAgent-R1" meets
+//!   "web agents"; ordinary words are stemmed (Snowball) so "writer" meets "writing".
+//! - Chinese: words from the jieba segmenter ([`segment`]) of two or more characters. Character
+//!   bigrams, used before, crossed word boundaries ("化学" inside "强化学习") and counted as
+//!   evidence.
+//! Function words of both languages never count ([`is_stopword`]); generic words of a field
+//! are left to corpus statistics (IDF, and the document-frequency cap of the lexical index),
+//! never listed by hand.
+
+pub mod glossary;
+pub mod segment;
+
+/// True for characters of the CJK scripts that are written without spaces.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F
+        | 0x3040..=0x30FF | 0x31F0..=0x31FF)
+}
+
+/// English function words and filler (one per line in `stopwords_en.txt`).
+fn english_stopwords() -> &'static std::collections::HashSet<&'static str> {
+    static SET: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
+        std::sync::OnceLock::new();
+    SET.get_or_init(|| word_list(include_str!("stopwords_en.txt")).collect())
+}
+
+/// Chinese characters that carry grammar, not meaning.
+const CJK_STOPCHARS: &str = "的了和与在是为及对中等其将从以并或而且这那一个于被把也就都";
+
+/// The words of a data file: one per line, `#` starts a comment line.
+pub(crate) fn word_list(text: &'static str) -> impl Iterator<Item = &'static str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+}
+
+/// A function word of English (`of`, `via`, `based`) or Chinese (`通过`, `基于`).
+pub fn is_stopword(word: &str) -> bool {
+    english_stopwords().contains(word) || segment::is_chinese_stopword(word)
+}
+
+/// Whether a term is worth showing a person as a reason: not a lone CJK character and not a
+/// CJK bigram that contains a grammatical character ("上的", "中的" say nothing).
+pub fn is_telling(term: &str) -> bool {
+    let cjk: Vec<char> = term.chars().filter(|&c| is_cjk(c)).collect();
+    if cjk.is_empty() {
+        return true;
+    }
+    cjk.len() > 1 && !cjk.iter().any(|&c| CJK_STOPCHARS.contains(c))
+}
+
+/// Join overlapping CJK terms into the phrases they come from, for showing reasons to a person.
+///
+/// Character bigrams read badly ("端到", "到端"; "强化", "化学", "学习"): two CJK terms where one
+/// ends with the character the other starts with are joined ("端到端", then "强化学习") when the
+/// joined phrase occurs in every one of `texts`; terms contained in a kept phrase are dropped.
+/// Order follows the first member of each phrase in `terms` (callers pass terms best first).
+///
+/// ```
+/// use recommend::text::join_phrases;
+/// let terms = ["化学", "强化", "rl", "学习"].map(String::from);
+/// assert_eq!(join_phrases(&terms, &["基于强化学习的智能体", "强化学习 RL"]), ["强化学习", "rl"]);
+/// ```
+pub fn join_phrases(terms: &[String], texts: &[&str]) -> Vec<String> {
+    let texts: Vec<String> = texts.iter().map(|t| fold(t)).collect();
+    let cjk_only = |t: &str| !t.is_empty() && t.chars().all(is_cjk);
+    let mut out: Vec<String> = Vec::new();
+    for t in terms {
+        if !out.contains(t) {
+            out.push(t.clone());
+        }
+    }
+    loop {
+        let mut joined = None;
+        'search: for i in 0..out.len() {
+            for j in 0..out.len() {
+                let (a, b) = (&out[i], &out[j]);
+                if i == j || !cjk_only(a) || !cjk_only(b) {
+                    continue;
+                }
+                let (Some(last), Some(first)) = (a.chars().last(), b.chars().next()) else {
+                    continue;
+                };
+                if last != first || a.chars().count() < 2 || b.chars().count() < 2 {
+                    continue;
+                }
+                let phrase: String = a.chars().chain(b.chars().skip(1)).collect();
+                if texts.iter().all(|t| t.contains(&phrase)) {
+                    joined = Some((i.min(j), i.max(j), phrase));
+                    break 'search;
+                }
+            }
+        }
+        let Some((keep, drop, phrase)) = joined else {
+            break;
+        };
+        out[keep] = phrase;
+        out.remove(drop);
+    }
+    let all = out.clone();
+    out.retain(|t| {
+        !cjk_only(t)
+            || !all
+                .iter()
+                .any(|o| o != t && o.chars().count() > t.chars().count() && o.contains(t.as_str()))
+    });
+    out
+}
+
+/// Lowercase, and fold full-width ASCII (common in Chinese text) to ASCII.
+pub fn fold(text: &str) -> String {
+    fold_width(text).to_lowercase()
+}
+
+/// The terms the lexical index stores for `text`, in order, repeats kept (for term frequency).
+///
+/// ```
+/// use recommend::text::terms;
+/// assert_eq!(terms("GRPO 强化学习"), ["grpo", "强化学习"]);
+/// assert_eq!(terms("WebAgent-R1"), ["webagent-r1", "webagent", "web", "agent", "r1"]);
+/// assert_eq!(terms("training writers"), ["train", "writer"]);
+/// ```
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut cjk = String::new();
+    for c in fold_width(text).chars() {
+        if is_cjk(c) {
+            latin_terms(&word, &mut out);
+            word.clear();
+            cjk.push(c);
+        } else if c.is_alphanumeric() || (c == '-' && !word.is_empty()) {
+            segment::chinese_terms(&cjk, &mut out);
+            cjk.clear();
+            word.push(c);
+        } else {
+            latin_terms(&word, &mut out);
+            segment::chinese_terms(&cjk, &mut out);
+            word.clear();
+            cjk.clear();
+        }
+    }
+    latin_terms(&word, &mut out);
+    segment::chinese_terms(&cjk, &mut out);
+    out
+}
+
+/// Terms of one run of letters, digits and hyphens (case kept, width folded).
+fn latin_terms(run: &str, out: &mut Vec<String>) {
+    let run = run.trim_matches('-');
+    if run.is_empty() {
+        return;
+    }
+    let parts: Vec<&str> = run.split('-').filter(|p| !p.is_empty()).collect();
+    if parts.len() > 1 {
+        out.push(run.to_lowercase());
+    }
+    for part in parts {
+        let lower = part.to_lowercase();
+        // Numbers ("2025", "3b", "64") match by coincidence, never by topic.
+        if is_stopword(&lower) || lower.starts_with(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
+        let pieces = case_pieces(part);
+        if pieces.len() > 1 {
+            // A name (WebAgent, rStar): the whole name, then its pieces as ordinary words.
+            out.push(lower);
+            for piece in pieces {
+                let p = piece.to_lowercase();
+                if p.chars().count() >= 2 && !is_stopword(&p) {
+                    out.push(stem(&p));
+                }
+            }
+        } else if part.chars().any(|c| c.is_ascii_digit()) || is_acronym(part) {
+            out.push(lower);
+        } else if lower.chars().count() >= 2 {
+            out.push(stem(&lower));
+        }
+    }
+}
+
+/// All capitals (GRPO, LLM): an acronym is a name, never stemmed ("GRPOs" is rare, "PPO" ->
+/// "ppo" must not lose its last letter).
+fn is_acronym(word: &str) -> bool {
+    word.chars().filter(|c| c.is_alphabetic()).count() >= 2
+        && word.chars().all(|c| !c.is_lowercase())
+}
+
+/// Split a word at case changes: "WebAgent" -> Web, Agent; "LLMAgent" -> LLM, Agent; "rStar2"
+/// -> r, Star2. Digits stay with the letters before them ("R1", "Star2").
+fn case_pieces(word: &str) -> Vec<&str> {
+    let chars: Vec<(usize, char)> = word.char_indices().collect();
+    let mut cuts = vec![0];
+    for k in 1..chars.len() {
+        let (i, c) = chars[k];
+        let prev = chars[k - 1].1;
+        let next_lower = chars.get(k + 1).is_some_and(|&(_, n)| n.is_lowercase());
+        if c.is_uppercase() && (prev.is_lowercase() || (prev.is_uppercase() && next_lower)) {
+            cuts.push(i);
+        }
+    }
+    cuts.push(word.len());
+    cuts.windows(2).map(|w| &word[w[0]..w[1]]).collect()
+}
+
+/// How a lexical term reads in `text`: the first word there that is the term or stems to it
+/// ("creativ" -> "creative"), lowercase. `None` when the term is only part of a longer name
+/// in `text` ("seek" inside "DeepSeek"), which is no evidence to show a person. CJK terms read
+/// as themselves when `text` contains them.
+pub fn surface_form(term: &str, text: &str) -> Option<String> {
+    if term.chars().any(is_cjk) {
+        return fold(text).contains(term).then(|| term.to_string());
+    }
+    fold(text)
+        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .map(|w| w.trim_matches('-'))
+        .find(|w| !w.is_empty() && (*w == term || stem(w) == term))
+        .map(str::to_string)
+}
+
+/// The Snowball (Porter 2) stem of a lowercase English word; short words stay as they are.
+fn stem(word: &str) -> String {
+    static STEMMER: std::sync::OnceLock<rust_stemmers::Stemmer> = std::sync::OnceLock::new();
+    if word.chars().count() <= 3 || !word.chars().all(|c| c.is_ascii_lowercase()) {
+        return word.to_string();
+    }
+    STEMMER
+        .get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English))
+        .stem(word)
+        .into_owned()
+}
+
+/// Fold full-width ASCII (common in Chinese text) to ASCII, keeping case.
+pub fn fold_width(text: &str) -> String {
+    text.chars()
+        .map(|c| match c as u32 {
+            0xFF01..=0xFF5E => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+            0x3000 => ' ',
+            _ => c,
+        })
+        .collect()
+}
+
+/// A key for comparing names: lowercase alphanumerics (and CJK) only, so "Dr. GRPO", "dr grpo"
+/// and "DR-GRPO" all compare equal.
+pub fn name_key(text: &str) -> String {
+    fold(text).chars().filter(|c| c.is_alphanumeric()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_keep_their_whole_form_and_give_their_parts() {
+        assert_eq!(
+            terms("WebAgent-R1: Training"),
+            ["webagent-r1", "webagent", "web", "agent", "r1", "train"]
+        );
+        assert_eq!(
+            terms("rStar2-Agent"),
+            ["rstar2-agent", "rstar2", "star2", "agent"]
+        );
+        assert_eq!(terms("LLMAgent"), ["llmagent", "llm", "agent"]);
+        assert_eq!(terms("GRPO PPO"), ["grpo", "ppo"]);
+    }
+
+    #[test]
+    fn english_words_are_stemmed_and_function_words_dropped() {
+        assert_eq!(
+            terms("the writer writes via writing"),
+            ["writer", "write", "write"]
+        );
+        assert_eq!(terms("agents of agentic"), ["agent", "agent"]);
+    }
+
+    #[test]
+    fn chinese_becomes_words_never_cross_word_bigrams() {
+        let t = terms("用强化学习训练网页智能体");
+        assert!(t.contains(&"强化学习".to_string()), "{t:?}");
+        assert!(t.contains(&"智能体".to_string()), "{t:?}");
+        assert!(!t.contains(&"化学".to_string()), "{t:?}");
+        assert!(t.iter().all(|w| w.chars().count() >= 2), "{t:?}");
+    }
+
+    #[test]
+    fn mixed_text_and_full_width() {
+        assert_eq!(terms("ＲＬ训练 of LLM"), ["rl", "训练", "llm"]);
+    }
+
+    #[test]
+    fn telling_terms() {
+        assert!(is_telling("grpo"));
+        assert!(is_telling("推理"));
+        assert!(!is_telling("推"));
+        assert!(!is_telling("中的"));
+    }
+
+    #[test]
+    fn name_keys_ignore_case_and_punctuation() {
+        assert_eq!(name_key("Dr. GRPO"), name_key("dr-grpo"));
+        assert_eq!(name_key("Tülu 3"), "tülu3");
+    }
+
+    #[test]
+    fn overlapping_bigrams_join_only_into_phrases_both_texts_hold() {
+        let t = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // 端到 + 到端 -> 端到端; 成功 + 功率 -> 成功率; Latin terms pass through in place.
+        assert_eq!(
+            join_phrases(
+                &t(&["到端", "r1", "端到"]),
+                &["端到端的训练 R1", "一个端到端框架 r1"]
+            ),
+            ["端到端", "r1"]
+        );
+        // One text has the pairs apart: no 强化学习 is claimed.
+        assert_eq!(
+            join_phrases(
+                &t(&["强化", "化学", "学习"]),
+                &["强化学习", "强化和化学与学习"]
+            ),
+            ["强化", "化学", "学习"]
+        );
+        // A term inside a kept phrase is dropped; duplicates collapse.
+        assert_eq!(
+            join_phrases(&t(&["智能", "能体", "智能", "体"]), &["智能体", "多智能体"]),
+            ["智能体"]
+        );
+        assert!(join_phrases(&[], &["x"]).is_empty());
+    }
+}
