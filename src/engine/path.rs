@@ -472,7 +472,8 @@ mod tests {
             highlight: "强化学习 智能体".into(),
             topic: topic.into(),
             kind,
-        }..Paper::default()
+            ..Paper::default()
+        }
     }
 
     fn normalize(m: &mut Array2<f32>) {

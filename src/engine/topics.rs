@@ -1060,7 +1060,8 @@ mod tests {
             highlight: highlight.into(),
             topic: topic.into(),
             kind: Kind::Method,
-        }..Paper::default()
+            ..Paper::default()
+        }
     }
 
     /// `groups` clusters of `per` points around orthogonal axes, slightly perturbed.
