@@ -93,6 +93,11 @@ impl Ann {
         Ann { hnsw, params }
     }
 
+    /// The hnsw_rs graph (for copying its neighbour lists into `index.bin`).
+    pub fn hnsw(&self) -> &Hnsw<'static, f32, UnitCosine> {
+        &self.hnsw
+    }
+
     /// The `k` nearest rows to `query` as (row, cosine similarity), most similar first.
     pub fn search(&self, query: &[f32], k: usize) -> Vec<(usize, f32)> {
         if k == 0 || self.hnsw.get_nb_point() == 0 {
