@@ -138,10 +138,11 @@ struct Layout {
     graph: Option<[Range<usize>; 5]>,
 }
 
-/// Below this many papers the exact scan answers dense queries: it is exact and, measured in
-/// `benches/ann.rs` (stored graph vs parallel scan, per query, same run), not slower. See
-/// BENCHMARKS.md, "HNSW graph stored in index.bin".
-pub const GRAPH_MIN_PAPERS: usize = 5_000;
+/// Below this many papers the exact scan answers dense queries: it is exact, and measured in
+/// `benches/ann.rs` (stored graph vs parallel scan, per query, same run, 2 cores) it is faster
+/// at 1,000 papers (0.16 vs 0.30 ms) and slower from 2,000 on (0.55 vs 0.44 ms; 5,000: 1.42 vs
+/// 0.58 ms). See BENCHMARKS.md, "HNSW graph stored in index.bin".
+pub const GRAPH_MIN_PAPERS: usize = 2_000;
 
 /// A loaded, validated index. The arrays stay in the mapped file; papers are materialized
 /// on demand ([`Index::paper`]) or all at once on first use of [`Index::papers`].
