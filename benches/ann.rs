@@ -1,155 +1,222 @@
-//! HNSW search vs the exact scan it approximates, on clustered random unit vectors (384-d).
+//! The HNSW graph stored in `index.bin` against the exact scan, as queries use them.
 //!
-//! Data: 100 random unit centers, each point a center plus gaussian noise of the same norm,
-//! normalized (`recommend::bench::synthetic`, deterministic). Queries are 200 fresh points from the same distribution.
-//! Criterion times one query of each; before timing, each size prints (stderr) HNSW recall@10
-//! against the exact scan over all 200 queries and the mean per-query speed ratio.
+//! For each size, a synthetic corpus (`recommend::bench::synthetic`: clustered random unit
+//! vectors, 384-d, sqrt(n) topics, deterministic) goes through `Index::build` (what
+//! `recommend index` does after embedding: lexical index, serial HNSW inserts, neighbour lists
+//! copied into sections), is saved and loaded back. Printed to stderr, same run:
+//! - index build time (no embedding) and the process's peak resident memory growth while building;
+//! - index file size and the graph sections' share of it; load time (checksum + validation);
+//! - recall@10 of the stored graph (`GraphView::search`, the loop `Index::nearest` runs) against
+//!   the exact scan, over 200 held-out queries from the same distribution;
+//! - mean per-query time of the graph and of the scan (`Index::nearest(q, 10, true)`: the
+//!   parallel scan plus top-k selection), and their ratio.
 //!
-//! Sizes: `ANN_BENCH_SIZES` (default `1000,10000,100000`). Graphs up to 10k points are built by
-//! `Ann::build` (serial inserts, the production path); larger ones with hnsw_rs's
-//! `parallel_insert` and the same parameters (M 24, ef_construction 200, ef_search 128), since
-//! serial construction of 100k points takes minutes on 2 cores. Building is not timed by
-//! criterion (its wall time is printed).
+//! Criterion then times one query of each. Sizes: `ANN_BENCH_SIZES` (default
+//! `2000,5000,10000,100000`; add `1000000` for the 1M row: a serial build of a million points
+//! takes a long time). The crossover of the two per-query times is what
+//! `index::GRAPH_MIN_PAPERS` is set from.
+//!
+//! `ANN_BENCH_INDEX=DIR/index.bin` measures an index written by
+//! `cargo run --release --example synthetic_index -- N DIR` instead of building one (its build
+//! time and memory are what that command reports); the held-out queries are regenerated from
+//! the same seed.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hnsw_rs::prelude::Hnsw;
-use ndarray::Array2;
-use recommend::bench::synthetic::{Clusters, Rng};
-use recommend::index::ann::UnitCosine;
-use recommend::index::ann::{Ann, HnswParams, exact_search};
+use recommend::bench::synthetic;
+use recommend::index::{GraphView, Index, format};
 
 const DIM: usize = 384;
-const CENTERS: usize = 100;
 const QUERIES: usize = 200;
 const K: usize = 10;
-
-enum Graph {
-    Ann(Ann),
-    Raw(Hnsw<'static, f32, UnitCosine>, usize),
-}
-
-impl Graph {
-    fn search(&self, q: &[f32]) -> Vec<usize> {
-        match self {
-            Graph::Ann(a) => a.search(q, K).into_iter().map(|(i, _)| i).collect(),
-            Graph::Raw(h, ef) => h.search(q, K, *ef).into_iter().map(|n| n.d_id).collect(),
-        }
-    }
-}
-
-fn build(data: &Array2<f32>) -> Graph {
-    let p = HnswParams::default();
-    let n = data.nrows();
-    if n <= 10_000 {
-        return Graph::Ann(Ann::build(data.view(), p));
-    }
-    let rows: Vec<Vec<f32>> = data.rows().into_iter().map(|r| r.to_vec()).collect();
-    let items: Vec<(&Vec<f32>, usize)> = rows.iter().zip(0..).collect();
-    let mut h =
-        Hnsw::<f32, UnitCosine>::new(p.max_connections, n, 16, p.ef_construction, UnitCosine);
-    h.parallel_insert(&items);
-    h.set_searching_mode(true);
-    Graph::Raw(h, p.ef_search.max(K))
-}
 
 fn sizes() -> Vec<usize> {
     std::env::var("ANN_BENCH_SIZES")
         .ok()
         .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
-        .unwrap_or_else(|| vec![1_000, 10_000, 100_000])
+        .unwrap_or_else(|| vec![2_000, 5_000, 10_000, 100_000])
+}
+
+/// Peak resident set size of this process (VmHWM), in bytes.
+fn peak_rss() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Reset the peak to the current resident size (Linux >= 4.0); false if not possible.
+fn reset_peak() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+fn mb(b: u64) -> f64 {
+    b as f64 / (1024.0 * 1024.0)
+}
+
+fn graph(index: &Index) -> GraphView<'_> {
+    index.graph().expect("indexes built now store the graph")
+}
+
+/// Synthetic papers and vectors for `n` papers (as `examples/synthetic_index` makes them),
+/// plus `QUERIES` held-out query vectors from the same clusters.
+fn corpus(n: usize) -> (Vec<recommend::corpus::Paper>, Vec<Vec<f32>>, Vec<Vec<f32>>) {
+    let topics = (n as f64).sqrt().round().max(2.0) as usize;
+    let (mut papers, mut vectors) = synthetic::corpus(n + QUERIES, DIM, topics, 42);
+    let queries = vectors.split_off(n);
+    papers.truncate(n);
+    (papers, vectors, queries)
 }
 
 fn bench_ann(c: &mut Criterion) {
-    for n in sizes() {
-        let mut rng = Rng::new(n as u64);
-        let cs = Clusters::new(&mut rng, CENTERS, DIM);
-        let flat: Vec<f32> = (0..n).flat_map(|_| cs.point(&mut rng).1).collect();
-        let data = Array2::from_shape_vec((n, DIM), flat).unwrap();
-        let queries: Vec<Vec<f32>> = (0..QUERIES).map(|_| cs.point(&mut rng).1).collect();
-
+    let dir = tempfile::tempdir().unwrap();
+    eprintln!(
+        "ann: load average at start: {}",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
+    if let Some(path) = std::env::var_os("ANN_BENCH_INDEX") {
+        let path = std::path::PathBuf::from(path);
         let t = Instant::now();
-        let graph = build(&data);
-        let build_s = t.elapsed().as_secs_f64();
-
-        let t = Instant::now();
-        let exact: Vec<Vec<usize>> = queries
-            .iter()
-            .map(|q| {
-                exact_search(data.view(), q, K)
-                    .into_iter()
-                    .map(|(i, _)| i)
-                    .collect()
-            })
-            .collect();
-        let exact_t = t.elapsed();
-        let t = Instant::now();
-        let approx: Vec<Vec<usize>> = queries.iter().map(|q| graph.search(q)).collect();
-        let hnsw_t = t.elapsed();
-        let found: usize = exact
-            .iter()
-            .zip(&approx)
-            .map(|(e, a)| a.iter().filter(|i| e.contains(i)).count())
-            .sum();
-        let recall = found as f64 / (QUERIES * K) as f64;
-        let per = |d: Duration| d.as_secs_f64() * 1e3 / QUERIES as f64;
-        eprintln!(
-            "ann n={n}: build {build_s:.1} s ({}); recall@10 {recall:.4} over {QUERIES} queries; \
-             hnsw {:.3} ms/query, exact {:.3} ms/query: hnsw {:.1}x faster",
-            if n <= 10_000 {
-                "serial"
-            } else {
-                "parallel_insert"
-            },
-            per(hnsw_t),
-            per(exact_t),
-            exact_t.as_secs_f64() / hnsw_t.as_secs_f64()
+        let index = Index::load(&path).unwrap();
+        let load_ms = t.elapsed().as_secs_f64() * 1e3;
+        let (_, vectors, queries) = corpus(index.len());
+        assert_eq!(
+            index.vector(0).to_vec(),
+            vectors[0],
+            "{} was not written by examples/synthetic_index",
+            path.display()
         );
-
-        // The recall/speed trade-off of the beam width, on the same graph and queries.
-        if let Graph::Raw(h, _) = &graph {
-            for ef in [16usize, 32, 64] {
-                let t = Instant::now();
-                let approx: Vec<Vec<usize>> = queries
-                    .iter()
-                    .map(|q| h.search(q, K, ef).into_iter().map(|n| n.d_id).collect())
-                    .collect();
-                let took = t.elapsed();
-                let found: usize = exact
-                    .iter()
-                    .zip(&approx)
-                    .map(|(e, a)| a.iter().filter(|i| e.contains(i)).count())
-                    .sum();
-                eprintln!(
-                    "ann n={n} ef_search={ef}: recall@10 {:.4}, hnsw {:.3} ms/query: {:.1}x faster than exact",
-                    found as f64 / (QUERIES * K) as f64,
-                    per(took),
-                    exact_t.as_secs_f64() / took.as_secs_f64()
-                );
-            }
-        }
-
-        let mut g = c.benchmark_group(format!("ann/{n}"));
-        g.sample_size(10)
-            .warm_up_time(Duration::from_millis(500))
-            .measurement_time(Duration::from_secs(3));
-        let mut i = 0;
-        g.bench_function("hnsw", |b| {
-            b.iter(|| {
-                i = (i + 1) % QUERIES;
-                black_box(graph.search(&queries[i]))
-            })
-        });
-        g.bench_function("exact", |b| {
-            b.iter(|| {
-                i = (i + 1) % QUERIES;
-                black_box(exact_search(data.view(), &queries[i], K))
-            })
-        });
-        g.finish();
+        drop(vectors);
+        measure(c, &index, &path, &queries, None, load_ms);
+        return;
     }
+    for n in sizes() {
+        let (papers, vectors, queries) = corpus(n);
+
+        let exact_peak = reset_peak();
+        let before = peak_rss();
+        let t = Instant::now();
+        let mut given = Some(vectors);
+        let built = Index::build(papers, "papers.jsonl", "synthetic", &mut |_| {
+            given.take().ok_or_else(|| "embedded twice".to_string())
+        })
+        .unwrap();
+        let build_s = t.elapsed().as_secs_f64();
+        let grown = peak_rss().saturating_sub(before);
+        let path = dir.path().join(format!("ann-{n}.bin"));
+        built.save(&path).unwrap();
+        drop(built);
+
+        let t = Instant::now();
+        let index = Index::load(&path).unwrap();
+        let load_ms = t.elapsed().as_secs_f64() * 1e3;
+        let build = format!(
+            "index build {build_s:.1} s (serial HNSW inserts, no embedding), peak RSS +{:.0} MiB{}; ",
+            mb(grown),
+            if exact_peak {
+                ""
+            } else {
+                " (peak not resettable)"
+            }
+        );
+        measure(c, &index, &path, &queries, Some(build), load_ms);
+        drop(index);
+        let _ = std::fs::remove_file(&path);
+    }
+}
+
+/// Recall and per-query times of the stored graph against the scan on `index`, printed and
+/// then timed by criterion.
+fn measure(
+    c: &mut Criterion,
+    index: &Index,
+    path: &std::path::Path,
+    queries: &[Vec<f32>],
+    build: Option<String>,
+    load_ms: f64,
+) {
+    let n = index.len();
+    let bytes = std::fs::read(path).unwrap();
+    let c_: format::Container<recommend::index::IndexMeta> = format::open(&bytes, "bench").unwrap();
+    let graph_bytes: usize = recommend::index::graph::SECTIONS
+        .iter()
+        .filter_map(|s| c_.range(s))
+        .map(|r| r.len())
+        .sum();
+    let vector_bytes = c_.range("vectors").map_or(0, |r| r.len());
+    drop(bytes);
+    let g = graph(index);
+    let flat = index.vectors();
+    let flat = flat.as_slice().unwrap();
+    let ef = index.meta.hnsw.ef_search;
+
+    let t = Instant::now();
+    let exact: Vec<Vec<usize>> = queries
+        .iter()
+        .map(|q| index.nearest(q, K, true).into_iter().map(|h| h.0).collect())
+        .collect();
+    let scan_t = t.elapsed();
+    let t = Instant::now();
+    let approx: Vec<Vec<usize>> = queries
+        .iter()
+        .map(|q| {
+            g.search(flat, DIM, q, K, ef)
+                .into_iter()
+                .map(|h| h.0)
+                .collect()
+        })
+        .collect();
+    let graph_t = t.elapsed();
+    let found: usize = exact
+        .iter()
+        .zip(&approx)
+        .map(|(e, a)| a.iter().filter(|i| e.contains(i)).count())
+        .sum();
+    let recall = found as f64 / (QUERIES * K) as f64;
+    let per = |d: Duration| d.as_secs_f64() * 1e3 / QUERIES as f64;
+    eprintln!(
+        "ann n={n}: {}file {:.1} MiB (graph {:.1} MiB, vectors {:.1} MiB, {} links); load \
+             {load_ms:.1} ms; recall@10 {recall:.4} (ef {ef}); graph {:.3} ms/query, scan {:.3} \
+             ms/query: graph {:.2}x the scan's speed; nearest() uses the {}",
+        build.unwrap_or_default(),
+        mb(std::fs::metadata(path).unwrap().len()),
+        mb(graph_bytes as u64),
+        mb(vector_bytes as u64),
+        g.links(),
+        per(graph_t),
+        per(scan_t),
+        scan_t.as_secs_f64() / graph_t.as_secs_f64(),
+        if index.uses_graph() { "graph" } else { "scan" },
+    );
+
+    let mut group = c.benchmark_group(format!("ann/{n}"));
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    let mut i = 0;
+    group.bench_function("graph (stored HNSW)", |b| {
+        b.iter(|| {
+            i = (i + 1) % QUERIES;
+            black_box(g.search(flat, DIM, &queries[i], K, ef))
+        })
+    });
+    group.bench_function("scan (exact, parallel)", |b| {
+        b.iter(|| {
+            i = (i + 1) % QUERIES;
+            black_box(index.nearest(&queries[i], K, true))
+        })
+    });
+    group.finish();
 }
 
 criterion_group!(benches, bench_ann);

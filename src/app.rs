@@ -72,6 +72,7 @@ pub fn run(cli: Cli) -> Result<()> {
         }) => bench(&common, corpus.as_deref(), quick, judgments.as_deref()),
         Some(Command::Model { action }) => model_cmd(&common, action),
         Some(Command::Embed { role, text }) => embed(&common, role, &text),
+        Some(Command::Serve { addr }) => crate::serve::run(&common, &addr),
         None => {
             if let Some(file) = &cli.like_file {
                 like_batch(&common, &cli.query, file)
@@ -99,7 +100,7 @@ fn format_of(common: &CommonArgs, default: Format) -> Format {
     }
 }
 
-fn kind_of(k: KindArg) -> Kind {
+pub(crate) fn kind_of(k: KindArg) -> Kind {
     match k {
         KindArg::Survey => Kind::Survey,
         KindArg::Method => Kind::Method,
@@ -133,7 +134,7 @@ fn show(common: &CommonArgs, doc: &Document) -> Result<()> {
 }
 
 /// Load the index, and check it against the corpus it was built from when that is at hand.
-fn load_index(common: &CommonArgs) -> Result<Index> {
+pub(crate) fn load_index(common: &CommonArgs) -> Result<Index> {
     let path = &common.index;
     if !path.exists() {
         bail!(
@@ -161,7 +162,7 @@ fn model_dir(common: &CommonArgs) -> PathBuf {
 }
 
 /// Install the model if needed, and load it.
-fn load_embedder(common: &CommonArgs, progress: bool) -> Result<Embedder> {
+pub(crate) fn load_embedder(common: &CommonArgs, progress: bool) -> Result<Embedder> {
     let dir = model_dir(common);
     let files = model::ensure_installed(&dir)
         .with_context(|| format!("cannot install the model into {}", dir.display()))?;
@@ -180,7 +181,7 @@ fn filters_of(q: &QueryArgs) -> Filters {
     }
 }
 
-fn check_top(q: &QueryArgs) -> Result<()> {
+pub(crate) fn check_top(q: &QueryArgs) -> Result<()> {
     if q.top == 0 {
         return Err(usage("-k/--top must be at least 1"));
     }
@@ -188,7 +189,7 @@ fn check_top(q: &QueryArgs) -> Result<()> {
 }
 
 /// Reject filters that match nothing at all: almost always a typo.
-fn check_filters(index: &Index, f: &Filters) -> Result<()> {
+pub(crate) fn check_filters(index: &Index, f: &Filters) -> Result<()> {
     if let Some(t) = &f.topic {
         let probe = Filters {
             topic: Some(t.clone()),
@@ -210,19 +211,20 @@ fn check_filters(index: &Index, f: &Filters) -> Result<()> {
     Ok(())
 }
 
+/// One result as `--format json` prints it (and `recommend serve` answers it).
 #[derive(Serialize)]
-struct ResultRecord<'a> {
-    rank: usize,
-    id: String,
-    title: String,
-    score: f64,
-    topic: String,
-    kind: Kind,
-    highlight: String,
-    why: &'a str,
+pub(crate) struct ResultRecord<'a> {
+    pub rank: usize,
+    pub id: String,
+    pub title: String,
+    pub score: f64,
+    pub topic: String,
+    pub kind: Kind,
+    pub highlight: String,
+    pub why: &'a str,
 }
 
-fn records<'a>(index: &Index, hits: &'a [Hit]) -> Vec<ResultRecord<'a>> {
+pub(crate) fn records<'a>(index: &Index, hits: &'a [Hit]) -> Vec<ResultRecord<'a>> {
     hits.iter()
         .enumerate()
         .map(|(r, h)| {
@@ -278,18 +280,35 @@ fn resolve_all(index: &Index, names: &[String]) -> Result<Vec<usize>> {
 fn like(common: &CommonArgs, q: &QueryArgs, likes: &[String], unlikes: &[String]) -> Result<()> {
     check_top(q)?;
     let index = load_index(common)?;
+    let hits = like_hits(&index, q, likes, unlikes)?;
+    show(common, &results_document(&index, &hits))
+}
+
+/// `--like`: check the filters, resolve the seeds, rank (shared with `recommend serve`).
+pub(crate) fn like_hits(
+    index: &Index,
+    q: &QueryArgs,
+    likes: &[String],
+    unlikes: &[String],
+) -> Result<Vec<Hit>> {
     let filters = filters_of(q);
-    check_filters(&index, &filters)?;
-    let seeds = resolve_all(&index, likes)?;
-    let negatives = resolve_all(&index, unlikes)?;
+    check_filters(index, &filters)?;
+    let seeds = resolve_all(index, likes)?;
+    let negatives = resolve_all(index, unlikes)?;
     if let Some(s) = seeds.iter().find(|s| negatives.contains(s)) {
         return Err(usage(format!(
             "{:?} is both liked and unliked",
             index.paper(*s).title
         )));
     }
-    let hits = engine::related(&index, &seeds, &negatives, q.top, mode_of(q.mode), &filters);
-    show(common, &results_document(&index, &hits))
+    Ok(engine::related(
+        index,
+        &seeds,
+        &negatives,
+        q.top,
+        mode_of(q.mode),
+        &filters,
+    ))
 }
 
 #[derive(Serialize)]
@@ -362,9 +381,9 @@ fn like_batch(common: &CommonArgs, q: &QueryArgs, file: &Path) -> Result<()> {
 }
 
 /// Longest query accepted, in characters: the model sees at most 512 tokens anyway.
-const MAX_QUERY_CHARS: usize = 2000;
+pub(crate) const MAX_QUERY_CHARS: usize = 2000;
 
-fn check_query(text: &str) -> Result<()> {
+pub(crate) fn check_query(text: &str) -> Result<()> {
     if text.trim().is_empty() {
         return Err(usage("empty query: give some words to search for"));
     }
@@ -400,32 +419,10 @@ fn search(
         None
     } else {
         let e = load_embedder(common, false)?;
-        if e.model_id() != index.meta.model_id {
-            bail!(
-                "{} was built with model {}, but the installed model is {}; rebuild it with \
-                 `recommend index`",
-                common.index.display(),
-                index.meta.model_id,
-                e.model_id()
-            );
-        }
+        check_model(common, &index, &e)?;
         Some(e)
     };
-    let run_one = |text: &str| -> Result<Vec<Hit>> {
-        check_query(text)?;
-        let qv = match &embedder {
-            Some(e) => Some(e.embed(&[text], Role::Query)?.remove(0)),
-            None => None,
-        };
-        Ok(engine::search(
-            &index,
-            text,
-            qv.as_deref(),
-            q.top,
-            mode,
-            &filters,
-        ))
-    };
+    let run_one = |text: &str| search_hits(&index, embedder.as_ref(), q, text);
     if queries.is_some() {
         return answer_batch(&lines, &mut |line| {
             let hits = run_one(line)?;
@@ -439,6 +436,45 @@ fn search(
     }
     let hits = run_one(&lines[0])?;
     show(common, &results_document(&index, &hits))
+}
+
+/// The index must come from the model that embeds the queries.
+pub(crate) fn check_model(common: &CommonArgs, index: &Index, e: &Embedder) -> Result<()> {
+    if e.model_id() != index.meta.model_id {
+        bail!(
+            "{} was built with model {}, but the installed model is {}; rebuild it with \
+             `recommend index`",
+            common.index.display(),
+            index.meta.model_id,
+            e.model_id()
+        );
+    }
+    Ok(())
+}
+
+/// One free-text query (shared with `recommend serve`): `embedder` is needed unless the mode is
+/// lexical; filters are checked by the caller.
+pub(crate) fn search_hits(
+    index: &Index,
+    embedder: Option<&Embedder>,
+    q: &QueryArgs,
+    text: &str,
+) -> Result<Vec<Hit>> {
+    check_query(text)?;
+    let mode = mode_of(q.mode);
+    let qv = match embedder.filter(|_| mode != Mode::Lexical) {
+        Some(e) => Some(e.embed(&[text], Role::Query)?.remove(0)),
+        None if mode != Mode::Lexical => bail!("{} search needs the model", mode.as_str()),
+        None => None,
+    };
+    Ok(engine::search(
+        index,
+        text,
+        qv.as_deref(),
+        q.top,
+        mode,
+        &filters_of(q),
+    ))
 }
 
 fn list(
@@ -571,14 +607,22 @@ fn embed(common: &CommonArgs, role: RoleArg, texts: &[String]) -> Result<()> {
     show(common, &doc)
 }
 
+/// Topic clusters of the index (shared with `recommend serve`).
+pub(crate) fn topic_clusters(
+    index: &Index,
+    k: Option<usize>,
+) -> Result<Vec<engine::topics::Topic>> {
+    engine::topics::cluster(index.papers(), index.vectors(), k).map_err(|e| match e {
+        engine::topics::TopicError::ZeroK | engine::topics::TopicError::TooManyTopics { .. } => {
+            usage(e.to_string())
+        }
+        other => other.into(),
+    })
+}
+
 fn topics(common: &CommonArgs, k: Option<usize>, evaluate: bool) -> Result<()> {
     let index = load_index(common)?;
-    let clusters =
-        engine::topics::cluster(index.papers(), index.vectors(), k).map_err(|e| match e {
-            engine::topics::TopicError::ZeroK
-            | engine::topics::TopicError::TooManyTopics { .. } => usage(e.to_string()),
-            other => other.into(),
-        })?;
+    let clusters = topic_clusters(&index, k)?;
     let mut doc = Document::new(vec![
         col("#"),
         wrap("label"),
@@ -639,17 +683,27 @@ fn path_error(e: engine::path::PathError) -> anyhow::Error {
     }
 }
 
-fn path(common: &CommonArgs, like: &str, to: Option<&str>, n: usize) -> Result<()> {
-    let index = load_index(common)?;
-    let from = engine::resolve(&index, like)?;
-    let sim = engine::similarity::IndexSimilarity::new(&index);
-    let steps = match to {
+/// A reading path from `like` (to `to`, or of `n` papers) (shared with `recommend serve`).
+pub(crate) fn path_steps(
+    index: &Index,
+    like: &str,
+    to: Option<&str>,
+    n: usize,
+) -> Result<Vec<engine::path::Step>> {
+    let from = engine::resolve(index, like)?;
+    let sim = engine::similarity::IndexSimilarity::new(index);
+    Ok(match to {
         Some(to) => {
-            let to = engine::resolve(&index, to)?;
+            let to = engine::resolve(index, to)?;
             engine::path::path_between(index.papers(), &sim, from, to, 8).map_err(path_error)?
         }
         None => engine::path::reading_path(index.papers(), &sim, from, n).map_err(path_error)?,
-    };
+    })
+}
+
+fn path(common: &CommonArgs, like: &str, to: Option<&str>, n: usize) -> Result<()> {
+    let index = load_index(common)?;
+    let steps = path_steps(&index, like, to, n)?;
     let mut doc = Document::new(vec![
         col("step"),
         wrap("title"),
@@ -673,7 +727,6 @@ fn path(common: &CommonArgs, like: &str, to: Option<&str>, n: usize) -> Result<(
 }
 
 fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result<()> {
-    use recommend::map::{Focus, MapCluster, MapData, MapPoint};
     let svg = match out
         .extension()
         .and_then(|e| e.to_str())
@@ -690,7 +743,16 @@ fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result<()> {
         }
     };
     let index = load_index(common)?;
-    let focus_paper = like.map(|l| engine::resolve(&index, l)).transpose()?;
+    let text = map_text(&index, like, svg)?;
+    recommend::index::format::write_atomic(out, text.as_bytes())?;
+    eprintln!("wrote {} ({} papers)", out.display(), index.len());
+    Ok(())
+}
+
+/// The map of `index` as an HTML page or an SVG (shared with `recommend serve`).
+pub(crate) fn map_text(index: &Index, like: Option<&str>, svg: bool) -> Result<String> {
+    use recommend::map::{Focus, MapCluster, MapData, MapPoint};
+    let focus_paper = like.map(|l| engine::resolve(index, l)).transpose()?;
     let clusters = engine::topics::cluster(index.papers(), index.vectors(), None)?;
     let mut cluster_of = vec![0usize; index.len()];
     for t in &clusters {
@@ -700,7 +762,7 @@ fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result<()> {
             }
         }
     }
-    let sim = engine::similarity::IndexSimilarity::new(&index);
+    let sim = engine::similarity::IndexSimilarity::new(index);
     use engine::similarity::Similarity;
     let related: Vec<Vec<usize>> = (0..index.len())
         .map(|i| sim.neighbors(i, 8).into_iter().map(|(j, _)| j).collect())
@@ -745,14 +807,11 @@ fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result<()> {
         ),
     };
     let xy = recommend::map::layout(index.vectors());
-    let text = if svg {
+    Ok(if svg {
         recommend::map::render_svg(&data, &xy)
     } else {
         recommend::map::render_html(&data, &xy)
-    };
-    recommend::index::format::write_atomic(out, text.as_bytes())?;
-    eprintln!("wrote {} ({} papers)", out.display(), index.len());
-    Ok(())
+    })
 }
 
 /// Where `recommend bench` looks for the judged development set by default.

@@ -150,6 +150,18 @@ pub enum Command {
         #[command(subcommand)]
         action: ModelAction,
     },
+    /// Answer queries over HTTP: a JSON API and a web page, with the index and model loaded once.
+    ///
+    /// Endpoints: GET / (the page), /map, /api/like?title=X (repeatable; unlike, k, mode, topic,
+    /// kind, open_source), /api/search?q=TEXT (k, mode, filters), /api/path?like=X (to, n),
+    /// /api/topics, /api/papers (topic, kind, offset, limit), /api/papers/{id}, /healthz.
+    /// Results are the records of `--format json`; errors are JSON: 400 names the bad parameter,
+    /// 404 an unknown paper (with suggestions). Stops cleanly on Ctrl-C or SIGTERM.
+    Serve {
+        /// Address to listen on; loopback by default (port 0 picks a free port).
+        #[arg(long, default_value = "127.0.0.1:8321", value_name = "HOST:PORT")]
+        addr: String,
+    },
     /// Print embeddings of texts.
     Embed {
         /// How to prefix texts: e5's "query: ", "passage: ", or nothing.

@@ -3,6 +3,7 @@
 
 mod app;
 mod cli;
+mod serve;
 
 use std::process::ExitCode;
 

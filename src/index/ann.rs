@@ -1,9 +1,10 @@
-//! Dense nearest-neighbour search: an HNSW graph (hnsw_rs) and the exact scan it approximates.
+//! Dense nearest-neighbour search: HNSW construction (hnsw_rs) and the exact scan it approximates.
 //!
-//! The graph is rebuilt from the stored vectors with serial inserts, which hnsw_rs makes
-//! deterministic: the same index file gives the same graph and the same answers on every run.
-//! hnsw_rs's own dump files are not used: they are two extra files, are overwritten in place,
-//! and panic or abort on corrupt input, while `index.bin` is validated.
+//! [`Ann::build`] inserts the vectors serially, which hnsw_rs makes deterministic: the same
+//! vectors give the same graph. `recommend index` copies that graph's neighbour lists into
+//! `index.bin` ([`super::graph`]), and queries walk the stored lists; hnsw_rs's own dump files
+//! are not used: they are two extra files, are overwritten in place, and panic or abort on
+//! corrupt input, while `index.bin` is validated.
 
 use hnsw_rs::prelude::{Distance, Hnsw};
 use ndarray::ArrayView2;
@@ -91,6 +92,11 @@ impl Ann {
         }
         hnsw.set_searching_mode(true);
         Ann { hnsw, params }
+    }
+
+    /// The hnsw_rs graph (for copying its neighbour lists into `index.bin`).
+    pub fn hnsw(&self) -> &Hnsw<'static, f32, UnitCosine> {
+        &self.hnsw
     }
 
     /// The `k` nearest rows to `query` as (row, cosine similarity), most similar first.

@@ -7,6 +7,7 @@
 pub mod ann;
 pub mod evidence;
 pub mod format;
+pub mod graph;
 pub mod lexical;
 pub mod papers;
 mod storage;
@@ -22,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 pub use ann::{Ann, HnswParams};
 pub use format::FormatError;
+pub use graph::{GraphData, GraphView};
 pub use lexical::{Lexical, LexicalData};
 pub use papers::PaperTable;
 
@@ -132,7 +134,16 @@ struct Layout {
     names: (Range<usize>, Range<usize>),
     name_papers: Range<usize>,
     lexical: [Range<usize>; 10],
+    /// The HNSW graph's sections ([`graph::SECTIONS`]); absent in indexes built before the
+    /// graph was stored (those answer every query with the exact scan).
+    graph: Option<[Range<usize>; 5]>,
 }
+
+/// Below this many papers the exact scan answers dense queries: it is exact, and measured in
+/// `benches/ann.rs` (stored graph vs parallel scan, per query, same run, 2 cores) it is faster
+/// at 1,000 papers (0.16 vs 0.30 ms) and slower from 2,000 on (0.55 vs 0.44 ms; 5,000: 1.42 vs
+/// 0.58 ms). See BENCHMARKS.md, "HNSW graph stored in index.bin".
+pub const GRAPH_MIN_PAPERS: usize = 2_000;
 
 /// A loaded, validated index. The arrays stay in the mapped file; papers are materialized
 /// on demand ([`Index::paper`]) or all at once on first use of [`Index::papers`].
@@ -213,6 +224,11 @@ impl Index {
             hnsw: HnswParams::default(),
         };
         let vectors: Vec<f32> = vecs.into_iter().flatten().collect();
+        let graph = GraphData::build(
+            ArrayView2::from_shape((papers.len(), dim), &vectors[..])
+                .expect("vectors were checked to have one dimension"),
+            meta.hnsw,
+        );
         let cols = PaperColumns::build(&papers);
         let lex = LexicalData::build(&papers);
         let names: Vec<String> = TEXT_COLUMNS
@@ -244,6 +260,14 @@ impl Index {
             le_bytes(&lex.doc_len),
         ];
         sections.extend(section::LEXICAL.iter().copied().zip(lexical));
+        let graph_bytes: [&[u8]; 5] = [
+            &graph.levels,
+            le_bytes(&graph.slots),
+            le_bytes(&graph.offsets),
+            le_bytes(&graph.neighbours),
+            le_bytes(&graph.entry),
+        ];
+        sections.extend(graph::SECTIONS.iter().copied().zip(graph_bytes));
         let bytes = format::encode(&meta, &sections)?;
         let index = Index::open(Storage::from_bytes(&bytes), None)?;
         // The records are at hand: keep them rather than materializing them again.
@@ -311,6 +335,11 @@ impl Index {
                 }
                 v.try_into().expect("ten lexical sections")
             },
+            graph: match graph::SECTIONS.map(|s| container.range(s)) {
+                [Some(a), Some(b), Some(c), Some(d), Some(e)] => Some([a, b, c, d, e]),
+                [None, None, None, None, None] => None,
+                _ => return Err(bad("the HNSW graph sections are incomplete".into())),
+            },
         };
         // Views panic on misaligned or ragged sections and index by offsets: check both once.
         let words = |r: &Range<usize>| check::<u64>(bytes, r).is_some();
@@ -324,6 +353,13 @@ impl Index {
                 .all(|&i| quads(&layout.lexical[i]))
         {
             return Err(bad("a section has a size that does not fit its type".into()));
+        }
+        if let Some(g) = &layout.graph
+            && !(words(&g[1]) && words(&g[2]) && quads(&g[3]) && quads(&g[4]))
+        {
+            return Err(bad(
+                "an HNSW graph section has a size that does not fit its type".into(),
+            ));
         }
         if layout.kind.len() != n || layout.open_source.len() != n {
             return Err(bad(format!("paper fields do not cover {n} papers")));
@@ -343,6 +379,18 @@ impl Index {
             .paper_table(true)
             .ok_or_else(|| bad("paper columns are inconsistent".into()))?;
         Lexical::new(index.lexical_arrays()).map_err(bad)?;
+        if let Some(g) = &index.layout.graph {
+            let s = |i: usize| g[i].clone();
+            GraphView::new(
+                n,
+                &index.storage.bytes()[s(0)],
+                index.slice(&s(1)),
+                index.slice(&s(2)),
+                index.slice(&s(3)),
+                index.slice(&s(4)),
+            )
+            .map_err(|e| bad(format!("the HNSW graph is corrupt ({e})")))?;
+        }
         if index.lexical().len() != n {
             return Err(bad(format!(
                 "lexical index covers {} papers, not {n}",
@@ -534,7 +582,46 @@ impl Index {
             .get_or_init(|| evidence::Relations::new(&self.table()))
     }
 
-    /// The HNSW graph, built on first use.
+
+    /// The stored HNSW graph (validated at load), if the index has one.
+    pub fn graph(&self) -> Option<GraphView<'_>> {
+        let g = self.layout.graph.as_ref()?;
+        Some(GraphView::trusted(
+            &self.storage.bytes()[g[0].clone()],
+            self.slice(&g[1]),
+            self.slice(&g[2]),
+            self.slice(&g[3]),
+            self.slice(&g[4]),
+        ))
+    }
+
+    /// Whether [`Index::nearest`] without `exact` walks the graph: the index has one and holds
+    /// at least [`GRAPH_MIN_PAPERS`] papers.
+    pub fn uses_graph(&self) -> bool {
+        self.len() >= GRAPH_MIN_PAPERS && self.graph().is_some()
+    }
+
+    /// The `k` papers whose vectors are most similar to `query` (unit length, `dim` values), as
+    /// (paper, cosine), best first, ties by paper. `exact` forces the exact scan; otherwise large
+    /// indexes ([`Index::uses_graph`]) answer from the stored HNSW graph (approximate: recall@10
+    /// ~0.99 at 100k papers, BENCHMARKS.md) and small ones from the scan. A `query` of another
+    /// length compares the common prefix: wrong but never a panic.
+    pub fn nearest(&self, query: &[f32], k: usize, exact: bool) -> Vec<(usize, f32)> {
+        match self.graph() {
+            Some(g) if !exact && self.len() >= GRAPH_MIN_PAPERS && query.len() == self.dim() => {
+                let ef = self.meta.hnsw.ef_search.max(k);
+                g.search(self.slice(&self.layout.vectors), self.dim(), query, k, ef)
+            }
+            _ => {
+                let scored: Vec<(usize, f32)> =
+                    self.similarities(query).into_iter().enumerate().collect();
+                ann::top_hits(scored, k)
+            }
+        }
+    }
+
+    /// An in-memory hnsw_rs graph, rebuilt from the vectors on first use (minutes at 100k
+    /// papers). Queries use the stored graph ([`Index::nearest`]); this is for comparisons.
     pub fn ann(&self) -> &Ann {
         self.ann
             .get_or_init(|| Ann::build(self.vectors(), self.meta.hnsw))

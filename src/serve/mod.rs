@@ -1,0 +1,626 @@
+//! `recommend serve`: one process holds the index and the model and answers over HTTP.
+//!
+//! Every answer comes from the functions the CLI commands call (`app::like_hits`,
+//! `app::search_hits`, `app::path_steps`, `app::topic_clusters`, `app::map_text`), so a result
+//! here is the result `--format json` prints for the same question, and ranking changes reach
+//! both at once. Results are the CLI's records, plus the paper's links (`url`, `arxiv`, `code`)
+//! and `summary` for the page.
+//!
+//! Contract for clients:
+//! - Only GET. Parameters are query-string pairs; an unknown or repeated (where single) name, a
+//!   malformed value or an out-of-range `k`/`n`/`limit` is a 400 with
+//!   `{"error": "...", "parameter": "name"}`.
+//! - A paper that resolves to nothing is a 404 with `{"error", "parameter", "query",
+//!   "suggestions": [{"id","title"}]}`; an ambiguous name a 400 with `candidates`.
+//! - Request targets longer than [`MAX_URI_BYTES`] get 414; bodies are never read.
+//! - Work runs on blocking threads; a failure inside one is a 500 with a JSON error, never a dead
+//!   server.
+//!
+//! The model loads on a background thread at start-up (the port answers at once);
+//! `/healthz` says whether it is `loading`, `ready` or `unavailable` (with the reason), and a
+//! dense or hybrid search waits for it. `--mode lexical` and everything else never need it.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::{Arc, OnceLock};
+
+use anyhow::{Context, Result};
+use axum::Router;
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path as UrlPath, Query, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{Html, IntoResponse, Json, Response};
+use axum::routing::get;
+use clap::ValueEnum;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use recommend::corpus::Paper;
+use recommend::engine::{Hit, ResolveError};
+use recommend::index::Index;
+use recommend::model::Embedder;
+
+use crate::app::{self, ResultRecord, UsageError};
+use crate::cli::{CommonArgs, KindArg, ModeArg, QueryArgs};
+
+/// Largest `k` a request may ask for.
+pub const MAX_K: usize = 100;
+/// Largest reading path (`n`).
+pub const MAX_PATH_STEPS: usize = 50;
+/// Largest page of `/api/papers`.
+pub const MAX_LIMIT: usize = 1000;
+/// Longest request target (path and query string) accepted, in bytes.
+pub const MAX_URI_BYTES: usize = 8 * 1024;
+/// Largest index the `/map` page is drawn for: the map computes neighbours of every paper.
+pub const MAP_MAX_PAPERS: usize = 10_000;
+
+const PAGE: &str = include_str!("page.html");
+
+struct AppState {
+    common: CommonArgs,
+    index: Index,
+    embedder: OnceLock<Result<Embedder, String>>,
+    topics: OnceLock<Result<Value, String>>,
+    map: OnceLock<Result<String, String>>,
+}
+
+impl AppState {
+    /// The model, loaded once (by the start-up thread, or by the first caller to get here).
+    fn embedder(&self) -> Result<&Embedder, String> {
+        self.embedder
+            .get_or_init(|| {
+                let e = app::load_embedder(&self.common, false).map_err(|e| format!("{e:#}"))?;
+                app::check_model(&self.common, &self.index, &e).map_err(|e| format!("{e:#}"))?;
+                Ok(e)
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+/// Load the index, bind `addr`, and answer until SIGINT or SIGTERM.
+pub fn run(common: &CommonArgs, addr: &str) -> Result<()> {
+    let addr: SocketAddr = addr
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| {
+            UsageError(format!(
+                "--addr {addr:?} is not an address to listen on: give HOST:PORT, e.g. 127.0.0.1:8321"
+            ))
+        })?;
+    let index = app::load_index(common)?;
+    let state = Arc::new(AppState {
+        common: common.clone(),
+        index,
+        embedder: OnceLock::new(),
+        topics: OnceLock::new(),
+        map: OnceLock::new(),
+    });
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(serve(state, addr))
+}
+
+async fn serve(state: Arc<AppState>, addr: SocketAddr) -> Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}; pick another --addr HOST:PORT"))?;
+    let local = listener
+        .local_addr()
+        .context("cannot read the bound address")?;
+    let loader = Arc::clone(&state);
+    std::thread::spawn(move || {
+        if let Err(e) = loader.embedder() {
+            eprintln!(
+                "warning: the model is unavailable ({e}); dense and hybrid search answer 503, \
+                 everything else works"
+            );
+        }
+    });
+    if !local.ip().is_loopback() {
+        eprintln!(
+            "warning: listening on {local}, which is not loopback: anyone who can reach this \
+             machine can query the index"
+        );
+    }
+    eprintln!(
+        "recommend serve: listening on http://{local}/ ({} papers from {}); Ctrl-C stops",
+        state.index.len(),
+        state.common.index.display()
+    );
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+        .context("the server failed")?;
+    eprintln!("recommend serve: stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}
+
+fn router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/", get(page))
+        .route("/map", get(map_page))
+        .route("/healthz", get(healthz))
+        .route("/api/like", get(like))
+        .route("/api/search", get(search))
+        .route("/api/path", get(path))
+        .route("/api/topics", get(topics))
+        .route("/api/papers", get(papers))
+        .route("/api/papers/{id}", get(paper))
+        .fallback(not_found)
+        .method_not_allowed_fallback(only_get)
+        .layer(middleware::from_fn(limits))
+        .with_state(state)
+}
+
+// ---------------------------------------------------------------- errors
+
+/// An error answer: a status and a JSON body with at least `error`.
+struct ApiError(StatusCode, Value);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(self.1)).into_response()
+    }
+}
+
+fn bad(parameter: &str, error: impl std::fmt::Display) -> ApiError {
+    ApiError(
+        StatusCode::BAD_REQUEST,
+        json!({"error": error.to_string(), "parameter": parameter}),
+    )
+}
+
+fn pairs(v: &[(String, String)]) -> Vec<Value> {
+    v.iter()
+        .map(|(id, title)| json!({"id": id, "title": title}))
+        .collect()
+}
+
+/// Map an error of the shared CLI code to an answer; `parameter` names the parameter a paper
+/// name came from.
+fn api_error(e: anyhow::Error, parameter: &dyn Fn(&str) -> &'static str) -> ApiError {
+    let msg = format!("{e:#}");
+    if let Some(r) = e.chain().find_map(|c| c.downcast_ref::<ResolveError>()) {
+        return match r {
+            ResolveError::Unknown { query, suggestions } => ApiError(
+                StatusCode::NOT_FOUND,
+                json!({"error": msg, "parameter": parameter(query), "query": query,
+                       "suggestions": pairs(suggestions)}),
+            ),
+            ResolveError::Ambiguous { query, candidates } => ApiError(
+                StatusCode::BAD_REQUEST,
+                json!({"error": msg, "parameter": parameter(query), "query": query,
+                       "candidates": pairs(candidates)}),
+            ),
+            ResolveError::Empty => ApiError(
+                StatusCode::BAD_REQUEST,
+                json!({"error": msg, "parameter": parameter("")}),
+            ),
+        };
+    }
+    if app::exit_code(&e) == 2 {
+        ApiError(StatusCode::BAD_REQUEST, json!({"error": msg}))
+    } else {
+        ApiError(StatusCode::INTERNAL_SERVER_ERROR, json!({"error": msg}))
+    }
+}
+
+/// Run `f` on a blocking thread (the engine is CPU work); a panic becomes a 500.
+async fn blocking<F>(state: Arc<AppState>, f: F) -> Response
+where
+    F: FnOnce(&AppState) -> Result<Value, ApiError> + Send + 'static,
+{
+    match tokio::task::spawn_blocking(move || f(&state)).await {
+        Ok(Ok(v)) => Json(v).into_response(),
+        Ok(Err(e)) => e.into_response(),
+        Err(_) => ApiError(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            json!({"error": "internal error while answering; see the server's log"}),
+        )
+        .into_response(),
+    }
+}
+
+async fn limits(req: Request, next: Next) -> Response {
+    let len = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    if len > MAX_URI_BYTES {
+        return ApiError(
+            StatusCode::URI_TOO_LONG,
+            json!({"error": format!("request target of {len} bytes is too long (at most {MAX_URI_BYTES})")}),
+        )
+        .into_response();
+    }
+    let mut res = next.run(req).await;
+    res.headers_mut().insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    res
+}
+
+async fn not_found(req: Request) -> Response {
+    ApiError(
+        StatusCode::NOT_FOUND,
+        json!({"error": format!("no such endpoint: {}; see `recommend serve --help`", req.uri().path())}),
+    )
+    .into_response()
+}
+
+async fn only_get() -> Response {
+    ApiError(
+        StatusCode::METHOD_NOT_ALLOWED,
+        json!({"error": "only GET is served"}),
+    )
+    .into_response()
+}
+
+// ---------------------------------------------------------------- parameters
+
+/// The query string of one request, checked against the names an endpoint takes.
+struct Params(Vec<(String, String)>);
+
+type RawQuery = Result<Query<Vec<(String, String)>>, QueryRejection>;
+
+impl Params {
+    fn new(q: RawQuery, allowed: &[&str]) -> Result<Params, ApiError> {
+        let Query(pairs) = q.map_err(|e| bad("", format!("malformed query string: {e}")))?;
+        if let Some((name, _)) = pairs.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
+            return Err(bad(
+                name,
+                format!(
+                    "unknown parameter {name:?}; this endpoint takes {}",
+                    allowed.join(", ")
+                ),
+            ));
+        }
+        Ok(Params(pairs))
+    }
+
+    fn all(&self, name: &str) -> Vec<String> {
+        self.0
+            .iter()
+            .filter(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    fn one(&self, name: &str) -> Result<Option<String>, ApiError> {
+        match &self.all(name)[..] {
+            [] => Ok(None),
+            [v] => Ok(Some(v.clone())),
+            _ => Err(bad(name, format!("{name} is given more than once"))),
+        }
+    }
+
+    fn number(&self, name: &str, default: usize, max: usize) -> Result<usize, ApiError> {
+        let Some(v) = self.one(name)? else {
+            return Ok(default);
+        };
+        match v.trim().parse::<usize>() {
+            Ok(n) if (1..=max).contains(&n) => Ok(n),
+            _ => Err(bad(
+                name,
+                format!("{name} must be a whole number from 1 to {max}, not {v:?}"),
+            )),
+        }
+    }
+
+    fn flag(&self, name: &str) -> Result<bool, ApiError> {
+        match self.one(name)?.as_deref().map(str::trim) {
+            None | Some("0" | "false" | "no") => Ok(false),
+            Some("" | "1" | "true" | "yes") => Ok(true),
+            Some(v) => Err(bad(
+                name,
+                format!("{name} must be true or false, not {v:?}"),
+            )),
+        }
+    }
+
+    fn choice<T: ValueEnum>(&self, name: &str) -> Result<Option<T>, ApiError> {
+        let Some(v) = self.one(name)? else {
+            return Ok(None);
+        };
+        T::from_str(v.trim(), true).map(Some).map_err(|_| {
+            let names: Vec<String> = T::value_variants()
+                .iter()
+                .filter_map(|x| x.to_possible_value().map(|p| p.get_name().to_string()))
+                .collect();
+            bad(
+                name,
+                format!("{name} must be one of {}, not {v:?}", names.join(", ")),
+            )
+        })
+    }
+
+    /// `k`, `mode`, `topic`, `kind`, `open_source`, as the CLI's flags.
+    fn query_args(&self, index: &Index) -> Result<QueryArgs, ApiError> {
+        let q = QueryArgs {
+            top: self.number("k", 10, MAX_K)?,
+            topic: self.one("topic")?.filter(|t| !t.trim().is_empty()),
+            kind: self.choice::<KindArg>("kind")?,
+            open_source: self.flag("open_source")?,
+            mode: self.choice::<ModeArg>("mode")?.unwrap_or(ModeArg::Hybrid),
+        };
+        let filters = recommend::engine::Filters {
+            topic: q.topic.clone(),
+            ..Default::default()
+        };
+        app::check_filters(index, &filters).map_err(|e| bad("topic", format!("{e:#}")))?;
+        Ok(q)
+    }
+}
+
+const QUERY_PARAMS: [&str; 5] = ["k", "mode", "topic", "kind", "open_source"];
+
+fn with_query_params(extra: &[&'static str]) -> Vec<&'static str> {
+    extra.iter().copied().chain(QUERY_PARAMS).collect()
+}
+
+// ---------------------------------------------------------------- records
+
+/// A result as the CLI's `--format json` prints it, plus the paper's links and summary.
+#[derive(Serialize)]
+struct ApiRecord<'a> {
+    #[serde(flatten)]
+    record: ResultRecord<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arxiv: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code: Option<String>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    summary: String,
+}
+
+fn results(index: &Index, hits: &[Hit]) -> Value {
+    let out: Vec<ApiRecord> = app::records(index, hits)
+        .into_iter()
+        .zip(hits)
+        .map(|(record, h)| {
+            let p = index.paper(h.paper);
+            ApiRecord {
+                record,
+                url: p.url.clone(),
+                arxiv: p.arxiv.clone(),
+                code: p.code.clone(),
+                summary: p.summary.clone(),
+            }
+        })
+        .collect();
+    serde_json::to_value(out).unwrap_or(Value::Null)
+}
+
+// ---------------------------------------------------------------- handlers
+
+async fn page() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
+                 connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+            ),
+        ],
+        PAGE,
+    )
+        .into_response()
+}
+
+async fn map_page(State(state): State<Arc<AppState>>) -> Response {
+    let r = tokio::task::spawn_blocking(move || {
+        state
+            .map
+            .get_or_init(|| {
+                if state.index.len() > MAP_MAX_PAPERS {
+                    return Err(format!(
+                        "the map is drawn for indexes of up to {MAP_MAX_PAPERS} papers; this one \
+                         has {}",
+                        state.index.len()
+                    ));
+                }
+                app::map_text(&state.index, None, false).map_err(|e| format!("{e:#}"))
+            })
+            .clone()
+    })
+    .await;
+    match r {
+        Ok(Ok(html)) => Html(html).into_response(),
+        Ok(Err(e)) => {
+            ApiError(StatusCode::SERVICE_UNAVAILABLE, json!({"error": e})).into_response()
+        }
+        Err(_) => ApiError(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            json!({"error": "internal error while drawing the map"}),
+        )
+        .into_response(),
+    }
+}
+
+async fn healthz(State(state): State<Arc<AppState>>) -> Json<Value> {
+    let (model, detail) = match state.embedder.get() {
+        None => ("loading", None),
+        Some(Ok(_)) => ("ready", None),
+        Some(Err(e)) => ("unavailable", Some(e.clone())),
+    };
+    Json(json!({
+        "status": "ok",
+        "papers": state.index.len(),
+        "index": state.common.index.display().to_string(),
+        "model": model,
+        "model_error": detail,
+        "graph": state.index.uses_graph(),
+        "version": env!("CARGO_PKG_VERSION"),
+    }))
+}
+
+async fn like(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
+    blocking(state, move |s| {
+        let p = Params::new(q, &with_query_params(&["title", "unlike"]))?;
+        let likes = p.all("title");
+        let unlikes = p.all("unlike");
+        if likes.is_empty() {
+            return Err(bad(
+                "title",
+                "give at least one title=PAPER (id, title or alias)",
+            ));
+        }
+        let args = p.query_args(&s.index)?;
+        let hits = app::like_hits(&s.index, &args, &likes, &unlikes).map_err(|e| {
+            api_error(e, &|query| {
+                if unlikes.iter().any(|u| u.trim() == query) {
+                    "unlike"
+                } else {
+                    "title"
+                }
+            })
+        })?;
+        Ok(results(&s.index, &hits))
+    })
+    .await
+}
+
+async fn search(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
+    blocking(state, move |s| {
+        let p = Params::new(q, &with_query_params(&["q"]))?;
+        let text = p
+            .one("q")?
+            .ok_or_else(|| bad("q", "give the query as q=TEXT"))?;
+        app::check_query(&text).map_err(|e| bad("q", e))?;
+        let args = p.query_args(&s.index)?;
+        let embedder = if matches!(args.mode, ModeArg::Lexical) {
+            None
+        } else {
+            Some(s.embedder().map_err(|e| {
+                ApiError(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    json!({"error": format!("{e}; mode=lexical works without the model"),
+                           "parameter": "mode"}),
+                )
+            })?)
+        };
+        let hits = app::search_hits(&s.index, embedder, &args, &text)
+            .map_err(|e| api_error(e, &|_| "q"))?;
+        Ok(results(&s.index, &hits))
+    })
+    .await
+}
+
+async fn path(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
+    blocking(state, move |s| {
+        let p = Params::new(q, &["like", "to", "n"])?;
+        let like = p
+            .one("like")?
+            .ok_or_else(|| bad("like", "give the starting paper as like=PAPER"))?;
+        let to = p.one("to")?;
+        let n = p.number("n", 8, MAX_PATH_STEPS)?;
+        let steps = app::path_steps(&s.index, &like, to.as_deref(), n).map_err(|e| {
+            api_error(e, &|query| {
+                if to.as_deref().is_some_and(|t| t.trim() == query) {
+                    "to"
+                } else {
+                    "like"
+                }
+            })
+        })?;
+        serde_json::to_value(steps).map_err(|e| bad("", e))
+    })
+    .await
+}
+
+async fn topics(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
+    blocking(state, move |s| {
+        let p = Params::new(q, &["k"])?;
+        let k = p.one("k")?;
+        if k.is_some() {
+            let k = p.number("k", 1, MAX_K)?;
+            let t = app::topic_clusters(&s.index, Some(k)).map_err(|e| {
+                let mut err = api_error(e, &|_| "k");
+                err.1["parameter"] = json!("k");
+                err
+            })?;
+            return serde_json::to_value(t).map_err(|e| bad("", e));
+        }
+        s.topics
+            .get_or_init(|| {
+                app::topic_clusters(&s.index, None)
+                    .map_err(|e| format!("{e:#}"))
+                    .and_then(|t| serde_json::to_value(t).map_err(|e| e.to_string()))
+            })
+            .clone()
+            .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, json!({"error": e})))
+    })
+    .await
+}
+
+async fn papers(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
+    blocking(state, move |s| {
+        let p = Params::new(q, &["topic", "kind", "offset", "limit"])?;
+        let filters = recommend::engine::Filters {
+            topic: p.one("topic")?.filter(|t| !t.trim().is_empty()),
+            kind: p.choice::<KindArg>("kind")?.map(app::kind_of),
+            open_source: false,
+        };
+        let offset = match p.one("offset")? {
+            None => 0,
+            Some(v) => v.trim().parse::<usize>().map_err(|_| {
+                bad(
+                    "offset",
+                    format!("offset must be a whole number, not {v:?}"),
+                )
+            })?,
+        };
+        let limit = p.number("limit", 100, MAX_LIMIT)?;
+        let matching: Vec<usize> = (0..s.index.len())
+            .filter(|&i| filters.accepts_at(&s.index, i))
+            .collect();
+        let page: Vec<Paper> = matching
+            .iter()
+            .skip(offset)
+            .take(limit)
+            .map(|&i| s.index.paper(i).into_owned())
+            .collect();
+        Ok(json!({"total": matching.len(), "offset": offset, "limit": limit, "papers": page}))
+    })
+    .await
+}
+
+async fn paper(
+    State(state): State<Arc<AppState>>,
+    id: Result<UrlPath<String>, PathRejection>,
+) -> Response {
+    blocking(state, move |s| {
+        let UrlPath(id) = id.map_err(|e| bad("id", format!("malformed paper id: {e}")))?;
+        let i = recommend::engine::resolve(&s.index, &id)
+            .map_err(|e| api_error(e.into(), &|_| "id"))?;
+        serde_json::to_value(s.index.paper(i).into_owned()).map_err(|e| bad("", e))
+    })
+    .await
+}

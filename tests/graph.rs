@@ -1,0 +1,205 @@
+//! The HNSW graph as `index.bin` stores it: built from hnsw_rs, validated, searched by our loop.
+//! (The stored graph inside real index files, the rebuild hint on corruption and agreement with
+//! the exact scan through `Index::nearest` are in `tests/serve.rs` and `tests/engine.rs`.)
+
+use recommend::bench::synthetic;
+use recommend::index::ann::{HnswParams, exact_search};
+use recommend::index::graph::{GraphData, GraphView};
+
+fn data(n: usize) -> ndarray::Array2<f32> {
+    let (_, vectors) = synthetic::corpus(n, 32, 8, 3);
+    ndarray::Array2::from_shape_vec((n, 32), vectors.into_iter().flatten().collect()).unwrap()
+}
+
+#[test]
+fn the_stored_graph_validates_and_finds_what_the_exact_scan_finds() {
+    let v = data(2000);
+    let g = GraphData::build(v.view(), HnswParams::default());
+    let flat = v.as_slice().unwrap();
+    let view = GraphView::new(
+        2000,
+        &g.levels,
+        &g.slots,
+        &g.offsets,
+        &g.neighbours,
+        &g.entry,
+    )
+    .unwrap();
+    let (mut found, mut total) = (0, 0);
+    for q in (0..2000).step_by(37) {
+        let query = v.row(q).to_vec();
+        let exact: Vec<usize> = exact_search(v.view(), &query, 10)
+            .iter()
+            .map(|h| h.0)
+            .collect();
+        let approx = view.search(flat, 32, &query, 10, 64);
+        assert_eq!(approx.len(), 10);
+        assert_eq!(approx[0].0, q, "a stored row finds itself first");
+        found += approx.iter().filter(|h| exact.contains(&h.0)).count();
+        total += 10;
+    }
+    assert!(
+        found as f64 / total as f64 >= 0.95,
+        "recall {found}/{total}"
+    );
+    // Deterministic: the same vectors give the same graph.
+    assert_eq!(GraphData::build(v.view(), HnswParams::default()), g);
+}
+
+#[test]
+fn every_kind_of_corruption_is_rejected() {
+    let v = data(300);
+    let g = GraphData::build(v.view(), HnswParams::default());
+    fn check(g: &GraphData) -> Result<GraphView<'_>, String> {
+        GraphView::new(
+            300,
+            &g.levels,
+            &g.slots,
+            &g.offsets,
+            &g.neighbours,
+            &g.entry,
+        )
+    }
+    assert!(check(&g).is_ok());
+    let mut bad = g.clone();
+    bad.neighbours[5] = 300;
+    assert!(check(&bad).unwrap_err().contains("out of range"));
+    let mut bad = g.clone();
+    let low = (0..300).find(|&i| g.levels[i] == 0).unwrap();
+    let high = (0..300).find(|&i| g.levels[i] > 0).unwrap();
+    // A base-layer-only paper listed on layer 1.
+    let slot = g.slots[high] as usize + 1;
+    let at = g.offsets[slot] as usize;
+    if at < g.offsets[slot + 1] as usize {
+        bad.neighbours[at] = low as u32;
+        assert!(check(&bad).is_err());
+    }
+    let mut bad = g.clone();
+    bad.levels[low] = 1;
+    assert!(check(&bad).is_err());
+    let mut bad = g.clone();
+    bad.entry[0] = 300;
+    assert!(check(&bad).is_err());
+    let mut bad = g.clone();
+    bad.entry[1] = 200;
+    assert!(check(&bad).is_err());
+    let mut bad = g.clone();
+    bad.offsets[10] = u64::MAX;
+    assert!(check(&bad).is_err());
+    let mut bad = g.clone();
+    *bad.offsets.last_mut().unwrap() += 1;
+    assert!(check(&bad).is_err());
+    let mut bad = g.clone();
+    bad.slots.pop();
+    assert!(check(&bad).is_err());
+    assert!(GraphView::new(300, &g.levels, &g.slots, &g.offsets, &g.neighbours, &[0]).is_err());
+}
+
+/// `index.bin` with one value of `section` replaced and the checksum recomputed: only the
+/// graph's own validation can catch it.
+fn corrupt_section(section: &str, at: usize, value: &[u8]) -> tempfile::TempDir {
+    use recommend::index::{IndexMeta, format};
+    let mut bytes = std::fs::read("index.bin").unwrap();
+    let c: format::Container<IndexMeta> = format::open(&bytes, "index.bin").unwrap();
+    let r = c
+        .range(section)
+        .expect("the shipped index stores the graph");
+    bytes[r.start + at..r.start + at + value.len()].copy_from_slice(value);
+    let body_end = bytes.len() - 8;
+    let crc = crc32fast::hash(&bytes[..body_end]);
+    bytes[body_end..body_end + 4].copy_from_slice(&crc.to_le_bytes());
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("index.bin"), &bytes).unwrap();
+    dir
+}
+
+#[test]
+fn a_corrupt_graph_section_is_exit_1_with_the_rebuild_hint() {
+    for (section, at, value) in [
+        ("hnsw.neighbours", 8, &u32::MAX.to_le_bytes()[..]),
+        ("hnsw.neighbours", 0, &141u32.to_le_bytes()[..]),
+        ("hnsw.offsets", 16, &u64::MAX.to_le_bytes()[..]),
+        ("hnsw.slots", 8, &7u64.to_le_bytes()[..]),
+        ("hnsw.levels", 3, &[200u8][..]),
+        ("hnsw.entry", 0, &9999u32.to_le_bytes()[..]),
+    ] {
+        let dir = corrupt_section(section, at, value);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_recommend"))
+            .arg("--index")
+            .arg(dir.path().join("index.bin"))
+            .args(["--like", "GRPO"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{section}: {err}");
+        assert!(err.contains("HNSW graph is corrupt"), "{section}: {err}");
+        assert!(
+            err.contains("rebuild it with `recommend index`"),
+            "{section}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{section}: {err}");
+    }
+}
+
+#[test]
+fn the_shipped_index_stores_a_graph_that_agrees_with_the_exact_scan() {
+    let index = recommend::index::Index::load(std::path::Path::new("index.bin")).unwrap();
+    let g = index.graph().expect("index.bin stores the HNSW graph");
+    assert_eq!(g.len(), index.len());
+    let vectors = index.vectors();
+    let flat = vectors.as_slice().unwrap();
+    let k = 10;
+    let (mut found, mut total) = (0, 0);
+    for i in 0..index.len() {
+        let q = index.vector(i).to_vec();
+        let exact = index.nearest(&q, k, true);
+        let approx = g.search(flat, index.dim(), &q, k, index.meta.hnsw.ef_search);
+        assert_eq!(approx.len(), k);
+        // Scores are the same cosines the scan computes.
+        for (j, s) in &approx {
+            assert!((s - recommend::index::ann::dot(&q, &index.vector(*j).to_vec())).abs() < 1e-5);
+        }
+        found += approx
+            .iter()
+            .filter(|h| exact.iter().any(|e| e.0 == h.0))
+            .count();
+        total += k;
+    }
+    assert!(
+        found as f64 / total as f64 >= 0.99,
+        "recall@10 {found}/{total} on the shipped index"
+    );
+    // Below the size threshold, nearest() without `exact` is the exact scan.
+    assert!(!index.uses_graph());
+    let q = index.vector(3).to_vec();
+    assert_eq!(index.nearest(&q, k, false), index.nearest(&q, k, true));
+}
+
+#[test]
+fn above_the_threshold_nearest_walks_the_graph_and_agrees_with_the_scan() {
+    use recommend::index::{GRAPH_MIN_PAPERS, Index};
+    let n = GRAPH_MIN_PAPERS + 500;
+    let (mut papers, mut vectors) = synthetic::corpus(n + 50, 64, 70, 11);
+    let queries = vectors.split_off(n);
+    papers.truncate(n);
+    let mut given = Some(vectors);
+    let index = Index::build(papers, "papers.jsonl", "m", &mut |_| {
+        given.take().ok_or_else(|| "embedded twice".to_string())
+    })
+    .unwrap();
+    assert!(index.uses_graph());
+    let (mut found, mut total) = (0, 0);
+    for q in &queries {
+        let exact = index.nearest(q, 10, true);
+        let approx = index.nearest(q, 10, false);
+        assert_eq!(approx.len(), 10);
+        found += approx.iter().filter(|h| exact.contains(h)).count();
+        total += 10;
+    }
+    assert!(
+        found as f64 / total as f64 >= 0.95,
+        "recall {found}/{total}"
+    );
+    // A query of the wrong length falls back to the scan instead of panicking.
+    assert_eq!(index.nearest(&[1.0; 3], 5, false).len(), 5);
+}

@@ -1,0 +1,424 @@
+//! `recommend serve` as users meet it: the real binary on a free loopback port, real HTTP
+//! requests, answers compared with the CLI's `--format json` for the same questions.
+//!
+//! The API tests need only `index.bin`; the search tests need the model (installed on first use,
+//! or found through `RECOMMEND_MODEL_DIR`), which the server loads on a background thread.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+struct Server {
+    child: Child,
+    base: String,
+    _log: std::thread::JoinHandle<()>,
+}
+
+impl Server {
+    fn start(index: &Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_recommend"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--index"])
+            .arg(index)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start recommend serve");
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let first = lines
+            .next()
+            .expect("a start-up line")
+            .expect("readable stderr");
+        let addr = first
+            .split("listening on http://")
+            .nth(1)
+            .and_then(|s| s.split('/').next())
+            .unwrap_or_else(|| panic!("no address in the start-up line: {first}"))
+            .to_string();
+        // Keep draining stderr so the server never blocks on a full pipe.
+        let log = std::thread::spawn(move || for _ in lines {});
+        Server {
+            child,
+            base: format!("http://{addr}"),
+            _log: log,
+        }
+    }
+
+    fn get(&self, target: &str) -> (u16, Value) {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let mut r = agent
+            .get(&format!("{}{target}", self.base))
+            .call()
+            .unwrap_or_else(|e| panic!("GET {target}: {e}"));
+        let status = r.status().as_u16();
+        let body = r.body_mut().read_to_string().unwrap();
+        let json = serde_json::from_str(&body).unwrap_or(Value::String(body));
+        (status, json)
+    }
+
+    /// Send raw bytes as one request and return the status code (0 if the connection closed).
+    fn raw(&self, request: &[u8]) -> u16 {
+        let addr = self.base.trim_start_matches("http://");
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        s.write_all(request).unwrap();
+        let mut out = Vec::new();
+        let _ = s.read_to_end(&mut out);
+        let head = String::from_utf8_lossy(&out);
+        head.split(' ')
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0)
+    }
+
+    fn wait_for_model(&self) {
+        let start = Instant::now();
+        loop {
+            let (_, h) = self.get("/healthz");
+            match h["model"].as_str() {
+                Some("ready") => return,
+                Some("unavailable") => panic!("the model did not load: {}", h["model_error"]),
+                _ if start.elapsed() > Duration::from_secs(300) => panic!("model still loading"),
+                _ => std::thread::sleep(Duration::from_millis(200)),
+            }
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Percent-encode a query-string value.
+fn enc(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn cli_json(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_recommend"))
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The fields the CLI prints, from each record (the API adds links and the summary).
+fn cli_fields(v: &Value) -> Vec<Value> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            if let Some(o) = r.as_object_mut() {
+                for extra in ["url", "arxiv", "code", "summary"] {
+                    o.remove(extra);
+                }
+            }
+            r
+        })
+        .collect()
+}
+
+fn shipped() -> &'static Path {
+    Path::new("index.bin")
+}
+
+#[test]
+fn the_api_answers_what_the_cli_answers() {
+    let s = Server::start(shipped());
+    let (code, health) = s.get("/healthz");
+    assert_eq!(code, 200);
+    assert_eq!(health["status"], "ok");
+    assert_eq!(health["papers"].as_u64(), Some(141));
+
+    let (code, like) = s.get("/api/like?title=WebAgent-R1&title=GRPO&unlike=PPO&k=7");
+    assert_eq!(code, 200);
+    let cli = cli_json(&[
+        "--like",
+        "WebAgent-R1",
+        "--like",
+        "GRPO",
+        "--unlike",
+        "PPO",
+        "-k",
+        "7",
+    ]);
+    assert_eq!(cli_fields(&like), cli_fields(&cli));
+    assert_eq!(like.as_array().unwrap().len(), 7);
+    let first = &like[0];
+    for key in [
+        "rank",
+        "id",
+        "title",
+        "score",
+        "topic",
+        "kind",
+        "highlight",
+        "why",
+    ] {
+        assert!(first.get(key).is_some(), "result lacks {key}: {first}");
+    }
+
+    let (code, filtered) = s.get("/api/like?title=Search-R1&kind=method&open_source=true&k=5");
+    assert_eq!(code, 200);
+    let cli = cli_json(&[
+        "--like",
+        "Search-R1",
+        "--kind",
+        "method",
+        "--open-source",
+        "-k",
+        "5",
+    ]);
+    assert_eq!(cli_fields(&filtered), cli_fields(&cli));
+
+    let (code, lexical) = s.get(&format!(
+        "/api/search?q={}&mode=lexical&k=5",
+        enc("GRPO 强化学习")
+    ));
+    assert_eq!(code, 200);
+    let cli = cli_json(&["search", "--mode", "lexical", "GRPO 强化学习", "-k", "5"]);
+    assert_eq!(cli_fields(&lexical), cli_fields(&cli));
+
+    let (code, path) = s.get("/api/path?like=Search-R1&n=5");
+    assert_eq!(code, 200);
+    assert_eq!(path, cli_json(&["path", "--like", "Search-R1", "-n", "5"]));
+    let (code, between) = s.get("/api/path?like=GRPO&to=WebAgent-R1");
+    assert_eq!(code, 200);
+    assert_eq!(
+        between,
+        cli_json(&["path", "--like", "GRPO", "--to", "WebAgent-R1"])
+    );
+
+    let (code, topics) = s.get("/api/topics");
+    assert_eq!(code, 200);
+    assert_eq!(topics, cli_json(&["topics"]));
+
+    let (code, page) = s.get("/api/papers?kind=survey&limit=3&offset=1");
+    assert_eq!(code, 200);
+    let all = cli_json(&["list", "--kind", "survey"]);
+    assert_eq!(
+        page["total"].as_u64(),
+        Some(all.as_array().unwrap().len() as u64)
+    );
+    assert_eq!(
+        page["papers"].as_array().unwrap()[..],
+        all.as_array().unwrap()[1..4]
+    );
+
+    let (code, grpo) = s.get("/api/papers/grpo");
+    assert_eq!(code, 200);
+    assert_eq!(grpo["id"], "grpo");
+    let (code, by_title) = s.get(&format!("/api/papers/{}", enc("WebAgent-R1")));
+    assert_eq!(code, 200);
+    assert!(by_title["title"].as_str().unwrap().contains("WebAgent-R1"));
+}
+
+#[test]
+fn bad_parameters_are_400_naming_the_parameter_and_unknown_papers_404() {
+    let s = Server::start(shipped());
+    for (target, parameter) in [
+        ("/api/like?title=GRPO&k=0", "k"),
+        ("/api/like?title=GRPO&k=101", "k"),
+        ("/api/like?title=GRPO&k=ten", "k"),
+        ("/api/like?title=GRPO&k=99999999999999999999999", "k"),
+        ("/api/like?title=GRPO&mode=fast", "mode"),
+        ("/api/like?title=GRPO&kind=poem", "kind"),
+        ("/api/like?title=GRPO&open_source=maybe", "open_source"),
+        ("/api/like?title=GRPO&topic=no-such-topic-anywhere", "topic"),
+        ("/api/like?title=GRPO&colour=red", "colour"),
+        ("/api/like?k=3", "title"),
+        ("/api/search?k=3", "q"),
+        ("/api/search?q=a&q=b", "q"),
+        ("/api/search?q=%20%20", "q"),
+        ("/api/path?n=3", "like"),
+        ("/api/path?like=GRPO&n=0", "n"),
+        ("/api/path?like=GRPO&n=51", "n"),
+        ("/api/topics?k=0", "k"),
+        ("/api/papers?limit=0", "limit"),
+        ("/api/papers?offset=-1", "offset"),
+    ] {
+        let (code, body) = s.get(target);
+        assert_eq!(code, 400, "{target}: {body}");
+        assert_eq!(body["parameter"], parameter, "{target}: {body}");
+        assert!(!body["error"].as_str().unwrap().is_empty(), "{target}");
+    }
+    let (code, body) = s.get(&format!("/api/search?q={}", "a".repeat(2001)));
+    assert_eq!(
+        (code, body["parameter"].as_str()),
+        (400, Some("q")),
+        "{body}"
+    );
+    let (code, body) = s.get("/api/like?title=GRPO&unlike=GRPO");
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("both liked and unliked")
+    );
+
+    // Unknown papers: 404, the parameter they came from, suggestions when there are any.
+    let (code, body) = s.get("/api/like?title=zzqqxx-no-such-paper");
+    assert_eq!(code, 404, "{body}");
+    assert_eq!(body["parameter"], "title");
+    assert!(body["suggestions"].is_array());
+    let (code, body) = s.get("/api/like?title=GRPO&unlike=zzqqxx-no-such-paper");
+    assert_eq!(
+        (code, body["parameter"].as_str()),
+        (404, Some("unlike")),
+        "{body}"
+    );
+    let (code, body) = s.get("/api/path?like=GRPO&to=zzqqxx-no-such-paper");
+    assert_eq!(
+        (code, body["parameter"].as_str()),
+        (404, Some("to")),
+        "{body}"
+    );
+    let (code, body) = s.get("/api/papers/zzqqxx-no-such-paper");
+    assert_eq!(
+        (code, body["parameter"].as_str()),
+        (404, Some("id")),
+        "{body}"
+    );
+    // A near miss gets suggestions (the CLI's "did you mean").
+    let (code, body) = s.get(&format!("/api/like?title={}", enc("Search R1 Agentic Web")));
+    if code == 404 {
+        assert!(
+            !body["suggestions"].as_array().unwrap().is_empty(),
+            "{body}"
+        );
+    }
+
+    let (code, body) = s.get("/no/such/endpoint");
+    assert_eq!(code, 404);
+    assert!(body["error"].as_str().unwrap().contains("no such endpoint"));
+}
+
+#[test]
+fn oversized_and_hostile_requests_never_break_the_server() {
+    let s = Server::start(shipped());
+    // A request target over the limit: 414, as JSON.
+    let (code, body) = s.get(&format!("/api/search?q={}", "a".repeat(9000)));
+    assert_eq!(code, 414, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("too long"));
+    // Huge headers are refused by the HTTP layer.
+    let big = format!(
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\nConnection: close\r\n\r\n",
+        "b".repeat(1 << 20)
+    );
+    let code = s.raw(big.as_bytes());
+    assert!(
+        code == 431 || code == 0 || code == 400,
+        "huge headers: {code}"
+    );
+    // Other methods: 405.
+    let code = s.raw(b"POST /api/search?q=x HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc");
+    assert_eq!(code, 405);
+    // Odd query strings: never a 5xx, never a dead server.
+    for target in [
+        "/api/like?title=%FF%FE",
+        "/api/like?title=%00",
+        "/api/like?title=%",
+        "/api/like?title=%zz&k=%",
+        "/api/like?&&&=&title=GRPO",
+        "/api/like?title",
+        "/api/like?title=&k=",
+        "/api/search?q=%E0%A4",
+        "/api/search?q=%00%01%02&mode=lexical",
+        "/api/search?q=%3Cscript%3E&mode=lexical",
+        "/api/path?like=%F0%9F%98%80&n=1",
+        "/api/papers/%FF",
+        "/api/papers/..%2F..%2Fetc%2Fpasswd",
+        "/api/papers?offset=18446744073709551615",
+        "/api/topics?k=1",
+        "/api/topics?k=100",
+    ] {
+        let (code, body) = s.get(target);
+        assert!(code < 500, "{target}: {code} {body}");
+    }
+    for raw in [
+        &b"GET /api/like?title=a b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"[..],
+        b"GET /api/like?title=\xff\xfe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        b"\x00\x01\x02 garbage\r\n\r\n",
+    ] {
+        let code = s.raw(raw);
+        assert!(code < 500, "{raw:?}: {code}");
+    }
+    let (code, _) = s.get("/healthz");
+    assert_eq!(code, 200, "the server still answers");
+}
+
+#[test]
+fn search_in_the_server_matches_the_cli_and_sigterm_stops_it() {
+    let mut s = Server::start(shipped());
+    s.wait_for_model();
+    for (q, mode) in [
+        ("用强化学习训练网页智能体", "hybrid"),
+        ("multi-agent debate", "dense"),
+        ("GRPO 的改进", "hybrid"),
+    ] {
+        let (code, got) = s.get(&format!("/api/search?q={}&mode={mode}&k=5", enc(q)));
+        assert_eq!(code, 200, "{q}: {got}");
+        let cli = cli_json(&["search", "--mode", mode, q, "-k", "5"]);
+        assert_eq!(cli_fields(&got), cli_fields(&cli), "{q}");
+    }
+    // Graceful stop on SIGTERM: exit status 0.
+    let pid = s.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = s.child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "still running");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}");
+}
+
+#[test]
+fn a_bad_address_is_a_usage_error_and_a_busy_port_a_runtime_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_recommend"))
+        .args(["serve", "--addr", "not an address"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--addr"));
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_recommend"))
+        .args(["serve", "--addr", &addr])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot listen on"));
+}

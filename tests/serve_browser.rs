@@ -1,0 +1,223 @@
+//! The page `recommend serve` answers at `/`, in headless Chromium against the real server:
+//! a search (Chinese, hybrid), "more like this" and "reading path from here" (the links every
+//! result carries are `#like=ID` / `#path=ID`; the page routes on the fragment, so loading
+//! `/#like=ID` is what a click does), no script errors, and titles shown as text, never markup.
+//!
+//! Needs `/usr/bin/chromium` (or `CHROMIUM`); `RECOMMEND_SKIP_BROWSER=1` skips. The search needs
+//! the model (see tests/serve.rs).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use recommend::bench::synthetic;
+use recommend::index::Index;
+
+fn chromium() -> Option<PathBuf> {
+    if std::env::var("RECOMMEND_SKIP_BROWSER").is_ok_and(|v| v == "1") {
+        return None;
+    }
+    let bin = std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    assert!(
+        bin.exists(),
+        "{} not found: install Chromium, set CHROMIUM, or set RECOMMEND_SKIP_BROWSER=1",
+        bin.display()
+    );
+    Some(bin)
+}
+
+struct Server(Child, String);
+
+impl Server {
+    fn start(index: &Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_recommend"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--index"])
+            .arg(index)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let first = lines.next().unwrap().unwrap();
+        let addr = first
+            .split("listening on http://")
+            .nth(1)
+            .and_then(|s| s.split('/').next())
+            .unwrap_or_else(|| panic!("{first}"))
+            .to_string();
+        std::thread::spawn(move || for _ in lines {});
+        Server(child, format!("http://{addr}"))
+    }
+
+    fn wait_for_model(&self) {
+        let start = Instant::now();
+        loop {
+            let mut r = ureq::get(&format!("{}/healthz", self.1)).call().unwrap();
+            let h: serde_json::Value =
+                serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap();
+            match h["model"].as_str() {
+                Some("ready") => return,
+                Some("unavailable") => panic!("model: {}", h["model_error"]),
+                _ => {
+                    assert!(start.elapsed() < Duration::from_secs(300), "model loading");
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Load `url` in headless Chromium and return (DOM after scripts ran, browser log).
+fn dom(bin: &Path, url: &str) -> (String, String) {
+    let profile = tempfile::tempdir().unwrap();
+    let out_path = profile.path().join("stdout.txt");
+    let err_path = profile.path().join("stderr.txt");
+    let mut child = Command::new(bin)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=15000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(url)
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("chromium did not finish within 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    (
+        String::from_utf8_lossy(&std::fs::read(&out_path).unwrap()).into_owned(),
+        String::from_utf8_lossy(&std::fs::read(&err_path).unwrap()).into_owned(),
+    )
+}
+
+fn attr<'a>(dom: &'a str, name: &str) -> Option<&'a str> {
+    let at = dom.find(&format!("{name}=\""))? + name.len() + 2;
+    dom[at..].split('"').next()
+}
+
+/// The page reached `done` with `min` results or more, and no script error.
+fn check(dom: &str, log: &str, min: usize) {
+    let head = &dom[..dom.len().min(3000)];
+    assert_eq!(attr(dom, "data-errors"), Some("0"), "script errors:\n{log}");
+    assert!(!log.contains("Uncaught"), "console errors:\n{log}");
+    assert_eq!(attr(dom, "data-state"), Some("done"), "{head}");
+    let n: usize = attr(dom, "data-results").unwrap().parse().unwrap();
+    assert!(n >= min, "{n} results\n{head}");
+}
+
+fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[test]
+fn the_page_searches_and_follows_more_like_this_and_reading_paths() {
+    let Some(bin) = chromium() else {
+        return;
+    };
+    let s = Server::start(Path::new("index.bin"));
+    s.wait_for_model();
+
+    let (d, log) = dom(
+        &bin,
+        &format!("{}/#q={}", s.1, encode("用强化学习训练网页智能体")),
+    );
+    check(&d, &log, 10);
+    assert!(d.contains("href=\"#like="), "no 'more like this' link");
+    assert!(d.contains("more like this") && d.contains("reading path from here"));
+    assert!(d.contains("why: "), "no reasons shown");
+    assert!(d.contains("href=\"https://arxiv.org/"), "no paper links");
+    // The search box holds the query it answered.
+    assert!(d.contains("Search: 用强化学习训练网页智能体"));
+
+    // Following the first result's "more like this" link.
+    let like = d
+        .split("href=\"#like=")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap()
+        .to_string();
+    let (d, log) = dom(&bin, &format!("{}/#like={like}", s.1));
+    check(&d, &log, 10);
+    assert!(d.contains("More like "));
+    assert!(
+        !d.contains(&format!("data-id=\"{like}\"")),
+        "a paper is not related to itself"
+    );
+
+    let (d, log) = dom(&bin, &format!("{}/#path={like}", s.1));
+    check(&d, &log, 2);
+    assert!(d.contains("Reading path from "));
+
+    // An unknown paper shows the server's error, not a broken page.
+    let (d, log) = dom(&bin, &format!("{}/#like=zzqqxx-nothing", s.1));
+    assert_eq!(attr(&d, "data-errors"), Some("0"), "{log}");
+    assert_eq!(attr(&d, "data-state"), Some("error"));
+    assert!(d.contains("no paper matches"));
+
+    let (d, log) = dom(&bin, &format!("{}/#topics", s.1));
+    check(&d, &log, 2);
+}
+
+#[test]
+fn titles_and_links_are_data_never_markup() {
+    let Some(bin) = chromium() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (mut papers, vectors) = synthetic::corpus(60, 384, 4, 5);
+    papers[1].title = "<img src=x onerror=\"document.body.dataset.pwned=1\"> a < b && c".into();
+    papers[1].url = Some("javascript:document.body.dataset.pwned=1".into());
+    papers[1].highlight = "<script>document.body.dataset.pwned=1</script>".into();
+    let mut given = Some(vectors);
+    let index = Index::build(papers, "papers.jsonl", "test-model", &mut |_| {
+        given.take().ok_or_else(|| "embedded twice".to_string())
+    })
+    .unwrap();
+    let path = dir.path().join("tricky.bin");
+    index.save(&path).unwrap();
+    let s = Server::start(&path);
+    // A lexical search (no model needed) that finds the tricky paper.
+    let (d, log) = dom(&bin, &format!("{}/#q=onerror%20img&mode=lexical", s.1));
+    check(&d, &log, 1);
+    assert!(!d.contains("data-pwned"), "markup from the data ran");
+    assert!(
+        !d.contains("href=\"javascript:"),
+        "a javascript: link was made"
+    );
+    assert!(
+        d.contains("a &lt; b &amp;&amp; c") || !d.contains("a < b"),
+        "{d}"
+    );
+}
