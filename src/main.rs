@@ -3,6 +3,7 @@
 
 mod app;
 mod cli;
+mod signals;
 
 use std::process::ExitCode;
 
@@ -16,6 +17,7 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    signals::install();
     match app::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -7,6 +7,7 @@
 pub mod ann;
 pub mod format;
 pub mod lexical;
+mod output;
 pub mod papers;
 mod storage;
 
@@ -22,6 +23,7 @@ use serde::{Deserialize, Serialize};
 pub use ann::{Ann, HnswParams};
 pub use format::FormatError;
 pub use lexical::{Lexical, LexicalData};
+pub use output::{OutputError, check_output};
 pub use papers::PaperTable;
 
 use crate::corpus::{self, Paper};
@@ -193,7 +195,7 @@ impl Index {
                 expected: texts.len(),
             });
         }
-        // Checked here, not at load: a loaded file is covered by its checksum.
+        // Checked here too (also at load): an embedder fault is named as such.
         if vecs.iter().flatten().any(|x| !x.is_finite()) {
             return Err(IndexError::NonFinite);
         }
@@ -281,6 +283,27 @@ impl Index {
                 "vectors section does not hold {n} vectors of dimension {dim}"
             )));
         }
+        // The checksum only proves the bytes are the ones written: a forged file with a
+        // recomputed checksum may hold NaN or infinity, which would turn every score into NaN.
+        {
+            use rayon::prelude::*;
+            let values: &[f32] = bytemuck::cast_slice(&bytes[vectors.clone()]);
+            if let Some(at) = values
+                .par_chunks(1 << 16)
+                .enumerate()
+                .find_map_any(|(c, chunk)| {
+                    chunk
+                        .iter()
+                        .position(|x| !x.is_finite())
+                        .map(|i| (c << 16) + i)
+                })
+            {
+                return Err(bad(format!(
+                    "vector {} holds NaN or infinity",
+                    at / dim.max(1)
+                )));
+            }
+        }
         let text_range = |c: &str| -> Result<(Range<usize>, Range<usize>), IndexError> {
             Ok((
                 range(&format!("papers.{c}"))?,
@@ -345,9 +368,16 @@ impl Index {
         Ok(index)
     }
 
-    /// Map and validate `path` (magic, version, checksum, then every section's shape).
+    /// Map and validate `path` (magic, version, checksum, then every section's shape and every
+    /// vector value). Only a regular file within [`crate::safe_fs::MAX_INDEX_FILE`] is opened.
     pub fn load(path: &Path) -> Result<Index, IndexError> {
         Index::open(Storage::open(path)?, Some(path.to_path_buf()))
+    }
+
+    /// Validate index bytes held in memory, as [`Index::load`] does a file (the fuzz harness
+    /// feeds it mutated indexes).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Index, IndexError> {
+        Index::open(Storage::from_bytes(bytes), None)
     }
 
     /// Write to `path` atomically.
