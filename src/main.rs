@@ -18,7 +18,9 @@ fn main() -> ExitCode {
         }
     };
     signals::install();
-    match app::run(cli) {
+    let result = app::run(cli);
+    signals::settle();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");

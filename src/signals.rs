@@ -6,7 +6,12 @@
 //! shell expects. An index or model file being replaced keeps its old content: the rename
 //! never happened.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+
+/// Set when a signal arrived: its handler is cleaning up and will end the process.
+static RECEIVED: AtomicBool = AtomicBool::new(false);
 use signal_hook::iterator::Signals;
 
 /// Start watching; best effort (without it, interruption still never corrupts a file, it only
@@ -19,6 +24,7 @@ pub fn install() {
         .name("signals".into())
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
+                RECEIVED.store(true, Ordering::SeqCst);
                 let (children, paths) = recommend::safe_fs::cleanup_registered();
                 let name = match sig {
                     SIGINT => "interrupted",
@@ -37,4 +43,15 @@ pub fn install() {
             }
         });
     let _ = spawned;
+}
+
+/// Called when the command returns: if a signal arrived meanwhile (killing pip makes the
+/// install fail, for instance), let its handler finish the cleanup and set the exit code
+/// instead of reporting that consequence as an error.
+pub fn settle() {
+    if RECEIVED.load(Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
 }

@@ -91,6 +91,8 @@ impl Corpus {
             );
         }
         problems.extend(validate(&entries));
+        // In reading order: file by file, line by line.
+        problems.sort_by_key(|p| (files.iter().position(|f| *f == p.path), p.line));
         if !problems.is_empty() {
             return Err(CorpusError::Invalid { problems });
         }

@@ -191,9 +191,14 @@ pub fn resolve_match_in(papers: &[Paper], query: &str) -> Result<Resolved, Resol
             }
         }
     }
+    // A query more than twice as long as a name can reach neither ACCEPT nor, by edit
+    // distance, SUGGEST against it (Jaro-Winkler stays under 0.9): skipping such pairs bounds
+    // the cost of a long query, which would otherwise grow with its length times every name.
+    let key_len = key.chars().count();
     let mut scored: Vec<(f64, usize)> = (0..papers.len())
         .map(|i| {
             let best = names(&papers[i])
+                .filter(|n| key_len <= 2 * n.chars().count())
                 .map(|n| {
                     strsim::jaro_winkler(&key, &n).max(strsim::normalized_levenshtein(&key, &n))
                 })
