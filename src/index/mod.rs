@@ -285,19 +285,22 @@ impl Index {
         }
         // The checksum only proves the bytes are the ones written: a forged file with a
         // recomputed checksum may hold NaN or infinity, which would turn every score into NaN.
+        // A value is not finite when its exponent bits are all ones; the branch-free fold
+        // vectorizes (a 100k index: ~0.3x the rest of the load, see the report of issue 12).
         {
             use rayon::prelude::*;
-            let values: &[f32] = bytemuck::cast_slice(&bytes[vectors.clone()]);
-            if let Some(at) = values
-                .par_chunks(1 << 16)
-                .enumerate()
-                .find_map_any(|(c, chunk)| {
-                    chunk
+            const EXP: u32 = 0x7f80_0000;
+            const CHUNK: usize = 1 << 16;
+            let bits: &[u32] = bytemuck::cast_slice(&bytes[vectors.clone()]);
+            let bad_chunk = bits
+                .par_chunks(CHUNK)
+                .position_any(|c| c.iter().fold(0u32, |a, &b| a | u32::from(b & EXP == EXP)) != 0);
+            if let Some(c) = bad_chunk {
+                let at = c * CHUNK
+                    + bits[c * CHUNK..]
                         .iter()
-                        .position(|x| !x.is_finite())
-                        .map(|i| (c << 16) + i)
-                })
-            {
+                        .position(|&b| b & EXP == EXP)
+                        .unwrap_or(0);
                 return Err(bad(format!(
                     "vector {} holds NaN or infinity",
                     at / dim.max(1)
