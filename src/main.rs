@@ -4,6 +4,7 @@
 mod app;
 mod cli;
 mod serve;
+mod signals;
 
 use std::process::ExitCode;
 
@@ -17,7 +18,14 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    match app::run(cli) {
+    // `serve` shuts down gracefully on its own signal handling; every other command cleans up
+    // unfinished writes and exits.
+    if !matches!(cli.command, Some(cli::Command::Serve { .. })) {
+        signals::install();
+    }
+    let result = app::run(cli);
+    signals::settle();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");

@@ -27,10 +27,11 @@ impl fmt::Display for Problem {
 
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
-    #[error("cannot read corpus {}: {source}", path.display())]
+    // The OS error is part of the message, not a `source`: `{:#}` would print it twice.
+    #[error("cannot read corpus {}: {error}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{} problem(s) in the corpus; fix them and run again:\n{}", problems.len(), list(problems))]
     Invalid { problems: Vec<Problem> },
@@ -76,15 +77,12 @@ impl Corpus {
         let mut entries = Vec::new();
         let mut problems = Vec::new();
         for file in &files {
-            let text = std::fs::read_to_string(file).map_err(|source| CorpusError::Io {
-                path: file.clone(),
-                source,
-            })?;
-            let (papers, mut file_problems) = match extension(file).as_str() {
-                "jsonl" | "json" | "ndjson" => parse_jsonl(file, &text),
-                "md" | "markdown" => markdown::parse(file, &text),
-                _ => return Err(CorpusError::UnknownFormat { path: file.clone() }),
-            };
+            let bytes = crate::safe_fs::read_regular(file, crate::safe_fs::MAX_CORPUS_FILE)
+                .map_err(|error| CorpusError::Io {
+                    path: file.clone(),
+                    error,
+                })?;
+            let (papers, mut file_problems) = parse_file(file, &bytes)?;
             problems.append(&mut file_problems);
             entries.extend(
                 papers
@@ -93,6 +91,8 @@ impl Corpus {
             );
         }
         problems.extend(validate(&entries));
+        // In reading order: file by file, line by line.
+        problems.sort_by_key(|p| (files.iter().position(|f| *f == p.path), p.line));
         if !problems.is_empty() {
             return Err(CorpusError::Invalid { problems });
         }
@@ -107,15 +107,65 @@ impl Corpus {
     }
 }
 
+/// The papers of one file with their line numbers, and its problems.
+pub type Parsed = (Vec<(usize, Paper)>, Vec<Problem>);
+
+/// Parse the bytes of one corpus file (the format follows its extension). Lines that are not
+/// UTF-8 are reported, each once with its line number, and skipped, so the other lines are
+/// still checked and every problem is reported at once.
+pub fn parse_file(file: &Path, bytes: &[u8]) -> Result<Parsed, CorpusError> {
+    let (text, mut problems) = decode_lines(file, bytes);
+    let (papers, mut more) = match extension(file).as_str() {
+        "jsonl" | "json" | "ndjson" => parse_jsonl(file, &text),
+        "md" | "markdown" => markdown::parse(file, &text),
+        _ => {
+            return Err(CorpusError::UnknownFormat {
+                path: file.to_path_buf(),
+            });
+        }
+    };
+    problems.append(&mut more);
+    problems.sort_by_key(|p| p.line);
+    Ok((papers, problems))
+}
+
+/// `bytes` as text, with every line that is not valid UTF-8 replaced by an empty line (so line
+/// numbers stay right) and reported as a problem.
+fn decode_lines(file: &Path, bytes: &[u8]) -> (String, Vec<Problem>) {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return (text.to_string(), Vec::new());
+    }
+    let mut text = String::with_capacity(bytes.len());
+    let mut problems = Vec::new();
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            text.push('\n');
+        }
+        match std::str::from_utf8(line) {
+            Ok(l) => text.push_str(l),
+            Err(e) => problems.push(Problem {
+                path: file.to_path_buf(),
+                line: i + 1,
+                message: format!(
+                    "not valid UTF-8 (byte {} of the line); save the file as UTF-8",
+                    e.valid_up_to() + 1
+                ),
+            }),
+        }
+    }
+    (text, problems)
+}
+
 /// The files a corpus path stands for: the path itself, or a directory's `.jsonl` files in
-/// name order.
-fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
-    let io = |source| CorpusError::Io {
+/// name order. Each must be a regular file (a FIFO or a device would block or never end).
+pub fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
+    let io = |error| CorpusError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let meta = std::fs::metadata(path).map_err(io)?;
     if !meta.is_dir() {
+        crate::safe_fs::check_regular(path, crate::safe_fs::MAX_CORPUS_FILE).map_err(io)?;
         return Ok(vec![path.to_path_buf()]);
     }
     let mut v: Vec<PathBuf> = std::fs::read_dir(path)
@@ -124,6 +174,14 @@ fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
         .collect();
     v.sort();
+    for f in &v {
+        crate::safe_fs::check_regular(f, crate::safe_fs::MAX_CORPUS_FILE).map_err(|error| {
+            CorpusError::Io {
+                path: f.clone(),
+                error,
+            }
+        })?;
+    }
     if v.is_empty() {
         return Err(CorpusError::Empty {
             path: path.to_path_buf(),
@@ -141,18 +199,20 @@ fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
 pub fn fingerprint(path: &Path) -> Result<String, CorpusError> {
     let mut parts = Vec::new();
     for file in corpus_files(path)? {
-        let io = |source| CorpusError::Io {
+        let io = |error| CorpusError::Io {
             path: file.clone(),
-            source,
+            error,
         };
-        let f = std::fs::File::open(&file).map_err(io)?;
+        let (f, _) =
+            crate::safe_fs::open_regular(&file, crate::safe_fs::MAX_CORPUS_FILE).map_err(io)?;
         // Mapped rather than read: hashing 30 MB costs less than copying it into a fresh buffer.
         // SAFETY: read-only map, dropped before returning; a concurrent writer can only change
         // the hash (which is then compared and found different, or the content check runs).
         let (len, crc) = match unsafe { memmap2::Mmap::map(&f) } {
             Ok(map) => (map.len(), crc32fast::hash(&map)),
             Err(_) => {
-                let bytes = std::fs::read(&file).map_err(io)?;
+                let bytes = crate::safe_fs::read_regular(&file, crate::safe_fs::MAX_CORPUS_FILE)
+                    .map_err(io)?;
                 (bytes.len(), crc32fast::hash(&bytes))
             }
         };

@@ -11,5 +11,7 @@ pub mod retrieve;
 pub mod similarity;
 pub mod topics;
 
-pub use resolve::{ResolveError, resolve};
+pub use resolve::{
+    MAX_QUERY_CHARS, Matched, ResolveError, Resolved, query_lines, resolve, resolve_match,
+};
 pub use retrieve::{Filters, Hit, Mode, related, search};

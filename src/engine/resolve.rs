@@ -3,15 +3,45 @@
 //! Order: exact id; title or alias ignoring case and punctuation; a unique paper whose name
 //! contains what was typed; then fuzzy matching, accepted only when one candidate is clearly
 //! best. Anything else is an error carrying candidates or suggestions for the user.
+//!
+//! Nothing is guessed silently: a name contained in several papers' names is an
+//! [`ResolveError::Ambiguous`] error listing them, however many there are, and a containment or
+//! fuzzy match says so ([`Resolved::matched`]), so the caller can tell the user which paper it
+//! took.
 
 use crate::corpus::Paper;
 use crate::index::Index;
 use crate::text::name_key;
 
+/// Longest query accepted anywhere (a paper name, a search, a line of a batch file), in
+/// characters: titles are far shorter, the model reads at most 512 tokens, and fuzzy matching
+/// costs time in proportion to the length.
+pub const MAX_QUERY_CHARS: usize = 2000;
+
+/// How a query found its paper.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Matched {
+    /// Its id, title or an alias (ignoring case and punctuation).
+    Exact,
+    /// The only paper with a name containing the query.
+    Contains,
+    /// The clearly closest name, spelled differently.
+    Fuzzy,
+}
+
+/// A resolved query: the paper and how it was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resolved {
+    pub paper: usize,
+    pub matched: Matched,
+}
+
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ResolveError {
     #[error("empty paper name")]
     Empty,
+    #[error("a query of {chars} characters is too long (at most {MAX_QUERY_CHARS})")]
+    TooLong { chars: usize },
     #[error("{query:?} matches {} papers: {}; be more specific or use an id", candidates.len(), show(candidates))]
     Ambiguous {
         query: String,
@@ -24,11 +54,47 @@ pub enum ResolveError {
     },
 }
 
+/// Candidates listed in a message; the rest are counted.
+const SHOWN: usize = 12;
+
 fn show(c: &[(String, String)]) -> String {
-    c.iter()
+    let mut s = c
+        .iter()
+        .take(SHOWN)
         .map(|(id, title)| format!("{title} [{id}]"))
         .collect::<Vec<_>>()
-        .join("; ")
+        .join("; ");
+    if c.len() > SHOWN {
+        s.push_str(&format!("; and {} more", c.len() - SHOWN));
+    }
+    s
+}
+
+/// The queries of a batch file (`--like-file`, `search --queries`): one per non-blank line,
+/// trimmed, a leading byte-order mark dropped. `Err(line)` names the first line (1-based) that
+/// is not UTF-8. Lengths are checked per query when it is answered, so one bad line does not
+/// stop the batch.
+pub fn query_lines(bytes: &[u8]) -> Result<Vec<String>, usize> {
+    let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
+    let mut out = Vec::new();
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = std::str::from_utf8(line).map_err(|_| i + 1)?.trim();
+        if !line.is_empty() {
+            out.push(line.to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// Check the length of a query against [`MAX_QUERY_CHARS`] (without counting past it).
+pub fn check_length(query: &str) -> Result<(), ResolveError> {
+    if query.len() > MAX_QUERY_CHARS {
+        let chars = query.chars().count();
+        if chars > MAX_QUERY_CHARS {
+            return Err(ResolveError::TooLong { chars });
+        }
+    }
+    Ok(())
 }
 
 fn suggest(s: &[(String, String)]) -> String {
@@ -62,54 +128,77 @@ fn entry(p: &Paper) -> (String, String) {
 /// The common case, an exact id or name, is a lookup in the index's name table; only anything
 /// looser (containment, fuzzy matching, errors with suggestions) reads every paper's names.
 pub fn resolve(index: &Index, query: &str) -> Result<usize, ResolveError> {
+    resolve_match(index, query).map(|r| r.paper)
+}
+
+/// [`resolve`], saying how the paper was found.
+pub fn resolve_match(index: &Index, query: &str) -> Result<Resolved, ResolveError> {
+    check_length(query)?;
     let q = query.trim();
     let table = index.table();
     let exact = table.named(&name_key(q));
+    let found = |paper| Resolved {
+        paper,
+        matched: Matched::Exact,
+    };
     if let Some(&i) = exact.iter().find(|&&i| table.id(i) == q) {
-        return Ok(i);
+        return Ok(found(i));
     }
     if let [i] = exact[..] {
-        return Ok(i);
+        return Ok(found(i));
     }
-    resolve_in(index.papers(), query)
+    resolve_match_in(index.papers(), query)
 }
 
 /// Resolve `query` to the position of one paper in `papers`.
 pub fn resolve_in(papers: &[Paper], query: &str) -> Result<usize, ResolveError> {
+    resolve_match_in(papers, query).map(|r| r.paper)
+}
+
+/// [`resolve_in`], saying how the paper was found.
+pub fn resolve_match_in(papers: &[Paper], query: &str) -> Result<Resolved, ResolveError> {
+    check_length(query)?;
     let q = query.trim();
     let key = name_key(q);
     if key.is_empty() {
         return Err(ResolveError::Empty);
     }
+    let at = |paper, matched| Ok(Resolved { paper, matched });
     if let Some(i) = papers.iter().position(|p| p.id == q) {
-        return Ok(i);
+        return at(i, Matched::Exact);
     }
     let exact: Vec<usize> = (0..papers.len())
         .filter(|&i| names(&papers[i]).any(|n| n == key))
         .collect();
     if exact.len() == 1 {
-        return Ok(exact[0]);
+        return at(exact[0], Matched::Exact);
     }
-    // Containment: "webagent" finds "WebAgent-R1" when it is the only such paper. Very short
-    // keys would match half the corpus, so they must be whole names (handled above).
+    // Containment: "webagent" finds "WebAgent-R1" when it is the only such paper; several
+    // such papers are listed, never guessed between. Very short keys would match half the
+    // corpus, so they must be whole names (handled above).
     if key.chars().count() >= 3 {
         let contains: Vec<usize> = (0..papers.len())
             .filter(|&i| names(&papers[i]).any(|n| n.contains(&key)))
             .collect();
         match contains.len() {
-            1 => return Ok(contains[0]),
-            2..=8 => {
+            0 => {}
+            1 => return at(contains[0], Matched::Contains),
+            _ => {
                 return Err(ResolveError::Ambiguous {
                     query: q.to_string(),
                     candidates: contains.iter().map(|&i| entry(&papers[i])).collect(),
                 });
             }
-            _ => {}
         }
     }
+    // A query more than twice as long as a name can reach neither ACCEPT nor, by edit
+    // distance, SUGGEST against it (Jaro-Winkler stays under 0.9): skipping such pairs bounds
+    // the cost of a long query, which would otherwise grow with its length times every name.
+    let key_len = key.chars().count();
     let mut scored: Vec<(f64, usize)> = (0..papers.len())
         .map(|i| {
             let best = names(&papers[i])
+                .filter(|n| key_len <= 2 * n.chars().count())
                 .map(|n| {
                     strsim::jaro_winkler(&key, &n).max(strsim::normalized_levenshtein(&key, &n))
                 })
@@ -121,7 +210,7 @@ pub fn resolve_in(papers: &[Paper], query: &str) -> Result<usize, ResolveError> 
     if let Some(&(best, i)) = scored.first() {
         let runner_up = scored.get(1).map_or(0.0, |s| s.0);
         if best >= ACCEPT && best - runner_up >= MARGIN {
-            return Ok(i);
+            return at(i, Matched::Fuzzy);
         }
     }
     Err(ResolveError::Unknown {
@@ -177,6 +266,34 @@ mod tests {
             Err(ResolveError::Ambiguous { candidates, .. }) => assert_eq!(candidates.len(), 2),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn how_a_name_matched_is_reported_and_many_containers_are_listed() {
+        let c = corpus();
+        let how = |q| resolve_match_in(&c, q).map(|r| r.matched);
+        assert_eq!(how("grpo"), Ok(Matched::Exact));
+        assert_eq!(how("WebAgent"), Ok(Matched::Contains));
+        assert_eq!(how("WebAgnt-R1"), Ok(Matched::Fuzzy));
+        // Eleven papers share "agent": listed, never one picked.
+        let mut many = c.clone();
+        for k in 0..10 {
+            many.push(paper(&format!("agent-{k}"), &format!("Agent Zoo {k}"), &[]));
+        }
+        match resolve_in(&many, "agent") {
+            Err(e @ ResolveError::Ambiguous { .. }) => {
+                let msg = e.to_string();
+                assert!(msg.contains("matches 11 papers"), "{msg}");
+                assert!(msg.contains("WebAgent-R1 [webagent-r1]"), "{msg}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            resolve_in(&c, &"x".repeat(MAX_QUERY_CHARS + 1)),
+            Err(ResolveError::TooLong {
+                chars: MAX_QUERY_CHARS + 1
+            })
+        );
     }
 
     #[test]

@@ -15,7 +15,6 @@
 //! exactly. A truncated, bit-flipped or hostile file yields an error, never a panic or a huge
 //! allocation.
 
-use std::io::Write;
 use std::ops::Range;
 use std::path::Path;
 
@@ -50,11 +49,9 @@ struct Header<M> {
 
 #[derive(Debug, thiserror::Error)]
 pub enum FormatError {
-    #[error("cannot read index {path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    // The OS error is part of the message, not a `source`: `{:#}` would print it twice.
+    #[error("cannot read index {path}: {error}")]
+    Io { path: String, error: std::io::Error },
     #[error("{path} is not a recommend index (bad magic bytes); rebuild it with `recommend index`")]
     NotAnIndex { path: String },
     #[error("{path} is truncated or corrupt ({detail}); rebuild it with `recommend index`")]
@@ -68,11 +65,8 @@ pub enum FormatError {
         found: u32,
         expected: u32,
     },
-    #[error("cannot write index {path}: {source}")]
-    Write {
-        path: String,
-        source: std::io::Error,
-    },
+    #[error("cannot write index {path}: {error}")]
+    Write { path: String, error: std::io::Error },
     #[error("cannot encode the index: {0}")]
     Encode(String),
 }
@@ -259,35 +253,13 @@ pub fn open<M: DeserializeOwned>(bytes: &[u8], path: &str) -> Result<Container<M
     })
 }
 
-/// Write `bytes` to `path` atomically: a temp file in the same directory, fsync, rename. A crash
-/// leaves either the old file or the new one, never a mix.
+/// Write `bytes` to `path` atomically ([`crate::safe_fs::write_atomic`]): a crash leaves either
+/// the old file or the new one, never a mix, and an interruption leaves no temp file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FormatError> {
-    let werr = |source| FormatError::Write {
+    crate::safe_fs::write_atomic(path, bytes).map_err(|error| FormatError::Write {
         path: path.display().to_string(),
-        source,
-    };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir).map_err(werr)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".index-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(werr)?;
-    tmp.write_all(bytes).map_err(werr)?;
-    tmp.as_file().sync_all().map_err(werr)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // tempfile creates 0600; an index is ordinary shared data.
-        let _ = tmp
-            .as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644));
-    }
-    tmp.persist(path).map_err(|e| werr(e.error))?;
-    Ok(())
+        error,
+    })
 }
 
 #[cfg(test)]

@@ -27,17 +27,24 @@ impl Storage {
                 detail: "index files are little-endian and this machine is not".into(),
             });
         }
-        let io = |source| FormatError::Io {
+        let io = |error| FormatError::Io {
             path: path.display().to_string(),
-            source,
+            error,
         };
-        let file = std::fs::File::open(path).map_err(io)?;
+        // A regular file within the size limit only: a FIFO or a device would block or never end.
+        let (file, len) =
+            crate::safe_fs::open_regular(path, crate::safe_fs::MAX_INDEX_FILE).map_err(io)?;
         // SAFETY: the map is read-only and private to this process; the file is only ever
         // replaced by rename (`write_atomic`), which leaves the mapped inode intact. A process
         // truncating it in place could still fault us; no recommend command does that.
         match unsafe { Mmap::map(&file) } {
             Ok(map) => Ok(Storage::Mapped(map)),
-            Err(_) => Ok(Storage::from_bytes(&std::fs::read(path).map_err(io)?)),
+            Err(_) => {
+                use std::io::Read;
+                let mut bytes = Vec::with_capacity(len as usize);
+                file.take(len).read_to_end(&mut bytes).map_err(io)?;
+                Ok(Storage::from_bytes(&bytes))
+            }
         }
     }
 

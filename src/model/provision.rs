@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::fs::{self, File};
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -124,6 +124,8 @@ pub struct InstallOptions {
     pub variant: Variant,
     /// The Python interpreter that runs pip (default: `python3`, then `python`).
     pub python: Option<String>,
+    /// Install again even when every file verifies (repairs a damaged install).
+    pub force: bool,
 }
 
 impl Default for InstallOptions {
@@ -132,6 +134,7 @@ impl Default for InstallOptions {
             progress: true,
             variant: DEFAULT_VARIANT,
             python: None,
+            force: false,
         }
     }
 }
@@ -178,6 +181,9 @@ pub struct ModelStatus {
     pub ort_lib: PathBuf,
     pub ort_lib_overridden: bool,
     pub total_bytes: u64,
+    /// How the files were checked: `sha256` (every byte hashed), `sha256-cached` (hashed unless
+    /// unchanged since the last hash) or `size`.
+    pub checked: Verify,
 }
 
 /// One file in [`ModelStatus`].
@@ -190,6 +196,23 @@ pub struct FileStatus {
     /// The SHA-256 recorded at install time.
     pub sha256: Option<String>,
     pub source: Option<String>,
+    /// Whether the file passed the check named by [`ModelStatus::checked`].
+    pub ok: bool,
+}
+
+/// How thoroughly installed files are checked against the manifest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verify {
+    /// Sizes only (instant; misses a same-size overwrite).
+    Size,
+    /// SHA-256 of every file whose size, times or inode changed since it was last hashed
+    /// (`.verified.json`); unchanged files are trusted. What every model load does.
+    #[serde(rename = "sha256-cached")]
+    Cached,
+    /// SHA-256 of every byte of every file.
+    #[serde(rename = "sha256")]
+    Full,
 }
 
 /// `RECOMMEND_MODEL_DIR`, if set and not empty.
@@ -279,26 +302,11 @@ fn verify_file(path: &Path, expected_sha256: &str) -> Result<(), ModelError> {
     Ok(())
 }
 
-/// Write `bytes` to `dir/name` atomically: a temporary file in `dir`, fsync, rename.
+/// Write `bytes` to `dir/name` atomically ([`crate::safe_fs::write_atomic`]: temp file, fsync,
+/// rename; no temp file survives an interruption).
 pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ModelError> {
     let dest = dir.join(name);
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| ModelError::io(dir, e))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = tmp
-            .as_file()
-            .set_permissions(fs::Permissions::from_mode(0o644));
-    }
-    tmp.write_all(bytes)
-        .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| ModelError::io(tmp.path(), e))?;
-    tmp.persist(&dest)
-        .map_err(|e| ModelError::io(&dest, e.error))?;
+    crate::safe_fs::write_atomic(&dest, bytes).map_err(|e| ModelError::io(&dest, e))?;
     Ok(dest)
 }
 
@@ -380,23 +388,25 @@ fn pip_download(
     };
     let mut last_reason = String::from("no Python interpreter found");
     for py in candidates {
-        let out = Command::new(py)
-            .args([
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--disable-pip-version-check",
-                "--no-input",
-                "--progress-bar",
-                "off",
-            ])
-            .args(pkg.pip_args)
-            .arg(&spec)
-            .arg("-d")
-            .arg(dest)
-            .stdin(std::process::Stdio::null())
-            .output();
+        let mut cmd = Command::new(py);
+        cmd.args([
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "--no-input",
+            "--progress-bar",
+            "off",
+        ])
+        .args(pkg.pip_args)
+        .arg(&spec)
+        .arg("-d")
+        .arg(dest)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+        let out = run_child(cmd);
         match out {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 last_reason = format!("`{py}` was not found");
@@ -446,6 +456,35 @@ fn pip_download(
     })
 }
 
+/// Run `cmd` to completion as a child that cannot outlive us: it leads its own process group,
+/// registered with [`crate::safe_fs`] so that SIGINT/SIGTERM kill the group, and it is sent
+/// SIGKILL by the kernel if we die first (SIGKILL included).
+fn run_child(mut cmd: Command) -> std::io::Result<std::process::Output> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+        // SAFETY: prctl and getppid are async-signal-safe; nothing else runs between fork and
+        // exec.
+        let parent = std::process::id();
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The parent died before prctl took effect: do not run orphaned.
+                if libc::getppid() as u32 != parent {
+                    return Err(std::io::Error::other("parent exited"));
+                }
+                Ok(())
+            });
+        }
+    }
+    let child = cmd.spawn()?;
+    let _guard = crate::safe_fs::ChildGuard::new(child.id());
+    child.wait_with_output()
+}
+
 fn progress_bar(enabled: bool, len: u64) -> ProgressBar {
     let target = if enabled && std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()
@@ -480,61 +519,178 @@ fn expected_packages() -> Vec<ManifestPackage> {
         .collect()
 }
 
-/// Check the manifest and the files. `hash`: recompute every SHA-256 (slow: ~400 MB);
-/// otherwise only sizes are checked.
-fn check_installed(dir: &Path, variant: Variant, hash: bool) -> Result<ModelFiles, String> {
-    let m = read_manifest(dir)?;
+/// Why an install cannot be used.
+#[derive(Debug)]
+enum CheckError {
+    /// Nothing usable is installed (no manifest, or one of another version or variant): install.
+    Missing(String),
+    /// An installed file is missing, resized or altered: repair.
+    Damaged { path: PathBuf, detail: String },
+}
+
+impl std::fmt::Display for CheckError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CheckError::Missing(m) => f.write_str(m),
+            CheckError::Damaged { path, detail } => write!(f, "{}: {detail}", path.display()),
+        }
+    }
+}
+
+/// The files every install holds.
+const REQUIRED: [&str; 7] = [
+    files::ONNX,
+    files::TOKENIZER,
+    files::CONFIG,
+    files::SPECIAL_TOKENS,
+    files::TOKENIZER_CONFIG,
+    files::ORT_LIB,
+    files::WEIGHTS,
+];
+
+/// What identifies one state of a file's bytes without reading them: a write changes the
+/// change time (which, unlike the modification time, cannot be set back).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+struct FileStamp {
+    size: u64,
+    dev: u64,
+    ino: u64,
+    mtime_ns: i64,
+    ctime_ns: i64,
+    sha256: String,
+}
+
+fn stamp_of(meta: &fs::Metadata, sha256: &str) -> FileStamp {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        FileStamp {
+            size: meta.len(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+            mtime_ns: meta.mtime().saturating_mul(1_000_000_000) + meta.mtime_nsec(),
+            ctime_ns: meta.ctime().saturating_mul(1_000_000_000) + meta.ctime_nsec(),
+            sha256: sha256.to_string(),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        FileStamp {
+            size: meta.len(),
+            dev: 0,
+            ino: 0,
+            mtime_ns: 0,
+            ctime_ns: 0,
+            sha256: String::new(),
+        }
+    }
+}
+
+fn read_stamps(dir: &Path) -> std::collections::BTreeMap<String, FileStamp> {
+    crate::safe_fs::read_regular(&dir.join(files::VERIFIED), 1 << 20)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+/// A file name and whether it passed its check (else what is wrong with it).
+type Verdict = (String, Result<(), String>);
+
+/// Check the manifest and the files, as thoroughly as `verify` says: the verdict for every
+/// file (`Ok(())` or what is wrong) when the manifest itself is usable.
+fn check_files(dir: &Path, variant: Variant, verify: Verify) -> Result<Vec<Verdict>, CheckError> {
+    use rayon::prelude::*;
+    let m = read_manifest(dir).map_err(CheckError::Missing)?;
     if m.format != MANIFEST_FORMAT || m.converter_version != CONVERTER_VERSION {
-        return Err("installed by another version of recommend".into());
+        return Err(CheckError::Missing(
+            "installed by another version of recommend".into(),
+        ));
     }
     if m.packages != expected_packages() {
-        return Err("installed from other package versions".into());
+        return Err(CheckError::Missing(
+            "installed from other package versions".into(),
+        ));
     }
     if m.variant != variant {
-        return Err(format!(
+        return Err(CheckError::Missing(format!(
             "installed variant is {}, wanted {}",
             m.variant.name(),
             variant.name()
-        ));
+        )));
     }
-    let required = [
-        files::ONNX,
-        files::TOKENIZER,
-        files::CONFIG,
-        files::SPECIAL_TOKENS,
-        files::TOKENIZER_CONFIG,
-        files::ORT_LIB,
-        files::WEIGHTS,
-    ];
-    for name in required {
-        let f = m
-            .files
-            .iter()
-            .find(|f| f.name == name)
-            .ok_or_else(|| format!("manifest lacks {name}"))?;
-        let path = dir.join(name);
-        let size = fs::metadata(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?
-            .len();
-        if size != f.size {
-            return Err(format!(
-                "{} is {size} bytes, expected {}",
-                path.display(),
-                f.size
-            ));
+    for name in REQUIRED {
+        if !m.files.iter().any(|f| f.name == name) {
+            return Err(CheckError::Missing(format!("manifest lacks {name}")));
         }
-        if hash {
-            let (actual, _) = sha256_file(&path).map_err(|e| e.to_string())?;
-            if actual != f.sha256 {
-                return Err(format!(
-                    "{}: SHA-256 {actual}, expected {}",
-                    path.display(),
-                    f.sha256
-                ));
+    }
+    let stamps = read_stamps(dir);
+    // (name, verdict, new stamp): the files are hashed in parallel.
+    let checked: Vec<(String, Result<(), String>, Option<FileStamp>)> = m
+        .files
+        .par_iter()
+        .map(|f| {
+            let path = dir.join(&f.name);
+            let verdict = (|| {
+                let meta = crate::safe_fs::check_regular(&path, u64::MAX)
+                    .map_err(|e| format!("cannot read it: {e}"))?;
+                if meta.len() != f.size {
+                    return Err(format!("it is {} bytes, expected {}", meta.len(), f.size));
+                }
+                let stamp = stamp_of(&meta, &f.sha256);
+                let trusted = match verify {
+                    Verify::Size => true,
+                    Verify::Cached => stamps.get(&f.name) == Some(&stamp),
+                    Verify::Full => false,
+                };
+                if trusted {
+                    return Ok(None);
+                }
+                let (actual, _) = sha256_file(&path).map_err(|e| e.to_string())?;
+                if actual != f.sha256 {
+                    return Err(format!(
+                        "its SHA-256 is {actual}, the install recorded {}",
+                        f.sha256
+                    ));
+                }
+                // Stat again: a file changed while it was hashed must not be trusted later.
+                let after = fs::metadata(&path).map_err(|e| e.to_string())?;
+                Ok((stamp_of(&after, &f.sha256) == stamp).then_some(stamp))
+            })();
+            match verdict {
+                Ok(stamp) => (f.name.clone(), Ok(()), stamp),
+                Err(e) => (f.name.clone(), Err(e), None),
             }
+        })
+        .collect();
+    let fresh: Vec<(&String, &FileStamp)> = checked
+        .iter()
+        .filter_map(|(n, _, s)| s.as_ref().map(|s| (n, s)))
+        .collect();
+    if !fresh.is_empty() {
+        let mut all = stamps.clone();
+        for (n, s) in fresh {
+            all.insert(n.clone(), s.clone());
+        }
+        all.retain(|n, _| m.files.iter().any(|f| &f.name == n));
+        // Best effort: a read-only model folder only means hashing again next time.
+        if all != stamps
+            && let Ok(json) = serde_json::to_vec_pretty(&all)
+        {
+            let _ = crate::safe_fs::write_atomic(&dir.join(files::VERIFIED), &json);
         }
     }
-    Ok(ModelFiles::in_dir(dir, variant))
+    Ok(checked.into_iter().map(|(n, v, _)| (n, v)).collect())
+}
+
+/// The first damaged file of a check, as an error.
+fn first_damage(dir: &Path, verdicts: &[(String, Result<(), String>)]) -> Result<(), CheckError> {
+    match verdicts.iter().find(|(_, v)| v.is_err()) {
+        Some((name, Err(detail))) => Err(CheckError::Damaged {
+            path: dir.join(name),
+            detail: detail.clone(),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Install the model into `model_dir` (default options, progress bar as requested), unless it
@@ -549,8 +705,10 @@ pub fn install(model_dir: &Path, progress: bool) -> Result<ModelFiles, ModelErro
     )
 }
 
-/// The first command that needs the model calls this: a cheap check (manifest and file sizes),
-/// and a full [`install`] when it fails.
+/// The first command that needs the model calls this: the manifest, the sizes, and the SHA-256
+/// of every file changed since it was last hashed ([`Verify::Cached`]); a full [`install`] when
+/// nothing is installed, and [`ModelError::Damaged`] (naming the file and the repair command)
+/// when an installed file no longer matches.
 pub fn ensure_installed(model_dir: &Path) -> Result<ModelFiles, ModelError> {
     ensure_installed_with(model_dir, &InstallOptions::default())
 }
@@ -560,9 +718,12 @@ pub fn ensure_installed_with(
     model_dir: &Path,
     opts: &InstallOptions,
 ) -> Result<ModelFiles, ModelError> {
-    match check_installed(model_dir, opts.variant, false) {
-        Ok(files) => Ok(files),
-        Err(_) => install_with(model_dir, opts),
+    match check_files(model_dir, opts.variant, Verify::Cached)
+        .and_then(|v| first_damage(model_dir, &v))
+    {
+        Ok(()) => Ok(ModelFiles::in_dir(model_dir, opts.variant)),
+        Err(CheckError::Damaged { path, detail }) => Err(ModelError::Damaged { path, detail }),
+        Err(CheckError::Missing(_)) => install_with(model_dir, opts),
     }
 }
 
@@ -601,7 +762,11 @@ pub fn install_with(model_dir: &Path, opts: &InstallOptions) -> Result<ModelFile
     fs::create_dir_all(model_dir).map_err(|e| ModelError::io(model_dir, e))?;
     let _lock = lock_dir(model_dir)?;
     // Another process may have finished the install while we waited for the lock.
-    if let Ok(files) = check_installed(model_dir, opts.variant, true) {
+    if !opts.force
+        && let Ok(files) = check_files(model_dir, opts.variant, Verify::Full)
+            .and_then(|v| first_damage(model_dir, &v))
+            .map(|_| ModelFiles::in_dir(model_dir, opts.variant))
+    {
         return Ok(files);
     }
     let pb = progress_bar(opts.progress, 6);
@@ -620,10 +785,10 @@ fn install_locked(
     if manifest_path.exists() {
         fs::remove_file(&manifest_path).map_err(|e| ModelError::io(&manifest_path, e))?;
     }
-    let tmp = tempfile::Builder::new()
-        .prefix(".download.")
-        .tempdir_in(dir)
-        .map_err(|e| ModelError::io(dir, e))?;
+    // Registered: SIGINT/SIGTERM remove it (with pip killed first), and after a SIGKILL the
+    // next install sweeps it.
+    let (tmp, _tmp_guard) =
+        crate::safe_fs::temp_dir_in(dir, "download").map_err(|e| ModelError::io(dir, e))?;
 
     let mut manifest_files = Vec::new();
     let mut weights = None;
@@ -695,12 +860,20 @@ fn install_locked(
     let json = serde_json::to_vec_pretty(&manifest)
         .map_err(|e| ModelError::InvalidInput(e.to_string()))?;
     write_atomic(dir, files::MANIFEST, &json)?;
+    // Hash every file once now, so that loads trust them until they change.
+    let _ = check_files(dir, opts.variant, Verify::Full);
     pb.inc(1);
     Ok(ModelFiles::in_dir(dir, opts.variant))
 }
 
-/// Report what is installed in `model_dir` (cheap: sizes are checked, hashes are the recorded ones).
+/// Report what is installed in `model_dir`, hashing files that changed since they were last
+/// hashed ([`Verify::Cached`]).
 pub fn status(model_dir: &Path) -> ModelStatus {
+    status_with(model_dir, Verify::Cached)
+}
+
+/// Report what is installed in `model_dir`, checking every file as `verify` says.
+pub fn status_with(model_dir: &Path, verify: Verify) -> ModelStatus {
     let manifest = read_manifest(model_dir);
     let (ort_lib, overridden) = match ort_lib_override() {
         Some(p) => (p, true),
@@ -717,16 +890,21 @@ pub fn status(model_dir: &Path) -> ModelStatus {
         ort_lib,
         ort_lib_overridden: overridden,
         total_bytes: 0,
+        checked: verify,
     };
     match manifest {
         Err(e) => st.problem = Some(format!("not installed ({e})")),
         Ok(m) => {
             st.model_id = Some(m.model_id.clone());
             st.variant = Some(m.variant);
+            let verdicts = check_files(model_dir, m.variant, verify);
             for f in &m.files {
                 let path = model_dir.join(&f.name);
                 let size = fs::metadata(&path).map(|md| md.len()).ok();
                 st.total_bytes += size.unwrap_or(0);
+                let ok = verdicts
+                    .as_ref()
+                    .is_ok_and(|v| v.iter().any(|(n, verdict)| n == &f.name && verdict.is_ok()));
                 st.files.push(FileStatus {
                     name: f.name.clone(),
                     path,
@@ -734,11 +912,17 @@ pub fn status(model_dir: &Path) -> ModelStatus {
                     size: size.unwrap_or(0),
                     sha256: Some(f.sha256.clone()),
                     source: Some(f.source.clone()),
+                    ok,
                 });
             }
-            match check_installed(model_dir, m.variant, false) {
-                Ok(_) => st.installed = true,
-                Err(e) => st.problem = Some(e),
+            match verdicts.and_then(|v| first_damage(model_dir, &v)) {
+                Ok(()) => st.installed = true,
+                Err(e @ CheckError::Damaged { .. }) => {
+                    st.problem = Some(format!(
+                        "{e}; repair it with `recommend model install --force`"
+                    ))
+                }
+                Err(e) => st.problem = Some(e.to_string()),
             }
         }
     }
@@ -748,6 +932,7 @@ pub fn status(model_dir: &Path) -> ModelStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     fn make_zip(path: &Path, member: &str, data: &[u8]) {
         let f = File::create(path).unwrap();
@@ -878,6 +1063,9 @@ mod tests {
     }
 
     fn ensure_check(dir: &Path) -> Result<ModelFiles, String> {
-        check_installed(dir, DEFAULT_VARIANT, false)
+        check_files(dir, DEFAULT_VARIANT, Verify::Size)
+            .and_then(|v| first_damage(dir, &v))
+            .map(|_| ModelFiles::in_dir(dir, DEFAULT_VARIANT))
+            .map_err(|e| e.to_string())
     }
 }

@@ -4,7 +4,7 @@ use super::{Document, Renderer};
 pub struct MarkdownRenderer;
 
 fn escape(cell: &str) -> String {
-    cell.replace('|', "\\|").replace('\n', " ")
+    super::neutralize(cell).replace('|', "\\|")
 }
 
 impl Renderer for MarkdownRenderer {

@@ -74,6 +74,34 @@ pub fn renderer(format: Format) -> Box<dyn Renderer> {
     }
 }
 
+/// Whether `c` would act on the terminal or reorder text instead of being shown: C0 and C1
+/// control characters (ESC starts terminal escape sequences) and the Unicode bidirectional
+/// controls (U+202E RIGHT-TO-LEFT OVERRIDE makes text read backwards).
+fn is_hazard(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `text` made safe to print in a terminal or a Markdown file: tabs and line breaks become
+/// spaces, every other control character and bidi control becomes U+FFFD (visible, inert).
+/// JSON output needs none of this: serde_json escapes control characters itself.
+pub fn neutralize(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_hazard) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    text.chars()
+        .map(|c| match c {
+            '\t' | '\n' | '\r' => ' ',
+            c if is_hazard(c) => '\u{fffd}',
+            c => c,
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// Cut `text` to at most `width` terminal columns, ending in '…' when cut. CJK characters take
 /// two columns, so counting chars would overflow.
 pub fn trim_to_width(text: &str, width: usize) -> String {
@@ -105,6 +133,15 @@ mod tests {
         assert_eq!(trim_to_width("abc", 5), "abc");
         assert_eq!(trim_to_width("abcdef", 5), "abcd…");
         assert_eq!(trim_to_width("强化学习训练", 7), "强化学…");
+    }
+
+    #[test]
+    fn controls_and_bidi_overrides_are_neutralized() {
+        assert_eq!(neutralize("plain 强化"), "plain 强化");
+        assert_eq!(
+            neutralize("a\u{1b}[31mred\u{202e}txt\u{9b}\tz\n"),
+            "a\u{fffd}[31mred\u{fffd}txt\u{fffd} z "
+        );
     }
 
     #[test]

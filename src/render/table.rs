@@ -32,13 +32,22 @@ impl Renderer for TableRenderer {
         if doc.rows.is_empty() {
             return "(no results)\n".into();
         }
+        // Terminal escapes and bidi overrides in the data must not reach the terminal.
+        let rows: Vec<Vec<String>> = doc
+            .rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|c| super::neutralize(c).into_owned())
+                    .collect()
+            })
+            .collect();
         // Fixed columns get what they need; wrapping columns share the rest, narrow ones first
         // so a short column does not waste room a long one could use.
         let ncols = doc.columns.len();
         let natural: Vec<usize> = (0..ncols)
             .map(|c| {
-                doc.rows
-                    .iter()
+                rows.iter()
                     .map(|r| unicode_width::UnicodeWidthStr::width(r[c].as_str()))
                     .chain(std::iter::once(doc.columns[c].name.len()))
                     .max()
@@ -75,7 +84,7 @@ impl Renderer for TableRenderer {
                 cell
             }
         }));
-        for row in &doc.rows {
+        for row in &rows {
             table.add_row(row.iter().enumerate().map(|(c, text)| {
                 if doc.columns[c].wrap {
                     Cell::new(trim_to_width(text, room[c]))

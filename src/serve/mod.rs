@@ -218,7 +218,7 @@ fn api_error(e: anyhow::Error, parameter: &dyn Fn(&str) -> &'static str) -> ApiE
                 json!({"error": msg, "parameter": parameter(query), "query": query,
                        "candidates": pairs(candidates)}),
             ),
-            ResolveError::Empty => ApiError(
+            ResolveError::Empty | ResolveError::TooLong { .. } => ApiError(
                 StatusCode::BAD_REQUEST,
                 json!({"error": msg, "parameter": parameter("")}),
             ),

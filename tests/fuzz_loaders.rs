@@ -1,0 +1,356 @@
+//! Property-based fuzzing of every loader of user input, in the normal test suite: index bytes,
+//! corpus JSONL, Markdown reading lists and query files. Each target runs for a time budget
+//! (`RECOMMEND_FUZZ_SECS`, default 3 s) on inputs generated and, on failure, shrunk by
+//! proptest; a panic fails the test with the smallest input found. Each target prints its
+//! number of executions and its slowest one (`cargo test --test fuzz_loaders -- --nocapture`),
+//! so a hang shows as a stuck test and a near-hang as a slow case.
+
+use std::cell::Cell;
+use std::fmt::Debug;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use proptest::prelude::*;
+use proptest::sample::Index as Pick;
+use proptest::test_runner::{Config, TestRunner};
+
+use recommend::corpus::Paper;
+use recommend::corpus::load::{parse_file, validate};
+use recommend::engine::{self, Filters, Mode};
+use recommend::index::Index;
+
+fn budget() -> Duration {
+    let secs = std::env::var("RECOMMEND_FUZZ_SECS")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .unwrap_or(3.0);
+    Duration::from_secs_f64(secs)
+}
+
+/// Run `test` on values of `strategy` until the budget is spent; returns the executions.
+fn fuzz<S>(name: &str, strategy: S, test: impl Fn(S::Value)) -> u64
+where
+    S: Strategy,
+    S::Value: Debug,
+{
+    // A fresh runner (fresh random seed) per batch: a runner counts its cases across calls.
+    let config = Config {
+        cases: 256,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let runs = Cell::new(0u64);
+    let slowest = Cell::new(Duration::ZERO);
+    let started = Instant::now();
+    while started.elapsed() < budget() {
+        let result = TestRunner::new(config.clone()).run(&strategy, |v| {
+            let t = Instant::now();
+            test(v);
+            runs.set(runs.get() + 1);
+            slowest.set(slowest.get().max(t.elapsed()));
+            Ok(())
+        });
+        if let Err(e) = result {
+            panic!("fuzz {name}: {e}");
+        }
+    }
+    eprintln!(
+        "fuzz {name}: {} executions in {:.1} s, slowest {:.1} ms, no panic",
+        runs.get(),
+        started.elapsed().as_secs_f64(),
+        slowest.get().as_secs_f64() * 1e3
+    );
+    assert!(runs.get() > 0);
+    runs.get()
+}
+
+// ------------------------------------------------------------------ index bytes
+
+/// A small valid index: the seed every mutation starts from.
+fn seed_index() -> Vec<u8> {
+    let (papers, vectors) = recommend::bench::synthetic::corpus(24, 8, 3, 11);
+    let mut given = Some(vectors);
+    let index = Index::build(papers, "papers.jsonl", "fuzz", &mut |_| {
+        given.take().ok_or_else(|| "twice".to_string())
+    })
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.bin");
+    index.save(&path).unwrap();
+    std::fs::read(path).unwrap()
+}
+
+#[derive(Debug, Clone)]
+struct Mutation {
+    /// (in the header region?, where, new byte)
+    edits: Vec<(bool, Pick, u8)>,
+    /// Also write a little-endian u64 (section offsets and lengths are u64s and varints).
+    word: Option<(Pick, u64)>,
+    truncate: Option<Pick>,
+    /// Recompute the checksum, as a forger would, so the decoder behind it is reached.
+    fix_checksum: bool,
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    (
+        prop::collection::vec((any::<bool>(), any::<Pick>(), any::<u8>()), 0..6),
+        prop::option::of((any::<Pick>(), any::<u64>())),
+        prop::option::weighted(0.1, any::<Pick>()),
+        prop::bool::weighted(0.8),
+    )
+        .prop_map(|(edits, word, truncate, fix_checksum)| Mutation {
+            edits,
+            word,
+            truncate,
+            fix_checksum,
+        })
+}
+
+fn apply(seed: &[u8], m: &Mutation) -> Vec<u8> {
+    let mut b = seed.to_vec();
+    for (header, at, byte) in &m.edits {
+        let span = if *header { b.len().min(1024) } else { b.len() };
+        b[at.index(span)] ^= byte;
+    }
+    if let Some((at, w)) = m.word {
+        let i = at.index(b.len().min(1024) - 8);
+        b[i..i + 8].copy_from_slice(&w.to_le_bytes());
+    }
+    if let Some(t) = m.truncate {
+        b.truncate(t.index(b.len()));
+    }
+    if m.fix_checksum && b.len() >= 8 {
+        let end = b.len() - 8;
+        let crc = crc32fast::hash(&b[..end]);
+        b[end..end + 4].copy_from_slice(&crc.to_le_bytes());
+    }
+    b
+}
+
+/// Use a loaded index the way the commands do.
+fn exercise(index: &Index) {
+    let papers = index.papers();
+    assert_eq!(papers.len(), index.len());
+    let _ = engine::resolve(index, "paper 3");
+    let _ = engine::resolve(index, &papers[0].title);
+    let hits = engine::related(index, &[0], &[], 5, Mode::Hybrid, &Filters::default());
+    assert!(
+        hits.iter()
+            .all(|h| h.score.is_finite() && h.paper < index.len())
+    );
+    let v = index.vector(0).to_vec();
+    let _ = index.similarities(&v);
+    let _ = engine::search(
+        index,
+        "policy 强化学习",
+        None,
+        5,
+        Mode::Lexical,
+        &Filters::default(),
+    );
+}
+
+#[test]
+fn fuzz_index_bytes() {
+    let seed = seed_index();
+    exercise(&Index::from_bytes(&seed).unwrap());
+    let loaded = Cell::new(0u64);
+    fuzz("index bytes", mutation(), |m| {
+        let bytes = apply(&seed, &m);
+        if let Ok(index) = Index::from_bytes(&bytes) {
+            loaded.set(loaded.get() + 1);
+            exercise(&index);
+        }
+    });
+    eprintln!(
+        "fuzz index bytes: {} mutated indexes loaded and queried",
+        loaded.get()
+    );
+    // Arbitrary bytes, too (most fail at the magic; some start with it).
+    fuzz(
+        "index bytes (random)",
+        prop::collection::vec(any::<u8>(), 0..512).prop_map(|mut v| {
+            if v.len() > 40 && v[0] & 1 == 0 {
+                v[..8].copy_from_slice(b"RECIDX\0\0");
+                v[8..12].copy_from_slice(&3u32.to_le_bytes());
+            }
+            v
+        }),
+        |bytes| {
+            if let Ok(index) = Index::from_bytes(&bytes) {
+                exercise(&index);
+            }
+        },
+    );
+}
+
+// ------------------------------------------------------------------ corpus JSONL
+
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z0-9-]{0,10}",
+        "[A-Za-z .:/-]{0,30}",
+        ".{0,20}",
+        Just("强化学习 智能体".to_string()),
+        Just("http://example.org/x".to_string()),
+        Just("2505.16421".to_string()),
+    ]
+}
+
+fn field() -> impl Strategy<Value = (String, serde_json::Value)> {
+    use serde_json::{Value, json};
+    let scalar = prop_oneof![
+        text().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<bool>().prop_map(Value::from),
+        Just(Value::Null),
+        prop::collection::vec(text(), 0..3).prop_map(|v| json!(v)),
+        prop::sample::select(vec![
+            "survey",
+            "method",
+            "system",
+            "benchmark",
+            "dataset",
+            "model",
+            "x"
+        ])
+        .prop_map(Value::from),
+        (1800u32..2200).prop_map(Value::from),
+    ];
+    let key = prop::sample::select(vec![
+        "aliases",
+        "highlight",
+        "summary",
+        "topic",
+        "topic_en",
+        "kind",
+        "open_source",
+        "link",
+        "sources",
+        "arxiv",
+        "year",
+        "url",
+        "code",
+        "authors",
+        "tags",
+        "builds_on",
+        "unknown",
+    ]);
+    (key.prop_map(String::from), scalar)
+}
+
+/// One line of a JSONL corpus: a record (ids from a small pool, so duplicates, ambiguous names
+/// and `builds_on` cycles happen), broken JSON, or raw bytes (invalid UTF-8 included).
+fn jsonl_line() -> impl Strategy<Value = Vec<u8>> {
+    let ids = prop::sample::select(vec!["a", "b", "c", "d", "B", "", "a b"]);
+    let record = (
+        ids.clone(),
+        text(),
+        prop::collection::vec(field(), 0..5),
+        prop::collection::vec(ids, 0..3),
+    )
+        .prop_map(|(id, title, fields, builds_on)| {
+            let mut m = serde_json::Map::new();
+            m.insert("id".into(), id.into());
+            m.insert("title".into(), title.into());
+            for (k, v) in fields {
+                m.insert(k, v);
+            }
+            if !builds_on.is_empty() {
+                m.insert("builds_on".into(), serde_json::json!(builds_on));
+            }
+            serde_json::to_vec(&m).unwrap()
+        });
+    prop_oneof![
+        6 => record,
+        1 => record_cut(),
+        1 => prop::collection::vec(any::<u8>(), 0..40),
+        1 => Just(Vec::new()),
+    ]
+}
+
+fn record_cut() -> impl Strategy<Value = Vec<u8>> {
+    (any::<Pick>(), ".{0,30}").prop_map(|(at, s)| {
+        let whole = format!("{{\"id\":\"x\",\"title\":\"{s}\"}}").into_bytes();
+        whole[..at.index(whole.len() + 1)].to_vec()
+    })
+}
+
+fn load_bytes(name: &str, bytes: &[u8]) {
+    let path = PathBuf::from(name);
+    let Ok((papers, problems)) = parse_file(&path, bytes) else {
+        return;
+    };
+    for p in &problems {
+        assert!(p.line >= 1, "{p}");
+    }
+    let entries: Vec<((PathBuf, usize), Paper)> = papers
+        .into_iter()
+        .map(|(line, p)| ((path.clone(), line), p))
+        .collect();
+    let _ = validate(&entries);
+}
+
+#[test]
+fn fuzz_corpus_jsonl() {
+    fuzz(
+        "corpus JSONL",
+        prop::collection::vec(jsonl_line(), 0..12),
+        |lines| load_bytes("corpus.jsonl", &lines.join(&b'\n')),
+    );
+}
+
+// ------------------------------------------------------------------ Markdown
+
+#[test]
+fn fuzz_corpus_markdown() {
+    let piece = prop_oneof![
+        3 => prop::sample::select(vec![
+            "# ", "## ", "### ", "#### ", "\n", "\n\n", "| ", " | ", " |", "|---|---|---|\n",
+            "- ", "* ", "[", "](", ")", " - ", "[开源]", "[open source]", "Survey", "综述",
+            "https://arxiv.org/abs/2505.16421", "`", "**", "\\|", "\r\n", "\u{feff}",
+        ])
+        .prop_map(|s| s.as_bytes().to_vec()),
+        2 => text().prop_map(String::into_bytes),
+        1 => prop::collection::vec(any::<u8>(), 0..8),
+    ];
+    fuzz(
+        "corpus Markdown",
+        prop::collection::vec(piece, 0..60),
+        |pieces| load_bytes("list.md", &pieces.concat()),
+    );
+}
+
+// ------------------------------------------------------------------ query files
+
+fn papers() -> Vec<Paper> {
+    let (papers, _) = recommend::bench::synthetic::corpus(30, 4, 3, 5);
+    papers
+}
+
+#[test]
+fn fuzz_query_files() {
+    let corpus = papers();
+    let line = prop_oneof![
+        4 => text().prop_map(String::into_bytes),
+        1 => prop::collection::vec(any::<u8>(), 0..30),
+        1 => prop::sample::select(corpus.iter().map(|p| p.title.clone()).collect::<Vec<_>>())
+            .prop_map(String::into_bytes),
+        1 => (1990usize..2010).prop_map(|n| "x".repeat(n).into_bytes()),
+    ];
+    fuzz("query files", prop::collection::vec(line, 0..8), |lines| {
+        let bytes = lines.join(&b'\n');
+        if let Ok(queries) = engine::query_lines(&bytes) {
+            for q in &queries {
+                assert!(!q.is_empty() && !q.contains('\n') && q.trim() == q);
+                match engine::resolve::resolve_match_in(&corpus, q) {
+                    Ok(r) => assert!(r.paper < corpus.len()),
+                    Err(engine::ResolveError::TooLong { chars }) => {
+                        assert!(chars > engine::MAX_QUERY_CHARS)
+                    }
+                    Err(_) => {}
+                }
+            }
+        }
+    });
+}
