@@ -615,7 +615,6 @@ impl Index {
             .get_or_init(|| evidence::Relations::new(&self.table()))
     }
 
-
     /// The stored HNSW graph (validated at load), if the index has one.
     pub fn graph(&self) -> Option<GraphView<'_>> {
         let g = self.layout.graph.as_ref()?;
