@@ -677,7 +677,7 @@ pub(crate) fn topic_clusters(
     index: &Index,
     k: Option<usize>,
 ) -> Result<Vec<engine::topics::Topic>> {
-    engine::topics::cluster(index.papers(), index.vectors(), k).map_err(|e| match e {
+    engine::communities::cluster(index, k).map_err(|e| match e {
         engine::topics::TopicError::ZeroK | engine::topics::TopicError::TooManyTopics { .. } => {
             usage(e.to_string())
         }
@@ -714,27 +714,19 @@ fn topics(common: &CommonArgs, k: Option<usize>, evaluate: bool) -> Result<()> {
     }
     show(common, &doc)?;
     if evaluate {
-        let Some(ours) = engine::topics::agreement(&clusters, index.papers()) else {
+        let Some(c) = recommend::bench::clusters(&index)? else {
             return Err(usage("the corpus has no topic labels to evaluate against"));
         };
-        let base = recommend::bench::tfidf::kmeans_baseline(index.papers(), ours.k);
-        let gold = engine::topics::gold_labels(index.papers());
-        let (g, b): (Vec<usize>, Vec<usize>) = gold
-            .iter()
-            .zip(&base)
-            .filter_map(|(g, b)| g.map(|g| (g, *b)))
-            .unzip();
         eprintln!(
-            "agreement with the corpus topics ({} labels, {} papers): ours k={} NMI {:.3} ARI {:.3}; \
-             TF-IDF k-means baseline NMI {:.3} ARI {:.3}",
-            ours.labels,
-            ours.papers,
-            ours.k,
-            ours.nmi,
-            ours.ari,
-            engine::topics::nmi(&g, &b),
-            engine::topics::ari(&g, &b)
+            "agreement with the corpus topics ({} labels, {} papers):",
+            c.labels, c.papers
         );
+        for r in &c.results {
+            eprintln!(
+                "  {}: k={} NMI {:.3} ARI {:.3} largest/median {:.2}",
+                r.method, r.k, r.nmi, r.ari, r.largest_over_median
+            );
+        }
     }
     Ok(())
 }
@@ -836,7 +828,7 @@ fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result<()> {
 pub(crate) fn map_text(index: &Index, like: Option<&str>, svg: bool) -> Result<String> {
     use recommend::map::{Focus, MapCluster, MapData, MapPoint};
     let focus_paper = like.map(|l| resolve(index, l)).transpose()?;
-    let clusters = engine::topics::cluster(index.papers(), index.vectors(), None)?;
+    let clusters = engine::communities::cluster(index, None)?;
     let mut cluster_of = vec![0usize; index.len()];
     for t in &clusters {
         for id in &t.papers {

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use assert_cmd::Command;
-use recommend::corpus::{Corpus, CorpusError, Kind};
+use recommend::corpus::{Corpus, CorpusError, Kind, Paper};
 
 fn shipped() -> Corpus {
     Corpus::load(Path::new("corpus")).expect("the shipped corpus loads")
@@ -147,9 +147,44 @@ fn each_validation_error_names_file_line_and_cause() {
         (r#"{"id":"b","title":"alpha!"}"#, 2, "ambiguous"),
         (r#"{"id":"B c","title":"Beta"}"#, 2, "lowercase ASCII"),
         (
-            r#"{"id":"b","title":"Beta","year":2025}"#,
+            r#"{"id":"b","title":"Beta","venue":"ICLR"}"#,
             2,
-            "unknown field `year`",
+            "unknown field `venue`",
+        ),
+        (
+            r#"{"id":"b","title":"Beta","arxiv":"arXiv:2505.16421v2"}"#,
+            2,
+            "is not an arXiv id",
+        ),
+        (
+            r#"{"id":"b","title":"Beta","url":"javascript:alert(1)"}"#,
+            2,
+            "must be an http(s) address",
+        ),
+        (
+            r#"{"id":"b","title":"Beta","code":"ftp://x.org/r"}"#,
+            2,
+            "code \"ftp://x.org/r\" must be an http(s) address",
+        ),
+        (
+            r#"{"id":"b","title":"Beta","tags":["web-agent","blockchain"]}"#,
+            2,
+            "unknown tag \"blockchain\"",
+        ),
+        (
+            r#"{"id":"b","title":"Beta","builds_on":["zeta"]}"#,
+            2,
+            "builds_on names unknown id \"zeta\"",
+        ),
+        (
+            r#"{"id":"b","title":"Beta","builds_on":["b"]}"#,
+            2,
+            "builds_on itself",
+        ),
+        (
+            r#"{"id":"b","title":"Beta","year":1200}"#,
+            2,
+            "year 1200 is out of range",
         ),
         (r#"{"title":"Beta"}"#, 2, "missing field `id`"),
         (r#"{"id":"b"}"#, 2, "missing field `title`"),
@@ -162,6 +197,61 @@ fn each_validation_error_names_file_line_and_cause() {
             "{problems:?}"
         );
         assert!(problems[0].contains(cause), "{cause:?} not in {problems:?}");
+    }
+}
+
+#[test]
+fn a_builds_on_cycle_is_reported_with_its_line() {
+    let problems = problems_of(
+        "{\"id\":\"a\",\"title\":\"A\",\"builds_on\":[\"b\"]}\n\
+         {\"id\":\"b\",\"title\":\"B\",\"builds_on\":[\"c\"]}\n\
+         {\"id\":\"c\",\"title\":\"C\",\"builds_on\":[\"a\"]}\n",
+    );
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains("closes a cycle"), "{problems:?}");
+    assert!(problems[0].contains("bad.jsonl:3:"), "{problems:?}");
+}
+
+#[test]
+fn shipped_corpus_fields_have_their_shape() {
+    let c = Corpus::load(Path::new("corpus")).unwrap();
+    let n = c.papers.len();
+    let count = |f: &dyn Fn(&Paper) -> bool| c.papers.iter().filter(|p| f(p)).count();
+    // The numbers the corpus promises (corpus/CURATION.md), as shares of the papers.
+    assert!(count(&|p| !p.summary.is_empty()) * 100 >= 95 * n);
+    assert!(count(&|p| p.arxiv.is_some() || p.url.is_some()) * 100 >= 90 * n);
+    assert!(count(&|p| p.year.is_some()) * 100 >= 90 * n);
+    assert!(
+        c.papers
+            .iter()
+            .filter(|p| p.open_source)
+            .all(|p| p.code.is_some())
+    );
+    for p in &c.papers {
+        // Summaries are English sentences, not pasted Chinese or a stub.
+        if !p.summary.is_empty() {
+            assert!(
+                p.summary.len() >= 80 && p.summary.is_ascii()
+                    || p.summary.chars().filter(|c| c.is_ascii()).count() * 10
+                        >= p.summary.chars().count() * 9,
+                "{}: {}",
+                p.id,
+                p.summary
+            );
+        }
+        if let Some(a) = &p.arxiv {
+            assert_eq!(
+                p.href().as_deref(),
+                p.url
+                    .as_deref()
+                    .or(Some(&format!("https://arxiv.org/abs/{a}")))
+            );
+        }
+        // Where the seed's highlight was replaced, it is kept.
+        if !p.seed_highlight.is_empty() {
+            assert_ne!(p.seed_highlight, p.highlight, "{}", p.id);
+        }
+        assert!(!p.tags.is_empty(), "{} has no tags", p.id);
     }
 }
 

@@ -173,11 +173,23 @@ pub fn is_arxiv_id(s: &str) -> bool {
     false
 }
 
-/// The controlled tag vocabulary (`corpus/README.md` documents it): one tag per line, `#`
-/// starts a group comment.
+/// The controlled tag vocabulary (`corpus/README.md` documents it): one tag per line with its
+/// English and Chinese names, `#` starts a group comment.
 pub fn tag_vocabulary() -> impl Iterator<Item = &'static str> {
+    tag_names().map(|(t, _, _)| t)
+}
+
+/// (tag, English name, Chinese name) for every tag of the vocabulary.
+pub fn tag_names() -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
     include_str!("tags.txt")
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let mut f = l.split('\t');
+            let tag = f.next().unwrap_or("").trim();
+            let en = f.next().unwrap_or(tag).trim();
+            let zh = f.next().unwrap_or(en).trim();
+            (tag, en, zh)
+        })
 }

@@ -206,6 +206,28 @@ pub fn related(
         .collect()
 }
 
+/// The `k` papers most related to `seed` by the fused related-work score (without feedback or
+/// explanations): the links of the graph topics and reading paths are built on.
+pub fn neighbours(index: &Index, seed: usize, k: usize) -> Vec<usize> {
+    let pool: Vec<usize> = (0..index.len()).filter(|&i| i != seed).collect();
+    let score = signals(index, seed).score(&pool, Mode::Hybrid);
+    let scored: Vec<(usize, f32)> = score.into_iter().enumerate().collect();
+    top_hits(scored, k)
+        .into_iter()
+        .map(|(j, _)| pool[j])
+        .collect()
+}
+
+/// The fused related-work score of every paper as seen from `seed` (the seed's own entry is
+/// the lowest score): the similarity reading paths walk on.
+pub fn affinity(index: &Index, seed: usize) -> Vec<f32> {
+    let pool: Vec<usize> = (0..index.len()).collect();
+    let mut score = signals(index, seed).score(&pool, Mode::Hybrid);
+    let low = score.iter().copied().fold(f32::INFINITY, f32::min);
+    score[seed] = low;
+    score
+}
+
 /// Pseudo-relevance feedback: add the mean fused score, seen from each of the best
 /// [`fusion::LIKE_FEEDBACK_TOP`] candidates, to every candidate (each feedback paper's own
 /// entry counts zero, as a seed's would).

@@ -118,6 +118,115 @@ pub fn cluster(
     Ok(build_topics(papers, &points, &labels))
 }
 
+/// Spherical k-means labels of the rows of `points` (deterministic restarts).
+pub(crate) fn kmeans_labels(points: ArrayView2<f32>, k: usize) -> Vec<usize> {
+    let p = Dense(points);
+    spherical_kmeans(&p, k, restarts(points.nrows())).labels
+}
+
+/// Topics from cluster `labels`: members ordered by centrality in `vectors`, keywords and a
+/// label from the papers' text (and from curated tags, when `index` has them).
+pub(crate) fn topics_from_labels(
+    papers: &[Paper],
+    vectors: ArrayView2<f32>,
+    labels: &[usize],
+    index: Option<&crate::index::Index>,
+) -> Vec<Topic> {
+    let mut topics = build_topics(papers, &Dense(vectors), labels);
+    let members: Vec<Vec<usize>> = topics
+        .iter()
+        .map(|t| {
+            t.papers
+                .iter()
+                .filter_map(|id| papers.iter().position(|p| &p.id == id))
+                .collect()
+        })
+        .collect();
+    let tagged = index.is_some_and(|ix| !ix.tags().is_empty());
+    for (t, m) in topics.iter_mut().zip(&members) {
+        if let Some(label) = tagged.then(|| tag_label(papers, m)).flatten() {
+            t.label = label;
+        } else {
+            t.label = make_label(&distinctive(papers, m, &t.keywords));
+        }
+        t.keywords = distinctive(papers, m, &t.keywords);
+    }
+    topics
+}
+
+/// The keywords (best first) most of whose papers lie in the cluster: a word spread evenly
+/// over the corpus ("优化", "learning") describes no cluster, however often it occurs in it.
+fn distinctive(papers: &[Paper], members: &[usize], keywords: &[String]) -> Vec<String> {
+    let has = |i: usize, k: &str| {
+        paper_terms(&papers[i])
+            .iter()
+            .any(|(key, _)| key == &k.to_lowercase())
+    };
+    let mut out: Vec<String> = keywords
+        .iter()
+        .filter(|k| {
+            let inside = members.iter().filter(|&&i| has(i, k)).count();
+            let all = (0..papers.len()).filter(|&i| has(i, k)).count();
+            inside >= 2.min(members.len()) && inside * 2 >= all
+        })
+        .cloned()
+        .collect();
+    if out.is_empty() {
+        out = keywords.iter().take(2).cloned().collect();
+    }
+    out
+}
+
+/// A bilingual label from the curated tags most particular to the cluster: coverage (share of
+/// the cluster carrying the tag) times concentration (share of the tag's papers in the
+/// cluster). "Web agents & GUI agents · 网页智能体与GUI 智能体".
+fn tag_label(papers: &[Paper], members: &[usize]) -> Option<String> {
+    let mut total: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in papers {
+        for t in &p.tags {
+            *total.entry(t).or_default() += 1;
+        }
+    }
+    let mut inside: BTreeMap<&str, usize> = BTreeMap::new();
+    for &i in members {
+        for t in &papers[i].tags {
+            *inside.entry(t).or_default() += 1;
+        }
+    }
+    let size = members.len().max(1) as f64;
+    let mut scored: Vec<(f64, &str)> = inside
+        .iter()
+        .filter(|(_, c)| **c >= 2.min(members.len()))
+        .map(|(t, &c)| ((c as f64 / size) * (c as f64 / total[t] as f64), *t))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    let (best, first) = *scored.first()?;
+    let mut chosen = vec![first];
+    let en_of = |t: &str| {
+        crate::corpus::paper::tag_names()
+            .find(|(tag, _, _)| *tag == t)
+            .map_or(t.to_string(), |(_, en, _)| en.to_lowercase())
+    };
+    if let Some(&(s, second)) = scored.get(1)
+        && s >= 0.5 * best
+        && !en_of(second).contains(&en_of(first))
+        && !en_of(first).contains(&en_of(second))
+    {
+        chosen.push(second);
+    }
+    let names: Vec<(&str, &str)> = chosen
+        .iter()
+        .map(|t| {
+            crate::corpus::paper::tag_names()
+                .find(|(tag, _, _)| tag == t)
+                .map_or((*t, *t), |(_, en, zh)| (en, zh))
+        })
+        .collect();
+    let en: Vec<&str> = names.iter().map(|n| n.0).collect();
+    let zh: Vec<&str> = names.iter().map(|n| n.1).collect();
+    Some(format!("{} · {}", en.join(" & "), zh.join("与")))
+}
+
 /// The range of k tried when k is chosen automatically.
 pub fn k_range(n: usize) -> std::ops::RangeInclusive<usize> {
     if n < 2 {
@@ -785,7 +894,10 @@ fn fold_width(s: &str) -> String {
 /// acronyms and names (an uppercase letter after the first character: GRPO, WebAgent).
 /// Chinese: jieba words of ≥ 2 characters, grammatical words dropped.
 pub(crate) fn paper_terms(paper: &Paper) -> Vec<(String, String)> {
-    let text = fold_width(&format!("{}\n{}", paper.title, paper.highlight));
+    let text = fold_width(&format!(
+        "{}\n{}\n{}",
+        paper.title, paper.summary, paper.highlight
+    ));
     let mut out = Vec::new();
     // English
     let mut word = String::new();
