@@ -56,6 +56,7 @@ pub fn run(cli: Cli) -> Result<()> {
             queries,
             query,
         }) => search(&common, &query, text, queries),
+        Some(Command::Show { title }) => show_paper(&common, &title),
         Some(Command::List {
             topic,
             kind,
@@ -245,6 +246,15 @@ pub(crate) struct ResultRecord<'a> {
     pub kind: Kind,
     pub highlight: String,
     pub why: &'a str,
+    /// Where to read the paper ([`Paper::href`]): its page, else its arXiv abstract.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arxiv: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub year: Option<u16>,
 }
 
 pub(crate) fn records<'a>(index: &Index, hits: &'a [Hit]) -> Vec<ResultRecord<'a>> {
@@ -252,6 +262,7 @@ pub(crate) fn records<'a>(index: &Index, hits: &'a [Hit]) -> Vec<ResultRecord<'a
         .enumerate()
         .map(|(r, h)| {
             let p = index.paper(h.paper).into_owned();
+            let url = p.href();
             ResultRecord {
                 rank: r + 1,
                 id: p.id,
@@ -259,6 +270,10 @@ pub(crate) fn records<'a>(index: &Index, hits: &'a [Hit]) -> Vec<ResultRecord<'a
                 score: (f64::from(h.score) * 10000.0).round() / 10000.0,
                 topic: p.topic,
                 kind: p.kind,
+                url,
+                arxiv: p.arxiv,
+                code: p.code,
+                year: p.year,
                 highlight: p.highlight,
                 why: &h.why,
             }
@@ -274,6 +289,7 @@ fn results_document(index: &Index, hits: &[Hit]) -> Document {
         col("score"),
         wrap("why"),
         wrap("highlight"),
+        col("link"),
     ]);
     for r in records(index, hits) {
         doc.push(
@@ -284,10 +300,12 @@ fn results_document(index: &Index, hits: &[Hit]) -> Document {
                 format!("{:.3}", r.score),
                 r.why.to_string(),
                 r.highlight.to_string(),
+                r.url.clone().unwrap_or_default(),
             ],
             &r,
         );
     }
+    doc.link_title(1, 6);
     doc
 }
 
@@ -516,6 +534,73 @@ pub(crate) fn search_hits(
         mode,
         &filters_of(q),
     ))
+}
+
+#[derive(Serialize)]
+struct PaperRecord<'a> {
+    #[serde(flatten)]
+    paper: &'a Paper,
+    /// Where to read it ([`Paper::href`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    href: Option<String>,
+    /// Papers of the index this one builds on, and those that build on it: (id, title).
+    builds_on_papers: Vec<(String, String)>,
+    built_on_by: Vec<(String, String)>,
+}
+
+fn show_paper(common: &CommonArgs, title: &str) -> Result<()> {
+    let index = load_index(common)?;
+    let i = resolve(&index, title)?;
+    let p = index.paper(i).into_owned();
+    let rel = index.relations();
+    let named = |v: &[usize]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|&j| {
+                let t = index.table();
+                (t.id(j).into_owned(), t.title(j).into_owned())
+            })
+            .collect()
+    };
+    let record = PaperRecord {
+        paper: &p,
+        href: p.href(),
+        builds_on_papers: named(&rel.parents[i]),
+        built_on_by: named(&rel.children[i]),
+    };
+    let titles = |v: &[(String, String)]| {
+        v.iter()
+            .map(|(_, t)| t.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let mut rows: Vec<(&str, String)> = vec![
+        ("id", p.id.clone()),
+        ("title", p.title.clone()),
+        ("aliases", p.aliases.join(", ")),
+        ("kind", p.kind.to_string()),
+        ("year", p.year.map(|y| y.to_string()).unwrap_or_default()),
+        ("authors", p.authors.clone().unwrap_or_default()),
+        ("topic", p.topic.clone()),
+        ("tags", p.tags.join(", ")),
+        ("summary", p.summary.clone()),
+        ("highlight", p.highlight.clone()),
+        ("seed highlight", p.seed_highlight.clone()),
+        ("link", record.href.clone().unwrap_or_default()),
+        ("arXiv", p.arxiv.clone().unwrap_or_default()),
+        ("code", p.code.clone().unwrap_or_default()),
+        ("builds on", titles(&record.builds_on_papers)),
+        ("built on by", titles(&record.built_on_by)),
+    ];
+    rows.retain(|(_, v)| !v.is_empty());
+    let format = format_of(common, Format::Table);
+    if matches!(format, Format::Json | Format::Jsonl) {
+        return emit(&format!("{}\n", serde_json::to_string_pretty(&record)?));
+    }
+    let mut doc = Document::new(vec![col("field"), wrap("value")]);
+    for (k, v) in rows {
+        doc.push(vec![k.to_string(), v.clone()], &serde_json::json!({ k: v }));
+    }
+    show(common, &doc)
 }
 
 fn list(
@@ -748,7 +833,6 @@ pub(crate) fn path_steps(
     n: usize,
 ) -> Result<Vec<engine::path::Step>> {
     let from = resolve(index, like)?;
-    let sim = engine::similarity::IndexSimilarity::new(index);
     Ok(match to {
         Some(to_name) => {
             let to = resolve(index, to_name)?;
@@ -760,9 +844,9 @@ pub(crate) fn path_steps(
                     p.title, p.id
                 )));
             }
-            engine::path::path_between(index.papers(), &sim, from, to, 8).map_err(path_error)?
+            engine::reading::path_between(index, from, to).map_err(path_error)?
         }
-        None => engine::path::reading_path(index.papers(), &sim, from, n).map_err(path_error)?,
+        None => engine::reading::reading_path(index, from, n).map_err(path_error)?,
     })
 }
 
@@ -772,18 +856,22 @@ fn path(common: &CommonArgs, like: &str, to: Option<&str>, n: usize) -> Result<(
     let mut doc = Document::new(vec![
         col("step"),
         wrap("title"),
+        col("year"),
         col("kind"),
         col("topic"),
         wrap("why"),
+        col("link"),
     ]);
     for s in &steps {
         doc.push(
             vec![
                 s.step.to_string(),
                 s.title.clone(),
+                s.year.map(|y| y.to_string()).unwrap_or_default(),
                 s.kind.to_string(),
                 s.topic.clone(),
                 s.why.clone(),
+                s.url.clone().unwrap_or_default(),
             ],
             s,
         );
@@ -837,15 +925,12 @@ pub(crate) fn map_text(index: &Index, like: Option<&str>, svg: bool) -> Result<S
             }
         }
     }
-    let sim = engine::similarity::IndexSimilarity::new(index);
-    use engine::similarity::Similarity;
     let related: Vec<Vec<usize>> = (0..index.len())
-        .map(|i| sim.neighbors(i, 8).into_iter().map(|(j, _)| j).collect())
+        .map(|i| engine::retrieve::neighbours(index, i, 8))
         .collect();
     let focus = match focus_paper {
         Some(x) => {
-            let steps =
-                engine::path::reading_path(index.papers(), &sim, x, 6).map_err(path_error)?;
+            let steps = engine::reading::reading_path(index, x, 6).map_err(path_error)?;
             let path = steps
                 .iter()
                 .filter_map(|s| index.papers().iter().position(|p| p.id == s.id))

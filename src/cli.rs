@@ -84,6 +84,12 @@ pub enum Command {
         #[command(flatten)]
         query: QueryArgs,
     },
+    /// One paper's whole record: summary, links, what it builds on and what builds on it.
+    Show {
+        /// The paper (id, title or alias).
+        #[arg(value_name = "TITLE")]
+        title: String,
+    },
     /// Print the papers of the index (or of a corpus).
     List {
         #[arg(long)]

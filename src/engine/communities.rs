@@ -65,7 +65,7 @@ pub fn k_range(n: usize) -> std::ops::RangeInclusive<usize> {
 }
 
 /// Symmetric kNN adjacency lists (sorted, no self loops).
-fn knn_graph(index: &Index) -> Vec<Vec<usize>> {
+pub(crate) fn knn_graph(index: &Index) -> Vec<Vec<usize>> {
     use rayon::prelude::*;
     let n = index.len();
     let lists: Vec<Vec<usize>> = (0..n)

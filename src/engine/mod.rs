@@ -7,6 +7,7 @@ pub mod communities;
 pub mod explain;
 pub mod fusion;
 pub mod path;
+pub mod reading;
 pub mod resolve;
 pub mod retrieve;
 pub mod similarity;

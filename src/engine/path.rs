@@ -28,6 +28,11 @@ pub struct Step {
     pub kind: Kind,
     /// the paper's section (`topic_en` when known, else `topic`)
     pub topic: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub year: Option<u16>,
+    /// where to read it (see [`Paper::href`])
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
     /// why this step follows, in English
     pub why: String,
 }
@@ -90,6 +95,8 @@ fn step(step: usize, p: &Paper, why: String) -> Step {
         title: p.title.clone(),
         kind: p.kind,
         topic: topic_of(p).to_string(),
+        year: p.year,
+        url: p.href(),
         why,
     }
 }

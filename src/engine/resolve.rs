@@ -213,13 +213,30 @@ pub fn resolve_match_in(papers: &[Paper], query: &str) -> Result<Resolved, Resol
             return at(i, Matched::Fuzzy);
         }
     }
+    // A query that holds a whole name ("Search R1 Agentic Web" holds "Search-R1") suggests
+    // that paper, longest name first; then the close spellings.
+    let mut held: Vec<(usize, usize)> = (0..papers.len())
+        .filter_map(|i| {
+            names(&papers[i])
+                .filter(|n| n.chars().count() >= 4 && key.contains(n.as_str()))
+                .map(|n| n.chars().count())
+                .max()
+                .map(|len| (len, i))
+        })
+        .collect();
+    held.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut order: Vec<usize> = held.into_iter().map(|(_, i)| i).collect();
+    for &(score, i) in &scored {
+        if score >= SUGGEST && !order.contains(&i) {
+            order.push(i);
+        }
+    }
     Err(ResolveError::Unknown {
         query: q.to_string(),
-        suggestions: scored
-            .iter()
-            .filter(|s| s.0 >= SUGGEST)
+        suggestions: order
+            .into_iter()
             .take(5)
-            .map(|&(_, i)| entry(&papers[i]))
+            .map(|i| entry(&papers[i]))
             .collect(),
     })
 }

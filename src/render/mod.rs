@@ -41,6 +41,9 @@ pub struct Document {
     pub columns: Vec<Column>,
     pub rows: Vec<Vec<String>>,
     pub records: Vec<serde_json::Value>,
+    /// (title column, link column): Markdown renders the title as a link to the address in
+    /// the link column and drops that column; a table keeps it as plain text.
+    pub link: Option<(usize, usize)>,
 }
 
 impl Document {
@@ -49,6 +52,11 @@ impl Document {
             columns,
             ..Document::default()
         }
+    }
+
+    /// Make column `title` a link to the address in column `link` where the format has links.
+    pub fn link_title(&mut self, title: usize, link: usize) {
+        self.link = Some((title, link));
     }
 
     /// Add one result: its cells for people and its record for programs.

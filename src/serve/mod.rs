@@ -389,12 +389,6 @@ fn with_query_params(extra: &[&'static str]) -> Vec<&'static str> {
 struct ApiRecord<'a> {
     #[serde(flatten)]
     record: ResultRecord<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    url: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    arxiv: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    code: Option<String>,
     #[serde(skip_serializing_if = "String::is_empty")]
     summary: String,
 }
@@ -407,9 +401,6 @@ fn results(index: &Index, hits: &[Hit]) -> Value {
             let p = index.paper(h.paper);
             ApiRecord {
                 record,
-                url: p.url.clone(),
-                arxiv: p.arxiv.clone(),
-                code: p.code.clone(),
                 summary: p.summary.clone(),
             }
         })

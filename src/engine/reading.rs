@@ -1,0 +1,197 @@
+//! Reading paths over an index: what to read around a paper, in an order that teaches.
+//!
+//! [`reading_path`] takes the paper's best related work (the `--like` ranking, so every step
+//! is related to it for the same reasons `--like` gives) plus what the paper builds on, and
+//! orders them foundations first: surveys, then papers others in the path build on, then the
+//! rest, each group oldest first, and never a paper before one it builds on (a topological
+//! order of `builds_on`). [`path_between`] walks from one paper to another over the
+//! related-work graph (each paper linked to its closest papers by the fused score), so every
+//! hop is a pair `--like` would relate, never a shared token like "R1".
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
+
+use super::explain;
+use super::path::{PathError, Step};
+use super::retrieve::{self, Filters, Mode};
+use crate::corpus::Kind;
+use crate::index::Index;
+
+fn step(index: &Index, n: usize, i: usize, why: String) -> Step {
+    let p = index.paper(i);
+    Step {
+        step: n,
+        id: p.id.clone(),
+        title: p.title.clone(),
+        kind: p.kind,
+        topic: if p.topic_en.trim().is_empty() {
+            p.topic.clone()
+        } else {
+            p.topic_en.clone()
+        },
+        year: p.year,
+        url: p.href(),
+        why,
+    }
+}
+
+/// `n` papers to read around `from` (itself included), foundations first.
+pub fn reading_path(index: &Index, from: usize, n: usize) -> Result<Vec<Step>, PathError> {
+    if n == 0 {
+        return Err(PathError::ZeroSteps);
+    }
+    if from >= index.len() {
+        return Err(PathError::OutOfRange {
+            index: from,
+            len: index.len(),
+        });
+    }
+    let relations = index.relations();
+    // What `from` builds on comes first in the selection: it is what to read before it.
+    let mut chosen: Vec<usize> = vec![from];
+    for &p in &relations.parents[from] {
+        if chosen.len() < n && !chosen.contains(&p) {
+            chosen.push(p);
+        }
+    }
+    let related = retrieve::related(index, &[from], &[], n, Mode::Hybrid, &Filters::default());
+    let mut why_of: Vec<(usize, String)> = Vec::new();
+    for h in related {
+        if chosen.len() >= n {
+            break;
+        }
+        if !chosen.contains(&h.paper) {
+            chosen.push(h.paper);
+            why_of.push((h.paper, h.why));
+        }
+    }
+    let order = teaching_order(index, &chosen);
+    Ok(order
+        .iter()
+        .enumerate()
+        .map(|(k, &i)| {
+            let why = if i == from {
+                "the paper you liked".to_string()
+            } else if let Some((_, w)) = why_of.iter().find(|(p, _)| *p == i) {
+                w.clone()
+            } else {
+                explain::relation(index, from, i).unwrap_or_default()
+            };
+            step(index, k + 1, i, why)
+        })
+        .collect())
+}
+
+/// Foundations first: a topological order of `builds_on` among `papers`, choosing at each
+/// point by (survey, built on by another path paper, year, position in `papers`).
+fn teaching_order(index: &Index, papers: &[usize]) -> Vec<usize> {
+    let relations = index.relations();
+    let inside: HashSet<usize> = papers.iter().copied().collect();
+    let is_foundation = |i: usize| relations.children[i].iter().any(|c| inside.contains(c));
+    let key = |pos: usize| {
+        let i = papers[pos];
+        let p = index.paper(i);
+        (
+            u8::from(p.kind != Kind::Survey),
+            u8::from(!is_foundation(i)),
+            p.year.unwrap_or(u16::MAX),
+            pos,
+        )
+    };
+    let mut placed = vec![false; papers.len()];
+    let mut out = Vec::with_capacity(papers.len());
+    while out.len() < papers.len() {
+        // Ready: every parent inside the path is placed (a cycle, impossible in a validated
+        // corpus, would leave nothing ready: then take the best remaining).
+        let ready: Vec<usize> = (0..papers.len())
+            .filter(|&pos| !placed[pos])
+            .filter(|&pos| {
+                relations.parents[papers[pos]]
+                    .iter()
+                    .filter(|p| inside.contains(p))
+                    .all(|p| out.contains(p))
+            })
+            .collect();
+        let pool = if ready.is_empty() {
+            (0..papers.len()).filter(|&pos| !placed[pos]).collect()
+        } else {
+            ready
+        };
+        let pos = *pool.iter().min_by_key(|&&pos| key(pos)).expect("not empty");
+        placed[pos] = true;
+        out.push(papers[pos]);
+    }
+    out
+}
+
+/// The shortest chain of related papers from `from` to `to` over the related-work graph
+/// (hops count 1 each, plus a little for weaker links: ties go to the closer pairs).
+pub fn path_between(index: &Index, from: usize, to: usize) -> Result<Vec<Step>, PathError> {
+    let n = index.len();
+    for i in [from, to] {
+        if i >= n {
+            return Err(PathError::OutOfRange { index: i, len: n });
+        }
+    }
+    if from == to {
+        return Err(PathError::SamePaper);
+    }
+    let adj = super::communities::knn_graph(index);
+    // Dijkstra with integer costs: 1000 per hop + the neighbour's rank among the node's links.
+    let mut dist = vec![u64::MAX; n];
+    let mut prev = vec![usize::MAX; n];
+    let mut heap = BinaryHeap::new();
+    dist[from] = 0;
+    heap.push(Reverse((0u64, from)));
+    while let Some(Reverse((d, u))) = heap.pop() {
+        if d > dist[u] || u == to {
+            if u == to {
+                break;
+            }
+            continue;
+        }
+        for (rank, &v) in adj[u].iter().enumerate() {
+            let nd = d + 1000 + rank as u64;
+            if nd < dist[v] {
+                dist[v] = nd;
+                prev[v] = u;
+                heap.push(Reverse((nd, v)));
+            }
+        }
+    }
+    if dist[to] == u64::MAX {
+        return Err(PathError::Unreachable {
+            from: index.table().id(from).into_owned(),
+            to: index.table().id(to).into_owned(),
+        });
+    }
+    let mut chain = vec![to];
+    while let Some(&last) = chain.last() {
+        if last == from {
+            break;
+        }
+        chain.push(prev[last]);
+    }
+    chain.reverse();
+    let mut steps = vec![step(index, 0, from, "start".into())];
+    for (k, w) in chain.windows(2).enumerate() {
+        let (p, c) = (w[0], w[1]);
+        let mut parts: Vec<String> = [
+            explain::relation(index, p, c),
+            explain::shared_tags(index, p, c),
+            explain::shared_terms(index, p, c),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if parts.is_empty() {
+            parts.push("among each other's closest related work".into());
+        }
+        let mut why = format!("from the previous step: {}", parts.join("; "));
+        if c == to {
+            why = format!("the destination; {why}");
+        }
+        steps.push(step(index, k + 1, c, why));
+    }
+    Ok(steps)
+}
