@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::markdown;
+use super::fields::id_problem;
+use super::import::{Format, Import, LoadOptions};
 use super::paper::{Paper, is_arxiv_id, is_http_url, tag_vocabulary};
 use crate::text::name_key;
 
@@ -40,8 +41,9 @@ pub enum CorpusError {
         expected: &'static str,
     },
     #[error(
-        "{}: unknown corpus format; use a .jsonl file (one JSON object per line), a .md \
-         awesome-list, or a directory of .jsonl files",
+        "{}: unknown corpus format; use .jsonl (one JSON object per line), .bib (BibTeX), .csv \
+         or .tsv (with a header row), .md (an awesome-list), or a directory of such files; \
+         --corpus-format says the format of a file with another extension",
         path.display()
     )]
     UnknownFormat { path: PathBuf },
@@ -66,49 +68,54 @@ pub struct Corpus {
     pub papers: Vec<Paper>,
     /// `origins[i]` is the file and line paper `i` was read from.
     pub origins: Vec<(PathBuf, usize)>,
+    /// What was left out (unknown keys, untitled records, ...), one summary line each; empty
+    /// under [`LoadOptions::strict`], where they are problems instead.
+    pub warnings: Vec<String>,
 }
 
 impl Corpus {
-    /// Load a corpus from a `.jsonl` file, a Markdown awesome-list (`.md`), or a directory whose
-    /// `.jsonl` files are read in name order.
+    /// Load a corpus from a file (`.jsonl`, `.bib`, `.csv`, `.tsv`, `.md`) or a directory of
+    /// such files (see [`super::import`]), with the default options.
     pub fn load(path: &Path) -> Result<Corpus, CorpusError> {
-        let files = corpus_files(path)?;
-        let mut entries = Vec::new();
-        let mut problems = Vec::new();
+        Corpus::load_with(&[path.to_path_buf()], &LoadOptions::default())
+    }
+
+    /// Load a corpus from several paths, each a file or a directory, in the given order.
+    pub fn load_with(paths: &[PathBuf], options: &LoadOptions) -> Result<Corpus, CorpusError> {
+        let mut files = Vec::new();
+        for path in paths {
+            files.extend(corpus_files(path)?);
+        }
+        let mut import = Import::new(*options);
         for file in &files {
             let text = std::fs::read_to_string(file).map_err(|source| CorpusError::Io {
                 path: file.clone(),
                 source,
             })?;
-            let (papers, mut file_problems) = match extension(file).as_str() {
-                "jsonl" | "json" | "ndjson" => parse_jsonl(file, &text),
-                "md" | "markdown" => markdown::parse(file, &text),
-                _ => return Err(CorpusError::UnknownFormat { path: file.clone() }),
-            };
-            problems.append(&mut file_problems);
-            entries.extend(
-                papers
-                    .into_iter()
-                    .map(|(line, p)| ((file.clone(), line), p)),
-            );
+            import.add_file(file, &text)?;
         }
+        let (entries, mut problems, warnings) = import.finish();
         problems.extend(validate(&entries));
         if !problems.is_empty() {
             return Err(CorpusError::Invalid { problems });
         }
         if entries.is_empty() {
             return Err(CorpusError::Empty {
-                path: path.to_path_buf(),
-                expected: "one paper per line",
+                path: paths.first().cloned().unwrap_or_default(),
+                expected: "at least one record with a title",
             });
         }
         let (origins, papers) = entries.into_iter().unzip();
-        Ok(Corpus { papers, origins })
+        Ok(Corpus {
+            papers,
+            origins,
+            warnings,
+        })
     }
 }
 
-/// The files a corpus path stands for: the path itself, or a directory's `.jsonl` files in
-/// name order.
+/// The files a corpus path stands for: the path itself, or a directory's corpus files
+/// ([`Format::in_directory`]) in name order.
 fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
     let io = |source| CorpusError::Io {
         path: path.to_path_buf(),
@@ -121,13 +128,13 @@ fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(path)
         .map_err(io)?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .filter(|p| Format::in_directory(p))
         .collect();
     v.sort();
     if v.is_empty() {
         return Err(CorpusError::Empty {
             path: path.to_path_buf(),
-            expected: "at least one .jsonl file in the directory",
+            expected: "at least one .jsonl, .bib, .csv or .tsv file in the directory",
         });
     }
     Ok(v)
@@ -162,36 +169,8 @@ pub fn fingerprint(path: &Path) -> Result<String, CorpusError> {
     Ok(parts.join(";"))
 }
 
-fn extension(path: &Path) -> String {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase()
-}
-
-/// Parse JSONL: one `Paper` object per line; blank lines are allowed.
-pub fn parse_jsonl(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
-    let mut papers = Vec::new();
-    let mut problems = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line_no = i + 1;
-        let trimmed = line.trim().trim_start_matches('\u{feff}');
-        if trimmed.is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<Paper>(trimmed) {
-            Ok(p) => papers.push((line_no, p)),
-            Err(e) => problems.push(Problem {
-                path: path.to_path_buf(),
-                line: line_no,
-                message: describe_json_error(&e),
-            }),
-        }
-    }
-    (papers, problems)
-}
-
-fn describe_json_error(e: &serde_json::Error) -> String {
+/// A serde_json error as a message for a corpus line.
+pub(super) fn describe_json_error(e: &serde_json::Error) -> String {
     let msg = e.to_string();
     // serde_json appends " at line 1 column N": the line is ours, keep only the column.
     let msg = match msg.rfind(" at line ") {
@@ -224,17 +203,8 @@ pub fn validate(entries: &[((PathBuf, usize), Paper)]) -> Vec<Problem> {
                 message,
             })
         };
-        if p.id.trim().is_empty() {
-            problem("empty id".into());
-        } else if !p
-            .id
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        {
-            problem(format!(
-                "id {:?} must use only lowercase ASCII letters, digits and '-'",
-                p.id
-            ));
+        if let Some(message) = id_problem(&p.id) {
+            problem(message);
         } else if let Some(&first) = ids.get(p.id.as_str()) {
             let (fp, fl) = &entries[first].0;
             problem(format!(

@@ -322,7 +322,7 @@ impl Embedder {
                 },
             );
             if let Ok(s) = indicatif::ProgressStyle::with_template(
-                "embedding [{elapsed}] [{bar:30}] {pos}/{len} ({per_sec})",
+                "embedding [{elapsed}] [{bar:30}] {pos}/{len} ({per_sec}, {eta} left)",
             ) {
                 pb.set_style(s.progress_chars("=> "));
             }
