@@ -643,7 +643,7 @@ fn add(common: &CommonArgs, files: &[PathBuf], read: ReadArgs) -> Result<()> {
     let started = std::time::Instant::now();
     let (n, reuse) = index_corpus(common, &paths, corpus, Some(out), out)?;
     let added = before.map_or(String::new(), |b| {
-        format!("{} papers added, ", n.saturating_sub(b))
+        format!("papers added: {}, ", n.saturating_sub(b))
     });
     eprintln!(
         "{}: {added}{n} in all; {} embedded, {} vectors reused, in {:.1} s",

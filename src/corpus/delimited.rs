@@ -59,16 +59,45 @@ pub fn parse(text: &str, delimiter: u8) -> (Vec<Row>, Vec<(usize, String)>) {
         return (Vec::new(), problems);
     }
     let mut rows = Vec::new();
+    // A record's position may fall on the line break that ends the row before it: skip line
+    // breaks, then count them.
+    let start_of = |byte: u64| {
+        let mut b = (byte as usize).min(text.len());
+        while b < text.len() && matches!(text.as_bytes()[b], b'\r' | b'\n') {
+            b += 1;
+        }
+        b
+    };
+    let line_of = |byte: u64| {
+        let b = start_of(byte);
+        1 + text.as_bytes()[..b].iter().filter(|&&c| c == b'\n').count()
+    };
+    let mut records = Vec::new();
     for result in reader.records() {
-        let record = match result {
-            Ok(r) => r,
+        match result {
+            Ok(r) => records.push(r),
             Err(e) => {
-                let line = e.position().map_or(0, |p| p.line() as usize);
+                let line = e.position().map_or(0, |p| line_of(p.byte()));
                 problems.push((line, format!("cannot read this row: {e}")));
-                continue;
             }
-        };
-        let line = record.position().map_or(0, |p| p.line() as usize);
+        }
+    }
+    // A quote opened and never closed makes the reader take the rest of the file as one cell;
+    // the last record's raw text then holds an odd number of quotes.
+    if let Some(last) = records.last() {
+        let start = last.position().map_or(0, |p| start_of(p.byte()));
+        if text.is_char_boundary(start) && text[start..].matches('"').count() % 2 == 1 {
+            problems.push((
+                line_of(start as u64),
+                "a quoted cell in this row is never closed: the rest of the file was read into \
+                 it (a missing `\"`?)"
+                    .into(),
+            ));
+            return (rows, problems);
+        }
+    }
+    for record in records {
+        let line = record.position().map_or(0, |p| line_of(p.byte()));
         if record.iter().all(str::is_empty) {
             continue;
         }

@@ -195,7 +195,8 @@ impl Import {
                 "`{key}` is not a paper field (without --strict it is left out with a warning)"
             )));
         }
-        let e = self.tally.ignored.entry(key).or_insert((0, at.show()));
+        let first = format!("{}:{}", at.file.display(), at.line);
+        let e = self.tally.ignored.entry(key).or_insert((0, first));
         e.0 += 1;
     }
 
