@@ -334,7 +334,7 @@ fn a_directory_mixes_formats_and_skips_readmes() {
         format: Some(Format::Csv),
         ..LoadOptions::default()
     };
-    let c = Corpus::load_with(&[txt.clone()], &forced).unwrap();
+    let c = Corpus::load_with(std::slice::from_ref(&txt), &forced).unwrap();
     assert_eq!(c.papers.len(), 3);
     assert!(matches!(
         Corpus::load(&txt),
