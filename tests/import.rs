@@ -578,3 +578,58 @@ fn add_appends_a_file_and_a_failed_build_leaves_the_index_untouched() {
         .collect();
     assert_eq!(leftovers.len(), 1, "no temporary files left: {leftovers:?}");
 }
+
+/// Seeded mutations of the fixtures (braces, quotes, escapes, `@`, control characters, cuts)
+/// through the whole loader: every outcome is papers or located problems, never a panic.
+#[test]
+fn mutated_exports_never_panic() {
+    let pieces = [
+        "{", "}", "@", "\"", "\\", "\\'", "$", ",", "=", "\n", "@misc{", "ü", "#", "(", ")",
+        "\r\n", "%", "\\\"{", "{\\", "\u{1f}", "\0", "\t",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = recommend::bench::synthetic::Rng::new(7);
+    for (name, ext) in [
+        ("zotero.bib", "bib"),
+        ("spreadsheet.csv", "csv"),
+        ("arxiv-snapshot.jsonl", "jsonl"),
+    ] {
+        let base: Vec<char> = std::fs::read_to_string(fixture(name))
+            .unwrap()
+            .chars()
+            .collect();
+        for round in 0..150 {
+            let mut s = base.clone();
+            for _ in 0..1 + rng.below(6) {
+                let at = rng.below(s.len());
+                match rng.below(3) {
+                    0 => {
+                        s.remove(at);
+                    }
+                    1 => {
+                        for (k, c) in pieces[rng.below(pieces.len())].chars().enumerate() {
+                            s.insert(at + k, c);
+                        }
+                    }
+                    _ => {
+                        let len = rng.below(40).min(s.len() - at);
+                        s.drain(at..at + len);
+                    }
+                }
+            }
+            let path = dir.path().join(format!("m{round}.{ext}"));
+            std::fs::write(&path, s.into_iter().collect::<String>()).unwrap();
+            match Corpus::load(&path) {
+                Ok(c) => assert!(!c.papers.is_empty()),
+                Err(CorpusError::Invalid { problems }) => {
+                    assert!(
+                        problems.iter().all(|p| p.line > 0 && p.path == path),
+                        "{problems:?}"
+                    )
+                }
+                Err(CorpusError::Empty { .. }) => {}
+                Err(e) => panic!("{name} round {round}: {e}"),
+            }
+        }
+    }
+}
