@@ -562,20 +562,54 @@ fn index_corpus(
         &mut |texts| {
             if embedder.is_none() {
                 let options = EmbedderOptions {
-                    progress: true,
                     full_tokenizer: texts.len() > 512,
                     ..EmbedderOptions::default()
                 };
                 embedder = Some(Embedder::load(&files, options).map_err(|e| e.to_string())?);
             }
             let e = embedder.as_ref().expect("loaded above");
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            e.embed(&refs, Role::Passage).map_err(|e| e.to_string())
+            embed_passages(e, texts).map_err(|e| e.to_string())
         },
     )?;
     drop(previous);
     index.save(out)?;
     Ok((n, reuse))
+}
+
+/// Texts per embedding call when indexing: the embedder tokenizes (and pads) a whole call at
+/// once, so this bounds the memory of a build (a 10k-paper call held ~0.7 GB of encodings).
+const EMBED_CHUNK: usize = 256;
+
+/// Embed passages in chunks of similar length (sorted by length first, so chunking costs no
+/// padding), with one progress bar (rate and time left) on stderr when it is a terminal.
+fn embed_passages(e: &Embedder, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+    use std::io::IsTerminal;
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    order.sort_by_key(|&i| texts[i].len());
+    let target = if std::io::stderr().is_terminal() && texts.len() > EMBED_CHUNK / 8 {
+        indicatif::ProgressDrawTarget::stderr()
+    } else {
+        indicatif::ProgressDrawTarget::hidden()
+    };
+    let pb = indicatif::ProgressBar::with_draw_target(Some(texts.len() as u64), target);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "embedding [{elapsed}] [{bar:30}] {pos}/{len} ({per_sec}, {eta} left)",
+    ) {
+        pb.set_style(style.progress_chars("=> "));
+    }
+    let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+    for (k, chunk) in order.chunks(EMBED_CHUNK).enumerate() {
+        let refs: Vec<&str> = chunk.iter().map(|&i| texts[i].as_str()).collect();
+        let base = (k * EMBED_CHUNK) as u64;
+        let vecs = e.embed_with_progress(&refs, Role::Passage, &mut |done, _| {
+            pb.set_position(base + done as u64)
+        })?;
+        for (&i, v) in chunk.iter().zip(vecs) {
+            out[i] = v;
+        }
+    }
+    pb.finish_and_clear();
+    Ok(out)
 }
 
 fn build_index(
