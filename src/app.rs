@@ -235,7 +235,12 @@ fn records<'a>(index: &Index, hits: &'a [Hit]) -> Vec<ResultRecord<'a>> {
                 score: (f64::from(h.score) * 10000.0).round() / 10000.0,
                 topic: p.topic,
                 kind: p.kind,
-                highlight: p.highlight,
+                // Imported lists have abstracts, not highlights: show what the paper has.
+                highlight: if p.highlight.is_empty() {
+                    p.summary
+                } else {
+                    p.highlight
+                },
                 why: &h.why,
             }
         })
@@ -475,7 +480,11 @@ fn list(
                 p.title.clone(),
                 p.kind.to_string(),
                 p.topic.clone(),
-                p.highlight.clone(),
+                if p.highlight.is_empty() {
+                    p.summary.clone()
+                } else {
+                    p.highlight.clone()
+                },
             ],
             p,
         );
