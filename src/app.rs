@@ -6,14 +6,15 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use recommend::corpus::{Corpus, CorpusError, Kind, Paper};
+use recommend::corpus::{Corpus, CorpusError, Format as CorpusFormat, Kind, LoadOptions, Paper};
 use recommend::engine::{self, Filters, Hit, Mode, ResolveError};
-use recommend::index::{CorpusSource, Index};
+use recommend::index::{CorpusSource, Index, Reuse};
 use recommend::model::{self, Embedder, EmbedderOptions, Role};
 use recommend::render::{self, Document, Format, col, wrap};
 
 use crate::cli::{
-    Cli, Command, CommonArgs, FormatArg, KindArg, ModeArg, ModelAction, QueryArgs, RoleArg,
+    Cli, Command, CommonArgs, CorpusFormatArg, FormatArg, KindArg, ModeArg, ModelAction, QueryArgs,
+    ReadArgs, RoleArg,
 };
 
 /// A mistake in what the user asked for: exit code 2.
@@ -61,10 +62,15 @@ pub fn run(cli: Cli) -> Result<()> {
             topic,
             kind,
             corpus,
-        }) => list(&common, topic, kind, corpus),
-        Some(Command::Index { corpus, out, force }) => {
-            build_index(&common, &corpus, out.as_deref(), force)
-        }
+            read,
+        }) => list(&common, topic, kind, &corpus, read),
+        Some(Command::Index {
+            corpus,
+            out,
+            force,
+            read,
+        }) => build_index(&common, &corpus, out.as_deref(), force, read),
+        Some(Command::Add { file, read }) => add(&common, &file, read),
         Some(Command::Topics { k, evaluate }) => topics(&common, k, evaluate),
         Some(Command::Path { like, to, n }) => path(&common, &like, to.as_deref(), n),
         Some(Command::Map { out, like }) => map(&common, &out, like.as_deref()),
@@ -154,11 +160,11 @@ pub(crate) fn load_index(common: &CommonArgs) -> Result<Index> {
             .unwrap_or(Path::new(".")),
     );
     let index = Index::load(path)?;
-    let corpus_path = index.recorded_corpus();
+    let corpora = index.recorded_corpora();
     // Unchanged files need no parsing; changed bytes may still hold the same papers.
-    if corpus_path.exists() && !index.fingerprint_matches(&corpus_path) {
-        let corpus = Corpus::load(&corpus_path)?;
-        index.check_fresh(&corpus.papers, &corpus_path.display().to_string())?;
+    if corpora.iter().all(|p| p.exists()) && !index.fingerprints_match(&corpora) {
+        let corpus = Corpus::load_with(&corpora, &LoadOptions::default())?;
+        index.check_fresh(&corpus.papers, &corpus_args(&corpora))?;
     }
     Ok(index)
 }
@@ -274,7 +280,12 @@ pub(crate) fn records<'a>(index: &Index, hits: &'a [Hit]) -> Vec<ResultRecord<'a
                 arxiv: p.arxiv,
                 code: p.code,
                 year: p.year,
-                highlight: p.highlight,
+                // Imported lists have abstracts, not highlights: show what the paper has.
+                highlight: if p.highlight.is_empty() {
+                    p.summary
+                } else {
+                    p.highlight
+                },
                 why: &h.why,
             }
         })
@@ -607,12 +618,15 @@ fn list(
     common: &CommonArgs,
     topic: Option<String>,
     kind: Option<KindArg>,
-    corpus: Option<PathBuf>,
+    corpus: &[PathBuf],
+    read: ReadArgs,
 ) -> Result<()> {
-    let papers: Vec<Paper> = match &corpus {
-        Some(c) => Corpus::load(c)?.papers,
-        None if common.index.exists() => load_index(common)?.papers().to_vec(),
-        None => Corpus::load(Path::new("corpus"))?.papers,
+    let papers: Vec<Paper> = if !corpus.is_empty() {
+        load_corpus(corpus, read)?.papers
+    } else if common.index.exists() {
+        load_index(common)?.papers().to_vec()
+    } else {
+        load_corpus(&[PathBuf::from("corpus")], read)?.papers
     };
     if let Some(t) = &topic {
         let probe = Filters {
@@ -642,7 +656,11 @@ fn list(
                 p.title.clone(),
                 p.kind.to_string(),
                 p.topic.clone(),
-                p.highlight.clone(),
+                if p.highlight.is_empty() {
+                    p.summary.clone()
+                } else {
+                    p.highlight.clone()
+                },
             ],
             p,
         );
@@ -650,35 +668,212 @@ fn list(
     show(common, &doc)
 }
 
+fn load_options(read: ReadArgs) -> LoadOptions {
+    LoadOptions {
+        format: read.corpus_format.map(|f| match f {
+            CorpusFormatArg::Jsonl => CorpusFormat::Jsonl,
+            CorpusFormatArg::Bib => CorpusFormat::Bibtex,
+            CorpusFormatArg::Csv => CorpusFormat::Csv,
+            CorpusFormatArg::Tsv => CorpusFormat::Tsv,
+            CorpusFormatArg::Md => CorpusFormat::Markdown,
+        }),
+        strict: read.strict,
+    }
+}
+
+/// Load a corpus, printing its warnings (what was left out) to stderr.
+fn load_corpus(paths: &[PathBuf], read: ReadArgs) -> Result<Corpus> {
+    let corpus = Corpus::load_with(paths, &load_options(read))?;
+    for w in &corpus.warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(corpus)
+}
+
+/// `a --corpus b`: several corpus paths as the `--corpus` arguments that name them.
+fn corpus_args(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" --corpus ")
+}
+
+/// Build `out` from the corpus at `paths`, reusing the vectors of unchanged papers from the
+/// index at `previous` (if it loads and was built with the same model); the model is loaded
+/// only when something needs embedding. Writes atomically: on any error `out` is untouched.
+fn index_corpus(
+    common: &CommonArgs,
+    paths: &[PathBuf],
+    corpus: Corpus,
+    previous: Option<&Path>,
+    out: &Path,
+) -> Result<(usize, Reuse)> {
+    let mut recorded = Vec::new();
+    for p in paths {
+        let s = corpus_source(p, out);
+        if s.contains('\n') {
+            return Err(usage(format!(
+                "{s:?}: a corpus path with a line break cannot be recorded in an index"
+            )));
+        }
+        recorded.push(s);
+    }
+    let source = CorpusSource {
+        path: recorded.join("\n"),
+        fingerprint: recommend::corpus::import::fingerprint_all(paths).ok(),
+    };
+    let previous = match previous.filter(|p| p.exists()) {
+        Some(p) => match Index::load(p) {
+            Ok(i) => Some(i),
+            Err(e) => {
+                eprintln!("note: embedding every paper: the previous index cannot be reused ({e})");
+                None
+            }
+        },
+        None => None,
+    };
+    let dir = model_dir(common);
+    let files = model::ensure_installed(&dir)
+        .with_context(|| format!("cannot install the model into {}", dir.display()))?;
+    let model_id = model::model_id(files.variant);
+    let mut embedder: Option<Embedder> = None;
+    let n = corpus.papers.len();
+    let (index, reuse) = recommend::index::build_incremental(
+        corpus.papers,
+        source,
+        model_id,
+        previous.as_ref(),
+        &mut |texts| {
+            if embedder.is_none() {
+                let options = EmbedderOptions {
+                    full_tokenizer: texts.len() > 512,
+                    ..EmbedderOptions::default()
+                };
+                embedder = Some(Embedder::load(&files, options).map_err(|e| e.to_string())?);
+            }
+            let e = embedder.as_ref().expect("loaded above");
+            embed_passages(e, texts).map_err(|e| e.to_string())
+        },
+    )?;
+    drop(previous);
+    index.save(out)?;
+    Ok((n, reuse))
+}
+
+/// Texts per embedding call when indexing: the embedder tokenizes (and pads) a whole call at
+/// once, so this bounds the memory of a build (a 10k-paper call held ~0.7 GB of encodings).
+const EMBED_CHUNK: usize = 256;
+
+/// Embed passages in chunks of similar length (sorted by length first, so chunking costs no
+/// padding), with one progress bar (rate and time left) on stderr when it is a terminal.
+fn embed_passages(e: &Embedder, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+    use std::io::IsTerminal;
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    order.sort_by_key(|&i| texts[i].len());
+    let target = if std::io::stderr().is_terminal() && texts.len() > EMBED_CHUNK / 8 {
+        indicatif::ProgressDrawTarget::stderr()
+    } else {
+        indicatif::ProgressDrawTarget::hidden()
+    };
+    let pb = indicatif::ProgressBar::with_draw_target(Some(texts.len() as u64), target);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "embedding [{elapsed}] [{bar:30}] {pos}/{len} ({per_sec}, {eta} left)",
+    ) {
+        pb.set_style(style.progress_chars("=> "));
+    }
+    let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+    for (k, chunk) in order.chunks(EMBED_CHUNK).enumerate() {
+        let refs: Vec<&str> = chunk.iter().map(|&i| texts[i].as_str()).collect();
+        let base = (k * EMBED_CHUNK) as u64;
+        let vecs = e.embed_with_progress(&refs, Role::Passage, &mut |done, _| {
+            pb.set_position(base + done as u64)
+        })?;
+        for (&i, v) in chunk.iter().zip(vecs) {
+            out[i] = v;
+        }
+    }
+    pb.finish_and_clear();
+    Ok(out)
+}
+
 fn build_index(
     common: &CommonArgs,
-    corpus_path: &Path,
+    corpus_paths: &[PathBuf],
     out: Option<&Path>,
     force: bool,
+    read: ReadArgs,
 ) -> Result<()> {
     let out = out.unwrap_or(&common.index);
-    // Before the model loads: a refused --out should cost nothing.
-    recommend::index::check_output(corpus_path, out, force).map_err(|e| usage(e.to_string()))?;
-    let corpus = Corpus::load(corpus_path)?;
-    let embedder = load_embedder(common, true)?;
+    // Before anything loads: a refused --out should cost nothing.
+    for path in corpus_paths {
+        recommend::index::check_output(path, out, force).map_err(|e| usage(e.to_string()))?;
+    }
+    let corpus = load_corpus(corpus_paths, read)?;
     let started = std::time::Instant::now();
-    let source = corpus_source(corpus_path, out);
-    let n = corpus.papers.len();
-    let source = CorpusSource {
-        path: source,
-        fingerprint: recommend::corpus::fingerprint(corpus_path).ok(),
-    };
-    let index = Index::build(corpus.papers, source, embedder.model_id(), &mut |texts| {
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        embedder
-            .embed(&refs, Role::Passage)
-            .map_err(|e| e.to_string())
-    })?;
-    index.save(out)?;
+    let (n, reuse) = index_corpus(common, corpus_paths, corpus, Some(out), out)?;
     eprintln!(
-        "indexed {n} papers from {} into {} in {:.1} s",
-        corpus_path.display(),
+        "indexed {n} papers from {} into {} in {:.1} s ({} embedded, {} vectors reused)",
+        corpus_paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
         out.display(),
+        started.elapsed().as_secs_f64(),
+        reuse.embedded,
+        reuse.reused
+    );
+    Ok(())
+}
+
+/// `recommend add FILE`: the index's corpus plus FILE, re-indexed with every vector reused
+/// but those of the new papers.
+fn add(common: &CommonArgs, files: &[PathBuf], read: ReadArgs) -> Result<()> {
+    let out = &common.index;
+    if !out.exists() {
+        return Err(usage(format!(
+            "no index at {}: build one first with `recommend index --corpus PATH --out {}`",
+            out.display(),
+            out.display()
+        )));
+    }
+    let index = Index::load(out)?;
+    let mut paths = index.recorded_corpora();
+    drop(index);
+    let same = |a: &Path, b: &Path| {
+        std::fs::canonicalize(a)
+            .ok()
+            .zip(std::fs::canonicalize(b).ok())
+            .is_some_and(|(x, y)| x == y)
+    };
+    for f in files {
+        if !f.exists() {
+            return Err(usage(format!("{}: no such file or directory", f.display())));
+        }
+        if paths.iter().any(|p| same(p, f)) {
+            return Err(usage(format!(
+                "{} is already part of the corpus of {}",
+                f.display(),
+                out.display()
+            )));
+        }
+        paths.push(f.clone());
+    }
+    let before = Corpus::load_with(&paths[..paths.len() - files.len()], &load_options(read))
+        .map(|c| c.papers.len())
+        .ok();
+    let corpus = load_corpus(&paths, read)?;
+    let started = std::time::Instant::now();
+    let (n, reuse) = index_corpus(common, &paths, corpus, Some(out), out)?;
+    let added = before.map_or(String::new(), |b| {
+        format!("papers added: {}, ", n.saturating_sub(b))
+    });
+    eprintln!(
+        "{}: {added}{n} in all; {} embedded, {} vectors reused, in {:.1} s",
+        out.display(),
+        reuse.embedded,
+        reuse.reused,
         started.elapsed().as_secs_f64()
     );
     Ok(())

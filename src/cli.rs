@@ -96,20 +96,38 @@ pub enum Command {
         topic: Option<String>,
         #[arg(long, value_enum)]
         kind: Option<KindArg>,
-        /// Read this corpus instead of the index.
+        /// Read this corpus instead of the index (repeatable).
         #[arg(long)]
-        corpus: Option<PathBuf>,
+        corpus: Vec<PathBuf>,
+        #[command(flatten)]
+        read: ReadArgs,
     },
-    /// Build index.bin from a corpus (JSONL file, Markdown list, or directory of JSONL).
+    /// Build index.bin from a corpus: .jsonl, .bib, .csv/.tsv, .md files or directories of them.
+    ///
+    /// Vectors of papers whose embedded text is unchanged are taken from the existing index;
+    /// only new or changed papers are embedded.
     Index {
+        /// A corpus file or directory (repeatable; files of different formats mix).
         #[arg(long, default_value = "corpus")]
-        corpus: PathBuf,
+        corpus: Vec<PathBuf>,
         /// Output file (default: the --index path).
         #[arg(long)]
         out: Option<PathBuf>,
         /// Replace an existing --out file that is not an index.
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+    /// Add the papers of FILE to the index's corpus and re-index, embedding only the new ones.
+    ///
+    /// FILE becomes one more corpus source recorded in the index; no file is rewritten.
+    Add {
+        /// Corpus files or directories to add.
+        #[arg(required = true)]
+        file: Vec<PathBuf>,
+        #[command(flatten)]
+        read: ReadArgs,
     },
     /// Topic clusters with labels and keywords.
     Topics {
@@ -179,6 +197,27 @@ pub enum Command {
         #[arg(required = true)]
         text: Vec<String>,
     },
+}
+
+/// How corpus files are read.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct ReadArgs {
+    /// Read corpus files in this format whatever their extension (default: by extension).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub corpus_format: Option<CorpusFormatArg>,
+    /// Unknown keys, records without a title and tags outside the vocabulary are errors
+    /// (default: left out, with one summary warning each).
+    #[arg(long)]
+    pub strict: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum CorpusFormatArg {
+    Jsonl,
+    Bib,
+    Csv,
+    Tsv,
+    Md,
 }
 
 #[derive(Debug, Subcommand)]

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::markdown;
+use super::fields::id_problem;
+use super::import::{Format, Import, LoadOptions};
 use super::paper::{Paper, is_arxiv_id, is_http_url, tag_vocabulary};
 use crate::text::name_key;
 
@@ -41,8 +42,9 @@ pub enum CorpusError {
         expected: &'static str,
     },
     #[error(
-        "{}: unknown corpus format; use a .jsonl file (one JSON object per line), a .md \
-         awesome-list, or a directory of .jsonl files",
+        "{}: unknown corpus format; use .jsonl (one JSON object per line), .bib (BibTeX), .csv \
+         or .tsv (with a header row), .md (an awesome-list), or a directory of such files; \
+         --corpus-format says the format of a file with another extension",
         path.display()
     )]
     UnknownFormat { path: PathBuf },
@@ -67,29 +69,38 @@ pub struct Corpus {
     pub papers: Vec<Paper>,
     /// `origins[i]` is the file and line paper `i` was read from.
     pub origins: Vec<(PathBuf, usize)>,
+    /// What was left out (unknown keys, untitled records, ...), one summary line each; empty
+    /// under [`LoadOptions::strict`], where they are problems instead.
+    pub warnings: Vec<String>,
 }
 
 impl Corpus {
-    /// Load a corpus from a `.jsonl` file, a Markdown awesome-list (`.md`), or a directory whose
-    /// `.jsonl` files are read in name order.
+    /// Load a corpus from a file (`.jsonl`, `.bib`, `.csv`, `.tsv`, `.md`) or a directory of
+    /// such files (see [`super::import`]), with the default options.
     pub fn load(path: &Path) -> Result<Corpus, CorpusError> {
-        let files = corpus_files(path)?;
-        let mut entries = Vec::new();
-        let mut problems = Vec::new();
+        Corpus::load_with(&[path.to_path_buf()], &LoadOptions::default())
+    }
+
+    /// Load a corpus from several paths, each a file or a directory, in the given order.
+    pub fn load_with(paths: &[PathBuf], options: &LoadOptions) -> Result<Corpus, CorpusError> {
+        let mut files = Vec::new();
+        for path in paths {
+            files.extend(corpus_files(path)?);
+        }
+        let mut import = Import::new(*options);
+        let mut encoding = Vec::new();
         for file in &files {
             let bytes = crate::safe_fs::read_regular(file, crate::safe_fs::MAX_CORPUS_FILE)
                 .map_err(|error| CorpusError::Io {
                     path: file.clone(),
                     error,
                 })?;
-            let (papers, mut file_problems) = parse_file(file, &bytes)?;
-            problems.append(&mut file_problems);
-            entries.extend(
-                papers
-                    .into_iter()
-                    .map(|(line, p)| ((file.clone(), line), p)),
-            );
+            let (text, mut bad) = decode_lines(file, &bytes);
+            encoding.append(&mut bad);
+            import.add_file(file, &text)?;
         }
+        let (entries, mut problems, warnings) = import.finish();
+        problems.append(&mut encoding);
         problems.extend(validate(&entries));
         // In reading order: file by file, line by line.
         problems.sort_by_key(|p| (files.iter().position(|f| *f == p.path), p.line));
@@ -98,12 +109,16 @@ impl Corpus {
         }
         if entries.is_empty() {
             return Err(CorpusError::Empty {
-                path: path.to_path_buf(),
-                expected: "one paper per line",
+                path: paths.first().cloned().unwrap_or_default(),
+                expected: "at least one record with a title",
             });
         }
         let (origins, papers) = entries.into_iter().unzip();
-        Ok(Corpus { papers, origins })
+        Ok(Corpus {
+            papers,
+            origins,
+            warnings,
+        })
     }
 }
 
@@ -115,17 +130,15 @@ pub type Parsed = (Vec<(usize, Paper)>, Vec<Problem>);
 /// still checked and every problem is reported at once.
 pub fn parse_file(file: &Path, bytes: &[u8]) -> Result<Parsed, CorpusError> {
     let (text, mut problems) = decode_lines(file, bytes);
-    let (papers, mut more) = match extension(file).as_str() {
-        "jsonl" | "json" | "ndjson" => parse_jsonl(file, &text),
-        "md" | "markdown" => markdown::parse(file, &text),
-        _ => {
-            return Err(CorpusError::UnknownFormat {
-                path: file.to_path_buf(),
-            });
-        }
-    };
+    let mut import = Import::new(LoadOptions::default());
+    import.add_file(file, &text)?;
+    let (entries, mut more, _) = import.finish();
     problems.append(&mut more);
     problems.sort_by_key(|p| p.line);
+    let papers = entries
+        .into_iter()
+        .map(|((_, line), p)| (line, p))
+        .collect();
     Ok((papers, problems))
 }
 
@@ -156,8 +169,9 @@ fn decode_lines(file: &Path, bytes: &[u8]) -> (String, Vec<Problem>) {
     (text, problems)
 }
 
-/// The files a corpus path stands for: the path itself, or a directory's `.jsonl` files in
-/// name order. Each must be a regular file (a FIFO or a device would block or never end).
+/// The files a corpus path stands for: the path itself, or a directory's corpus files
+/// ([`Format::in_directory`]) in name order. Each must be a regular file (a FIFO or a device
+/// would block or never end).
 pub fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
     let io = |error| CorpusError::Io {
         path: path.to_path_buf(),
@@ -171,7 +185,7 @@ pub fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(path)
         .map_err(io)?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .filter(|p| Format::in_directory(p))
         .collect();
     v.sort();
     for f in &v {
@@ -185,7 +199,7 @@ pub fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
     if v.is_empty() {
         return Err(CorpusError::Empty {
             path: path.to_path_buf(),
-            expected: "at least one .jsonl file in the directory",
+            expected: "at least one .jsonl, .bib, .csv or .tsv file in the directory",
         });
     }
     Ok(v)
@@ -222,36 +236,8 @@ pub fn fingerprint(path: &Path) -> Result<String, CorpusError> {
     Ok(parts.join(";"))
 }
 
-fn extension(path: &Path) -> String {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase()
-}
-
-/// Parse JSONL: one `Paper` object per line; blank lines are allowed.
-pub fn parse_jsonl(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
-    let mut papers = Vec::new();
-    let mut problems = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line_no = i + 1;
-        let trimmed = line.trim().trim_start_matches('\u{feff}');
-        if trimmed.is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<Paper>(trimmed) {
-            Ok(p) => papers.push((line_no, p)),
-            Err(e) => problems.push(Problem {
-                path: path.to_path_buf(),
-                line: line_no,
-                message: describe_json_error(&e),
-            }),
-        }
-    }
-    (papers, problems)
-}
-
-fn describe_json_error(e: &serde_json::Error) -> String {
+/// A serde_json error as a message for a corpus line.
+pub(super) fn describe_json_error(e: &serde_json::Error) -> String {
     let msg = e.to_string();
     // serde_json appends " at line 1 column N": the line is ours, keep only the column.
     let msg = match msg.rfind(" at line ") {
@@ -284,17 +270,8 @@ pub fn validate(entries: &[((PathBuf, usize), Paper)]) -> Vec<Problem> {
                 message,
             })
         };
-        if p.id.trim().is_empty() {
-            problem("empty id".into());
-        } else if !p
-            .id
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        {
-            problem(format!(
-                "id {:?} must use only lowercase ASCII letters, digits and '-'",
-                p.id
-            ));
+        if let Some(message) = id_problem(&p.id) {
+            problem(message);
         } else if let Some(&first) = ids.get(p.id.as_str()) {
             let (fp, fl) = &entries[first].0;
             problem(format!(

@@ -2,10 +2,15 @@
 //!
 //! Knows nothing of models or indexes.
 
+pub mod bibtex;
+pub mod delimited;
+pub mod fields;
+pub mod import;
 pub mod load;
 pub mod markdown;
 pub mod paper;
 
+pub use import::{Format, LoadOptions};
 pub use load::{Corpus, CorpusError, Problem, fingerprint};
 pub use paper::{Kind, Paper};
 

@@ -58,13 +58,16 @@ impl std::fmt::Display for Kind {
     }
 }
 
-/// One paper. The JSONL corpus format is exactly this struct, one object per line; only `id`
-/// and `title` are required (see `corpus/README.md`). Build one in code with
+/// One paper. The JSONL corpus format is this struct, one object per line; only `title` is
+/// required, and other spellings of the keys are accepted (`abstract`, `authors`, `date`, ...:
+/// see [`super::fields`] and `corpus/README.md`). Build one in code with
 /// `Paper { id, title, ..Paper::default() }`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Paper {
-    /// Stable slug: lowercase ASCII letters, digits and `-`.
+    /// Unique and stable, as found in the wild: a slug, an arXiv id (`arXiv:2503.14476`,
+    /// `2401.12345v2`), a DOI, a citation key; any text without control characters. Looked up
+    /// exactly.
     pub id: String,
     /// The English title (or the name the paper is known by).
     pub title: String,
@@ -124,16 +127,27 @@ pub struct Paper {
     /// Ids of corpus papers this paper extends, fixes or mainly compares against.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub builds_on: Vec<String>,
+    /// The DOI without prefix (`10.1145/3292500.3330701`), where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doi: Option<String>,
+    /// The user's own words for the paper (keywords, arXiv categories, tags outside the
+    /// controlled vocabulary), free text; `tags` stay the curated vocabulary.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keywords: Vec<String>,
 }
 
 impl Paper {
-    /// Where a reader opens the paper: `url`, else the arXiv page, else an address in `link`.
+    /// Where a reader opens the paper: `url`, else the arXiv page, else the DOI's, else an
+    /// address in `link`.
     pub fn href(&self) -> Option<String> {
         if let Some(u) = &self.url {
             return Some(u.clone());
         }
         if let Some(a) = &self.arxiv {
             return Some(format!("https://arxiv.org/abs/{a}"));
+        }
+        if let Some(d) = &self.doi {
+            return Some(format!("https://doi.org/{d}")).filter(|u| is_http_url(u));
         }
         self.link.as_ref().filter(|l| is_http_url(l)).cloned()
     }

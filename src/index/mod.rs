@@ -11,6 +11,7 @@ pub mod graph;
 pub mod lexical;
 mod output;
 pub mod papers;
+pub mod reuse;
 mod storage;
 
 use std::borrow::Cow;
@@ -28,9 +29,10 @@ pub use graph::{GraphData, GraphView};
 pub use lexical::{Lexical, LexicalData};
 pub use output::{OutputError, check_output};
 pub use papers::PaperTable;
+pub use reuse::{Reuse, build_incremental};
 
 use crate::corpus::{self, Paper};
-use papers::{PaperColumns, TEXT_COLUMNS, TextView};
+use papers::{EXTRA_COLUMNS, PaperColumns, TEXT_COLUMNS, TextView};
 use storage::Storage;
 
 #[derive(Debug, thiserror::Error)]
@@ -95,7 +97,8 @@ pub struct IndexMeta {
     /// [`corpus::fingerprint`] of the corpus files at build time: when the files still have it,
     /// the index is fresh without parsing them (the parse costs ~1 s at 100k papers).
     pub corpus_fingerprint: Option<String>,
-    /// The corpus path given at build time, relative to the index file's directory when possible.
+    /// The corpus path given at build time, relative to the index file's directory when possible;
+    /// several paths (`recommend index --corpus A --corpus B`, `recommend add`) one per line.
     pub corpus_source: String,
     /// The recommend version that built the index.
     pub built_by: String,
@@ -131,6 +134,7 @@ mod section {
 struct Layout {
     vectors: Range<usize>,
     text: [(Range<usize>, Range<usize>); papers::COLUMNS],
+    extra: [Option<(Range<usize>, Range<usize>)>; papers::EXTRAS],
     kind: Range<usize>,
     open_source: Range<usize>,
     names: (Range<usize>, Range<usize>),
@@ -235,10 +239,11 @@ impl Index {
         let lex = LexicalData::build(&papers);
         let names: Vec<String> = TEXT_COLUMNS
             .iter()
+            .chain(&EXTRA_COLUMNS)
             .flat_map(|c| [format!("papers.{c}"), format!("papers.{c}.offsets")])
             .collect();
         let mut sections: Vec<(&str, &[u8])> = vec![(section::VECTORS, le_bytes(&vectors))];
-        for (k, col) in cols.text.iter().enumerate() {
+        for (k, col) in cols.text.iter().chain(&cols.extra).enumerate() {
             sections.push((&names[2 * k], &col.text));
             sections.push((&names[2 * k + 1], le_bytes(&col.offsets)));
         }
@@ -347,9 +352,16 @@ impl Index {
         }
         let text: [(Range<usize>, Range<usize>); papers::COLUMNS] =
             text.try_into().expect("one range pair per column");
+        let extra = EXTRA_COLUMNS.map(|c| {
+            Some((
+                container.range(&format!("papers.{c}"))?,
+                container.range(&format!("papers.{c}.offsets"))?,
+            ))
+        });
         let layout = Layout {
             vectors,
             text,
+            extra,
             kind: range(section::KIND)?,
             open_source: range(section::OPEN_SOURCE)?,
             names: (range(section::NAMES)?, range(section::NAMES_OFFSETS)?),
@@ -371,6 +383,7 @@ impl Index {
         let words = |r: &Range<usize>| check::<u64>(bytes, r).is_some();
         let quads = |r: &Range<usize>| check::<u32>(bytes, r).is_some();
         if !layout.text.iter().all(|(_, o)| words(o))
+            || !layout.extra.iter().flatten().all(|(_, o)| words(o))
             || !words(&layout.names.1)
             || !quads(&layout.name_papers)
             || ![1, 2, 6].iter().all(|&i| words(&layout.lexical[i]))
@@ -464,9 +477,16 @@ impl Index {
         for pair in &self.layout.text {
             text.push(text_view(pair, n)?);
         }
+        let mut extra = [None; papers::EXTRAS];
+        for (slot, pair) in extra.iter_mut().zip(&self.layout.extra) {
+            if let Some(pair) = pair {
+                *slot = Some(text_view(pair, n)?);
+            }
+        }
         let name_papers: &[u32] = self.slice(&self.layout.name_papers);
         Some(PaperTable {
             text: text.try_into().ok()?,
+            extra,
             kind: self.slice(&self.layout.kind),
             open_source: self.slice(&self.layout.open_source),
             names: text_view(&self.layout.names, name_papers.len())?,
@@ -508,6 +528,28 @@ impl Index {
             Some(dir) if src.is_relative() => dir.join(src),
             _ => src.to_path_buf(),
         }
+    }
+
+    /// Every corpus path the index records (see [`IndexMeta::corpus_source`]), resolved like
+    /// [`Index::recorded_corpus`].
+    pub fn recorded_corpora(&self) -> Vec<PathBuf> {
+        let dir = self.path.as_ref().and_then(|p| p.parent());
+        self.meta
+            .corpus_source
+            .lines()
+            .map(|s| match dir {
+                Some(d) if Path::new(s).is_relative() => d.join(s),
+                _ => PathBuf::from(s),
+            })
+            .collect()
+    }
+
+    /// Whether the files at `corpus_paths` still have the fingerprint recorded at build time.
+    pub fn fingerprints_match(&self, corpus_paths: &[PathBuf]) -> bool {
+        self.meta
+            .corpus_fingerprint
+            .as_ref()
+            .is_some_and(|f| corpus::import::fingerprint_all(corpus_paths).is_ok_and(|g| &g == f))
     }
 
     /// Whether the corpus files at `corpus_path` still have the fingerprint recorded at build

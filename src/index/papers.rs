@@ -40,6 +40,20 @@ pub const TEXT_COLUMNS: [&str; COLUMNS] = [
 /// How many text columns a paper has.
 pub const COLUMNS: usize = 19;
 
+/// Text columns added after format v3 shipped, stored like the others but optional when read:
+/// an index written before them reads them as empty (no format bump, no forced rebuild).
+pub const EXTRA_COLUMNS: [&str; EXTRAS] = ["doi", "keywords"];
+
+/// How many optional text columns a paper has.
+pub const EXTRAS: usize = 2;
+
+fn extra_fields(p: &Paper) -> [Cow<'_, str>; EXTRAS] {
+    [
+        Cow::Borrowed(p.doi.as_deref().unwrap_or("")),
+        Cow::Owned(p.keywords.join(LIST_SEP.encode_utf8(&mut [0; 4]))),
+    ]
+}
+
 fn text_fields(p: &Paper) -> [Cow<'_, str>; COLUMNS] {
     fn list(v: &[String]) -> Cow<'_, str> {
         Cow::Owned(v.join(LIST_SEP.encode_utf8(&mut [0; 4])))
@@ -95,6 +109,8 @@ impl TextColumn {
 #[derive(Debug, Clone)]
 pub struct PaperColumns {
     pub text: Vec<TextColumn>,
+    /// The [`EXTRA_COLUMNS`].
+    pub extra: Vec<TextColumn>,
     /// Position of each paper's kind in [`Kind::ALL`].
     pub kind: Vec<u8>,
     pub open_source: Vec<u8>,
@@ -106,11 +122,15 @@ pub struct PaperColumns {
 impl PaperColumns {
     pub fn build(papers: &[Paper]) -> PaperColumns {
         let mut text = vec![TextColumn::new(); TEXT_COLUMNS.len()];
+        let mut extra = vec![TextColumn::new(); EXTRA_COLUMNS.len()];
         let mut kind = Vec::with_capacity(papers.len());
         let mut open_source = Vec::with_capacity(papers.len());
         let mut names: Vec<(String, u32)> = Vec::new();
         for (i, p) in papers.iter().enumerate() {
             for (col, value) in text.iter_mut().zip(text_fields(p)) {
+                col.push(&value);
+            }
+            for (col, value) in extra.iter_mut().zip(extra_fields(p)) {
                 col.push(&value);
             }
             kind.push(Kind::ALL.iter().position(|k| *k == p.kind).unwrap_or(0) as u8);
@@ -130,6 +150,7 @@ impl PaperColumns {
         }
         PaperColumns {
             text,
+            extra,
             kind,
             open_source,
             names: name_col,
@@ -183,6 +204,8 @@ impl<'a> TextView<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct PaperTable<'a> {
     pub text: [TextView<'a>; COLUMNS],
+    /// The [`EXTRA_COLUMNS`]; `None` in an index written before they existed.
+    pub extra: [Option<TextView<'a>>; EXTRAS],
     pub kind: &'a [u8],
     pub open_source: &'a [u8],
     pub names: TextView<'a>,
@@ -259,7 +282,19 @@ impl<'a> PaperTable<'a> {
             authors: opt(16),
             tags: list(17),
             builds_on: list(18),
+            doi: self
+                .extra_field(0, i)
+                .filter(|s| !s.is_empty())
+                .map(Cow::into_owned),
+            keywords: match self.extra_field(1, i) {
+                Some(s) if !s.is_empty() => s.split(LIST_SEP).map(str::to_string).collect(),
+                _ => Vec::new(),
+            },
         }
+    }
+
+    fn extra_field(&self, col: usize, i: usize) -> Option<Cow<'a, str>> {
+        self.extra[col].map(|v| v.get(i))
     }
 
     fn list(&self, col: usize, i: usize) -> Vec<String> {
@@ -337,6 +372,7 @@ mod tests {
             std::array::from_fn(|k| TextView::new(&c.text[k].text, &c.text[k].offsets, n).unwrap());
         PaperTable {
             text,
+            extra: std::array::from_fn(|k| TextView::new(&c.extra[k].text, &c.extra[k].offsets, n)),
             kind: &c.kind,
             open_source: &c.open_source,
             names: TextView::new(&c.names.text, &c.names.offsets, c.name_papers.len()).unwrap(),

@@ -61,6 +61,10 @@ pub struct EmbedderOptions {
     pub ort_lib: Option<PathBuf>,
     /// Show a progress bar on stderr (when it is a terminal) for runs of more than one batch.
     pub progress: bool,
+    /// Tokens per text the model sees, `<s>` and `</s>` included (default and maximum 512, the
+    /// model's window); longer texts are cut. Vectors made with another value differ for long
+    /// texts: not for an index whose model id does not say so (used to measure truncation).
+    pub max_tokens: usize,
     /// Build the full 250k-piece tokenizer at load (in parallel with the session, ~1 s of CPU)
     /// instead of on demand. Useful before embedding thousands of texts; a query does not need it.
     pub full_tokenizer: bool,
@@ -74,6 +78,7 @@ impl Default for EmbedderOptions {
             max_batch_tokens: 1024,
             ort_lib: None,
             progress: false,
+            max_tokens: super::convert::MAX_LENGTH,
             full_tokenizer: false,
         }
     }
@@ -142,6 +147,19 @@ fn read(path: &Path) -> Result<Vec<u8>, ModelError> {
     std::fs::read(path).map_err(|e| ModelError::io(path, e))
 }
 
+/// Padding as fastembed configures it (pad to the longest in the batch); truncation to
+/// `max_tokens` (the model's window, 512, unless [`EmbedderOptions::max_tokens`] says less).
+fn configure_for(tok: Tokenizer, max_tokens: usize) -> Tokenizer {
+    let mut tok = configure(tok);
+    if max_tokens < super::convert::MAX_LENGTH {
+        let _ = tok.with_truncation(Some(tokenizers::TruncationParams {
+            max_length: max_tokens.max(2),
+            ..Default::default()
+        }));
+    }
+    tok
+}
+
 /// Padding as fastembed configures it (pad to the longest in the batch); truncation to 512 is
 /// part of the tokenizer itself.
 fn configure(mut tok: Tokenizer) -> Tokenizer {
@@ -197,11 +215,12 @@ impl Embedder {
 
         let weights = files.dir.join(super::files::WEIGHTS);
         let want_full = options.full_tokenizer;
+        let max_tokens = options.max_tokens;
         let tok_thread = std::thread::spawn(move || {
             let t = Instant::now();
             let index = VocabIndex::load(&weights)?;
             let full = if want_full {
-                Some(configure(index.full()?))
+                Some(configure_for(index.full()?, max_tokens))
             } else {
                 None
             };
@@ -303,7 +322,7 @@ impl Embedder {
                 Some(h) => h
                     .join()
                     .map_err(|_| ModelError::Tokenizer("tokenizer thread panicked".into()))??,
-                None => configure(self.index.full()?),
+                None => configure_for(self.index.full()?, self.options.max_tokens),
             };
             st.full = true;
         }
@@ -322,7 +341,7 @@ impl Embedder {
                 },
             );
             if let Ok(s) = indicatif::ProgressStyle::with_template(
-                "embedding [{elapsed}] [{bar:30}] {pos}/{len} ({per_sec})",
+                "embedding [{elapsed}] [{bar:30}] {pos}/{len} ({per_sec}, {eta} left)",
             ) {
                 pb.set_style(s.progress_chars("=> "));
             }
@@ -362,20 +381,23 @@ impl Embedder {
                     Some(h) => h
                         .join()
                         .map_err(|_| ModelError::Tokenizer("tokenizer thread panicked".into()))??,
-                    None => configure(self.index.full()?),
+                    None => configure_for(self.index.full()?, self.options.max_tokens),
                 };
                 st.te.tokenizer = full;
                 st.full = true;
             } else if st.pending.is_none() && st.reduced_texts > 0 {
                 let index = Arc::clone(&self.index);
-                st.pending = Some(std::thread::spawn(move || Ok(configure(index.full()?))));
+                let max_tokens = self.options.max_tokens;
+                st.pending = Some(std::thread::spawn(move || {
+                    Ok(configure_for(index.full()?, max_tokens))
+                }));
             }
         }
         let saved = if st.full {
             None
         } else {
             st.reduced_texts += refs.len();
-            let reduced = configure(self.index.reduced_for(&refs)?);
+            let reduced = configure_for(self.index.reduced_for(&refs)?, self.options.max_tokens);
             Some(std::mem::replace(&mut st.te.tokenizer, reduced))
         };
         let result = self.run_batches(&mut st.te, &refs, progress);

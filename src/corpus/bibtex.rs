@@ -1,0 +1,370 @@
+//! BibTeX and BibLaTeX files (Zotero, Mendeley, JabRef, Google Scholar exports) as records.
+//!
+//! Parsing is the `biblatex` crate's: field values come back with LaTeX accents, escapes and
+//! braces decoded (`M{\"u}ller` -> `Müller`, `{BERT}` -> `BERT`); names are split into given
+//! and family names. What the crate leaves (formatting commands like `\emph{...}`) is reduced to
+//! its text here.
+//!
+//! The crate stops at the first error of a file. To report every broken entry at once, the file
+//! is cut into entries at each line that opens one (`@article{`, `@misc(`...), and each entry is
+//! parsed on its own with the file's `@string` abbreviations: an unbalanced brace costs one
+//! entry, reported with its line and key, not the rest of the file. (`crossref` parents are
+//! therefore not merged into their children; the child keeps its own fields.)
+
+use biblatex::{Bibliography, ChunksExt, ParseErrorKind, RawBibliography};
+use serde_json::Value;
+
+use super::fields::{Record, normalize_arxiv};
+
+/// One entry of a file: where it starts, its citation key, its fields.
+#[derive(Debug)]
+pub struct Entry {
+    pub line: usize,
+    pub key: String,
+    pub record: Record,
+    /// Fields left out because they use an undefined `@string` abbreviation, as
+    /// `"journal (undefined @string jmlr)"`.
+    pub dropped: Vec<String>,
+}
+
+/// A problem at a line, with the entry key when known.
+#[derive(Debug)]
+pub struct BibProblem {
+    pub line: usize,
+    pub key: Option<String>,
+    pub message: String,
+}
+
+/// One `@...` block of the file.
+struct Chunk<'s> {
+    line: usize,
+    kind: String,
+    text: &'s str,
+}
+
+/// Whether `line` opens an entry: `@`, a type name, then `{` or `(`.
+fn opens_entry(line: &str) -> Option<String> {
+    let rest = line.trim_start().strip_prefix('@')?;
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .collect();
+    let after = rest[name.len()..].trim_start();
+    (!name.is_empty() && (after.starts_with('{') || after.starts_with('(')))
+        .then(|| name.to_ascii_lowercase())
+}
+
+fn chunks(text: &str) -> Vec<Chunk<'_>> {
+    let mut out: Vec<Chunk<'_>> = Vec::new();
+    let mut offset = 0;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if let Some(kind) = opens_entry(line) {
+            out.push(Chunk {
+                line: i + 1,
+                kind,
+                text: &text[offset..offset],
+            });
+        }
+        offset += line.len();
+        if let Some(last) = out.last_mut() {
+            let start = last.text.as_ptr() as usize - text.as_ptr() as usize;
+            last.text = &text[start..offset];
+        }
+    }
+    out
+}
+
+/// The citation key as written after `@type{`, for messages about entries that do not parse.
+fn key_guess(chunk: &str) -> Option<String> {
+    let open = chunk.find(['{', '('])?;
+    let key: String = chunk[open + 1..]
+        .chars()
+        .take_while(|&c| c != ',' && c != '\n' && c != '}' && c != ')')
+        .collect();
+    let key = key.trim();
+    (!key.is_empty() && !key.contains('=')).then(|| key.to_string())
+}
+
+/// Braces opened and closed outside `\{` and `\}` escapes.
+fn brace_balance(s: &str) -> (usize, usize) {
+    let (mut open, mut close) = (0, 0);
+    let mut escaped = false;
+    for c in s.chars() {
+        match c {
+            '\\' if !escaped => {
+                escaped = true;
+                continue;
+            }
+            '{' if !escaped => open += 1,
+            '}' if !escaped => close += 1,
+            _ => {}
+        }
+        escaped = false;
+    }
+    (open, close)
+}
+
+fn line_at(chunk: &Chunk<'_>, offset: usize) -> usize {
+    let upto = offset.min(chunk.text.len());
+    let upto = (0..=upto)
+        .rev()
+        .find(|&i| chunk.text.is_char_boundary(i))
+        .unwrap_or(0);
+    chunk.line + chunk.text[..upto].matches('\n').count()
+}
+
+fn parse_error(chunk: &Chunk<'_>, span_start: usize, kind: &ParseErrorKind) -> BibProblem {
+    let (open, close) = brace_balance(chunk.text);
+    let balanced = open == close;
+    let message = if open > close {
+        format!(
+            "unbalanced braces: {open} `{{` but {close} `}}` (a closing brace is missing; the \
+             entry was not read)"
+        )
+    } else if close > open {
+        format!(
+            "unbalanced braces: {open} `{{` but {close} `}}` (one closing brace too many; the \
+             entry was not read)"
+        )
+    } else {
+        format!("{kind} (the entry was not read)")
+    };
+    BibProblem {
+        // An unbalanced brace is found where parsing gives up, often entries later: name the
+        // entry's first line instead.
+        line: if balanced {
+            line_at(chunk, span_start)
+        } else {
+            chunk.line
+        },
+        key: key_guess(chunk.text),
+        message,
+    }
+}
+
+/// Text after an entry's end, up to the next entry, is a comment for BibTeX, but anything there
+/// other than `%` comment lines is almost always a field cut off by one closing brace too many
+/// (`title = {A}},`): the entry would silently lose the fields after it.
+fn trailing_text(chunk: &Chunk<'_>, end: usize) -> Option<BibProblem> {
+    let mut end = end.min(chunk.text.len());
+    while !chunk.text.is_char_boundary(end) {
+        end -= 1;
+    }
+    // The span ends at the closing brace or just before it.
+    let rest = chunk.text[end..].trim_start_matches(['}', ')']);
+    let stray = rest
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('%'))?;
+    let offset = end + (chunk.text.len() - end - rest.len()) + rest.find(stray).unwrap_or(0);
+    let (open, close) = brace_balance(chunk.text);
+    let stray: String = rest.split_whitespace().collect::<Vec<_>>().join(" ");
+    let stray: String = stray.chars().take(40).collect();
+    Some(BibProblem {
+        line: line_at(chunk, offset),
+        key: key_guess(chunk.text),
+        message: if close > open {
+            format!(
+                "unbalanced braces: {open} `{{` but {close} `}}`; the entry ends early and \
+                 {stray:?} is left outside it (one closing brace too many?)"
+            )
+        } else {
+            format!("text after the end of the entry: {stray:?} (a stray closing brace?)")
+        },
+    })
+}
+
+/// What biblatex leaves of LaTeX: `\emph{x}` -> `x`, `\em x` -> `x`, stray braces dropped,
+/// whitespace collapsed. Math (`$...$`) is kept as written.
+pub fn clean_latex(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let mut name = String::new();
+                while let Some(&n) = chars.peek() {
+                    if n.is_ascii_alphabetic() {
+                        name.push(n);
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                if name.is_empty() {
+                    // An escaped symbol biblatex left: keep the symbol.
+                    if let Some(n) = chars.next() {
+                        out.push(n);
+                    }
+                } else if matches!(chars.peek(), Some(' ')) {
+                    chars.next();
+                }
+            }
+            '{' | '}' => {}
+            c => out.push(c),
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Fields whose values are addresses or identifiers: never reduced as LaTeX text.
+const VERBATIM: &[&str] = &["url", "doi", "eprint", "file", "pdf", "isbn", "issn"];
+
+/// Parse a BibTeX/BibLaTeX file. Never panics: a parser failure on an entry is that entry's
+/// problem.
+pub fn parse(text: &str) -> (Vec<Entry>, Vec<BibProblem>) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let chunks = chunks(text);
+    let mut problems = Vec::new();
+    // Abbreviations from every @string block, in file order (BibTeX reads them so too).
+    let mut abbreviations = Vec::new();
+    let mut raw_entries = Vec::new();
+    for chunk in &chunks {
+        match chunk.kind.as_str() {
+            "comment" | "preamble" => continue,
+            _ => {}
+        }
+        let parsed = std::panic::catch_unwind(|| RawBibliography::parse(chunk.text));
+        match parsed {
+            Ok(Ok(raw)) => {
+                let end = raw
+                    .entries
+                    .iter()
+                    .map(|e| e.span.end)
+                    .chain(raw.abbreviations.iter().map(|a| a.value.span.end))
+                    .max()
+                    .unwrap_or(0);
+                if let Some(p) = trailing_text(chunk, end) {
+                    problems.push(p);
+                    continue;
+                }
+                if chunk.kind == "string" {
+                    abbreviations.extend(raw.abbreviations);
+                } else {
+                    for e in raw.entries {
+                        raw_entries.push((chunk, e.v));
+                    }
+                }
+            }
+            Ok(Err(e)) => problems.push(parse_error(chunk, e.span.start, &e.kind)),
+            Err(_) => problems.push(BibProblem {
+                line: chunk.line,
+                key: key_guess(chunk.text),
+                message: "the BibTeX parser failed on this entry (it was not read)".into(),
+            }),
+        }
+    }
+    let mut entries = Vec::new();
+    for (chunk, mut raw) in raw_entries {
+        let key = raw.key.v.to_string();
+        let mut dropped = Vec::new();
+        // Undefined abbreviations (`journal = jmlr` without `@string{jmlr=...}`) cost their
+        // field, not the entry: BibTeX itself warns and goes on.
+        let resolved = loop {
+            let bib = RawBibliography {
+                preamble: String::new(),
+                entries: vec![biblatex::Spanned::new(raw.clone(), 0..0)],
+                abbreviations: abbreviations.clone(),
+            };
+            match std::panic::catch_unwind(|| Bibliography::from_raw(bib)) {
+                Ok(Ok(b)) => break Ok(b),
+                Ok(Err(e)) => {
+                    if let ParseErrorKind::UnknownAbbreviation(name) = &e.kind
+                        && let Some(pos) = raw.fields.iter().position(|f| {
+                            f.value.v.iter().any(
+                                |c| matches!(c.v, biblatex::RawChunk::Abbreviation(a) if a == name),
+                            )
+                        })
+                    {
+                        let field = raw.fields.remove(pos);
+                        dropped.push(format!(
+                            "{} (undefined @string {name})",
+                            field.key.v.to_ascii_lowercase()
+                        ));
+                        continue;
+                    }
+                    break Err(format!("{} (the entry was not read)", e.kind));
+                }
+                Err(_) => {
+                    break Err("the BibTeX parser failed on this entry (it was not read)".into());
+                }
+            }
+        };
+        match resolved {
+            Ok(bib) => {
+                for e in bib.iter() {
+                    entries.push(Entry {
+                        line: chunk.line,
+                        key: key.clone(),
+                        record: record_of(e),
+                        dropped: dropped.clone(),
+                    });
+                }
+            }
+            Err(message) => problems.push(BibProblem {
+                line: chunk.line,
+                key: Some(key),
+                message,
+            }),
+        }
+    }
+    (entries, problems)
+}
+
+/// One entry as a record: the citation key as `id`, fields by name, authors as a list of
+/// "Given Family" names, an arXiv `eprint` as `arxiv`, `primaryclass` as `categories`.
+fn record_of(e: &biblatex::Entry) -> Record {
+    let mut r = Record::new();
+    r.insert("id".into(), Value::String(e.key.clone()));
+    let archive = ["archiveprefix", "eprinttype"]
+        .iter()
+        .find_map(|k| e.fields.get(*k))
+        .map(|c| c.format_verbatim().to_ascii_lowercase());
+    for (name, chunks) in &e.fields {
+        let raw = chunks.format_verbatim();
+        let value = if VERBATIM.contains(&name.as_str()) {
+            raw.trim().to_string()
+        } else {
+            clean_latex(&raw)
+        };
+        if value.is_empty() {
+            continue;
+        }
+        match name.as_str() {
+            "author" => {
+                let names: Vec<Value> = match e.author() {
+                    Ok(people) if !people.is_empty() => people
+                        .iter()
+                        .map(|p| {
+                            let parts = [&p.given_name, &p.prefix, &p.name, &p.suffix];
+                            let full = parts
+                                .iter()
+                                .map(|s| clean_latex(s))
+                                .filter(|s| !s.is_empty())
+                                .collect::<Vec<_>>()
+                                .join(" ");
+                            Value::String(full)
+                        })
+                        .collect(),
+                    _ => vec![Value::String(value)],
+                };
+                r.insert("author".into(), Value::Array(names));
+            }
+            "eprint"
+                if archive.as_deref().is_none_or(|a| a == "arxiv")
+                    && normalize_arxiv(&value).is_some() =>
+            {
+                r.insert("arxiv".into(), Value::String(value));
+            }
+            "archiveprefix" | "eprinttype"
+                if archive.as_deref() == Some("arxiv") && e.fields.contains_key("eprint") => {}
+            "primaryclass" => {
+                r.insert("categories".into(), Value::String(value));
+            }
+            _ => {
+                r.insert(name.clone(), Value::String(value));
+            }
+        }
+    }
+    r
+}

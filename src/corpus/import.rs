@@ -1,0 +1,346 @@
+//! Reading lists in the formats researchers keep them in, read into one corpus.
+//!
+//! A corpus is one or more paths; a directory stands for its `.jsonl`, `.ndjson`, `.bib`,
+//! `.csv` and `.tsv` files in name order (not its `.md` files: directories hold READMEs; name a
+//! Markdown list directly). Each file's format comes from its extension or is forced
+//! ([`LoadOptions::format`]). Records of every format go through [`fields::map_record`], so the
+//! same keys mean the same thing everywhere.
+//!
+//! Nothing is dropped without a word: keys kept out of the index, records skipped for want of a
+//! title and tags moved to keywords are summed up in [`Import::finish`]'s warnings (one line
+//! each, naming the keys with their counts); with [`LoadOptions::strict`] each is a problem at
+//! its `file:line`.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use super::bibtex;
+use super::delimited;
+use super::fields::{self, Mapped, Origin, Outcome, Record};
+use super::load::{CorpusError, Problem, fingerprint};
+use super::markdown;
+use super::paper::Paper;
+
+/// A corpus file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// One JSON object per line (the record format, arXiv metadata snapshots).
+    Jsonl,
+    /// BibTeX or BibLaTeX.
+    Bibtex,
+    /// Comma-separated values with a header row.
+    Csv,
+    /// Tab-separated values with a header row.
+    Tsv,
+    /// An awesome-list (see [`markdown`]).
+    Markdown,
+}
+
+impl Format {
+    /// The format a file name says, if any.
+    pub fn of_path(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "jsonl" | "ndjson" | "json" => Format::Jsonl,
+            "bib" | "bibtex" => Format::Bibtex,
+            "csv" => Format::Csv,
+            "tsv" | "tab" => Format::Tsv,
+            "md" | "markdown" => Format::Markdown,
+            _ => return None,
+        })
+    }
+
+    /// Whether a directory's file with this name belongs to the corpus. `.json` and `.md` files
+    /// do not: corpus directories hold provenance notes and READMEs.
+    pub fn in_directory(path: &Path) -> bool {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        matches!(
+            ext.as_deref(),
+            Some("jsonl" | "ndjson" | "bib" | "csv" | "tsv")
+        )
+    }
+}
+
+/// How to read a corpus.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadOptions {
+    /// Read every file in this format, whatever its extension.
+    pub format: Option<Format>,
+    /// Unknown keys, untitled records and tags outside the vocabulary are errors, not warnings.
+    pub strict: bool,
+}
+
+/// Where a record was read: file, line, and (BibTeX) its citation key.
+#[derive(Debug, Clone)]
+struct At {
+    file: PathBuf,
+    line: usize,
+    key: Option<String>,
+}
+
+impl At {
+    fn show(&self) -> String {
+        match &self.key {
+            Some(k) => format!("{}:{} (entry {k})", self.file.display(), self.line),
+            None => format!("{}:{}", self.file.display(), self.line),
+        }
+    }
+
+    fn problem(&self, message: String) -> Problem {
+        Problem {
+            path: self.file.clone(),
+            line: self.line,
+            message: match &self.key {
+                Some(k) => format!("entry {k}: {message}"),
+                None => message,
+            },
+        }
+    }
+}
+
+/// What was left out, across all files, for the summary warnings.
+#[derive(Debug, Default)]
+struct Tally {
+    /// key -> (records, first place)
+    ignored: BTreeMap<String, (usize, String)>,
+    untitled: Vec<String>,
+    off_vocabulary: BTreeMap<String, usize>,
+}
+
+/// Records read so far; [`Import::finish`] gives the entries, problems and warnings.
+#[derive(Debug)]
+pub struct Import {
+    options: LoadOptions,
+    entries: Vec<((PathBuf, usize), Paper)>,
+    derived: Vec<bool>,
+    problems: Vec<Problem>,
+    tally: Tally,
+}
+
+impl Import {
+    pub fn new(options: LoadOptions) -> Import {
+        Import {
+            options,
+            entries: Vec::new(),
+            derived: Vec::new(),
+            problems: Vec::new(),
+            tally: Tally::default(),
+        }
+    }
+
+    /// Read one file's text.
+    pub fn add_file(&mut self, file: &Path, text: &str) -> Result<(), CorpusError> {
+        let format = self
+            .options
+            .format
+            .or_else(|| Format::of_path(file))
+            .ok_or_else(|| CorpusError::UnknownFormat {
+                path: file.to_path_buf(),
+            })?;
+        let at = |line: usize, key: Option<String>| At {
+            file: file.to_path_buf(),
+            line,
+            key,
+        };
+        match format {
+            Format::Jsonl => {
+                for (line, parsed) in jsonl_records(text) {
+                    match parsed {
+                        Ok(record) => self.add_record(at(line, None), &record, Origin::Json),
+                        Err(message) => self.problems.push(at(line, None).problem(message)),
+                    }
+                }
+            }
+            Format::Bibtex => {
+                let (entries, problems) = bibtex::parse(text);
+                for p in problems {
+                    self.problems.push(at(p.line, p.key).problem(p.message));
+                }
+                for e in entries {
+                    let place = at(e.line, Some(e.key));
+                    for d in &e.dropped {
+                        self.ignore(&place, d.clone());
+                    }
+                    self.add_record(place, &e.record, Origin::Text);
+                }
+            }
+            Format::Csv | Format::Tsv => {
+                let delimiter = if format == Format::Tsv { b'\t' } else { b',' };
+                let (rows, problems) = delimited::parse(text, delimiter);
+                for (line, message) in problems {
+                    self.problems.push(at(line, None).problem(message));
+                }
+                for row in rows {
+                    self.add_record(at(row.line, None), &row.record, Origin::Text);
+                }
+            }
+            Format::Markdown => {
+                let (papers, problems) = markdown::parse(file, text);
+                self.problems.extend(problems);
+                for (line, p) in papers {
+                    self.entries.push(((file.to_path_buf(), line), p));
+                    self.derived.push(false);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn ignore(&mut self, at: &At, key: String) {
+        if self.options.strict {
+            self.problems.push(at.problem(format!(
+                "`{key}` is not a paper field (without --strict it is left out with a warning)"
+            )));
+        }
+        let first = format!("{}:{}", at.file.display(), at.line);
+        let e = self.tally.ignored.entry(key).or_insert((0, first));
+        e.0 += 1;
+    }
+
+    fn add_record(&mut self, at: At, record: &Record, origin: Origin) {
+        match fields::map_record(record, origin) {
+            Outcome::Problems(ps) => {
+                for m in ps {
+                    self.problems.push(at.problem(m));
+                }
+            }
+            Outcome::Untitled { name } => {
+                let what = match &name {
+                    Some(n) if at.key.is_none() => format!("{} ({n})", at.show()),
+                    _ => at.show(),
+                };
+                if self.options.strict {
+                    self.problems.push(at.problem("record has no title".into()));
+                }
+                self.tally.untitled.push(what);
+            }
+            Outcome::Paper(m) => {
+                let Mapped {
+                    paper,
+                    derived_id,
+                    ignored,
+                    off_vocabulary,
+                } = *m;
+                for key in ignored {
+                    self.ignore(&at, key);
+                }
+                for t in off_vocabulary {
+                    if self.options.strict {
+                        self.problems.push(at.problem(format!(
+                            "tag {t:?} is not in the controlled vocabulary (corpus/README.md); \
+                             put your own words in `keywords`"
+                        )));
+                    }
+                    *self.tally.off_vocabulary.entry(t).or_insert(0) += 1;
+                }
+                for m in fields::text_problems(&paper) {
+                    self.problems.push(at.problem(m));
+                }
+                self.entries.push(((at.file, at.line), paper));
+                self.derived.push(derived_id);
+            }
+        }
+    }
+
+    /// The entries (derived ids made unique: `-2`, `-3`, ... in file order), the problems, and
+    /// one summary warning per kind of thing left out.
+    #[allow(clippy::type_complexity)]
+    pub fn finish(mut self) -> (Vec<((PathBuf, usize), Paper)>, Vec<Problem>, Vec<String>) {
+        let given: HashSet<String> = self
+            .entries
+            .iter()
+            .zip(&self.derived)
+            .filter(|(_, d)| !**d)
+            .map(|((_, p), _)| p.id.clone())
+            .collect();
+        let mut taken = given;
+        for ((_, p), derived) in self.entries.iter_mut().zip(&self.derived) {
+            if !*derived {
+                continue;
+            }
+            let base = p.id.clone();
+            let mut n = 1;
+            while taken.contains(&p.id) {
+                n += 1;
+                p.id = format!("{base}-{n}");
+            }
+            taken.insert(p.id.clone());
+        }
+        let mut warnings = Vec::new();
+        if !self.options.strict {
+            let t = &self.tally;
+            if !t.ignored.is_empty() {
+                let mut keys: Vec<(&String, &(usize, String))> = t.ignored.iter().collect();
+                keys.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
+                let shown: Vec<String> = keys
+                    .iter()
+                    .map(|(k, (n, first))| format!("{k} ({n}, first at {first})"))
+                    .collect();
+                warnings.push(format!(
+                    "kept out of the index (not paper fields; --strict makes them errors): {}",
+                    shown.join(", ")
+                ));
+            }
+            if !t.untitled.is_empty() {
+                const SHOWN: usize = 10;
+                let mut shown: Vec<String> = t.untitled.iter().take(SHOWN).cloned().collect();
+                if t.untitled.len() > SHOWN {
+                    shown.push(format!("and {} more", t.untitled.len() - SHOWN));
+                }
+                warnings.push(format!(
+                    "skipped {} record(s) without a title (--strict makes them errors): {}",
+                    t.untitled.len(),
+                    shown.join(", ")
+                ));
+            }
+            if !t.off_vocabulary.is_empty() {
+                let shown: Vec<String> = t
+                    .off_vocabulary
+                    .iter()
+                    .map(|(k, n)| format!("{k:?} ({n})"))
+                    .collect();
+                warnings.push(format!(
+                    "tags outside the controlled vocabulary kept as keywords (--strict makes \
+                     them errors): {}",
+                    shown.join(", ")
+                ));
+            }
+        }
+        (self.entries, self.problems, warnings)
+    }
+}
+
+/// The JSON objects of a JSONL text, by line; blank lines skipped, a BOM and CRLF tolerated.
+fn jsonl_records(text: &str) -> Vec<(usize, Result<Record, String>)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim().trim_start_matches('\u{feff}');
+        if trimmed.is_empty() {
+            continue;
+        }
+        let parsed = match serde_json::from_str::<serde_json::Value>(trimmed) {
+            Ok(serde_json::Value::Object(map)) => Ok(map),
+            Ok(other) => Err(format!(
+                "expected a JSON object ({{\"title\": ...}}) per line, found {}",
+                match other {
+                    serde_json::Value::Array(_) => "a list",
+                    serde_json::Value::String(_) => "a string",
+                    serde_json::Value::Number(_) => "a number",
+                    _ => "a bare value",
+                }
+            )),
+            Err(e) => Err(super::load::describe_json_error(&e)),
+        };
+        out.push((i + 1, parsed));
+    }
+    out
+}
+
+/// [`fingerprint`] of several corpus paths, one per line (for one path, its fingerprint).
+pub fn fingerprint_all(paths: &[PathBuf]) -> Result<String, CorpusError> {
+    let parts: Result<Vec<String>, CorpusError> = paths.iter().map(|p| fingerprint(p)).collect();
+    Ok(parts?.join("\n"))
+}

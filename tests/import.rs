@@ -1,0 +1,635 @@
+//! Reading lists as researchers keep them: a Zotero BibTeX export, arXiv metadata snapshot
+//! lines, a spreadsheet CSV, mixed directories; ids as found in the wild; bad input reported
+//! precisely; incremental re-indexing and `recommend add` with the real model.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::str::contains;
+use recommend::corpus::{Corpus, CorpusError, Format, Kind, LoadOptions, Paper};
+use recommend::index::Index;
+
+const FIXTURES: &str = "tests/fixtures/import";
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(FIXTURES).join(name)
+}
+
+fn load(path: &Path) -> Corpus {
+    Corpus::load(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn strict() -> LoadOptions {
+    LoadOptions {
+        strict: true,
+        ..LoadOptions::default()
+    }
+}
+
+fn problems(paths: &[PathBuf], options: &LoadOptions) -> Vec<String> {
+    match Corpus::load_with(paths, options) {
+        Err(CorpusError::Invalid { problems }) => problems.iter().map(|p| p.to_string()).collect(),
+        other => panic!("expected problems, got {other:?}"),
+    }
+}
+
+fn by_id<'a>(c: &'a Corpus, id: &str) -> &'a Paper {
+    c.papers
+        .iter()
+        .find(|p| p.id == id)
+        .unwrap_or_else(|| panic!("no paper {id}"))
+}
+
+fn recommend() -> Command {
+    Command::cargo_bin("recommend").unwrap()
+}
+
+#[test]
+fn a_zotero_bibtex_export_becomes_papers() {
+    let c = load(&fixture("zotero.bib"));
+    let ids: Vec<&str> = c.papers.iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "vaswaniAttentionAllYou2017",
+            "guoDeepSeekR1IncentivizingReasoning2025",
+            "mullerSurveyAgenticReinforcement2025",
+            "schulmanProximalPolicyOptimization2017"
+        ],
+        "citation keys are the ids, in file order"
+    );
+    let attention = by_id(&c, "vaswaniAttentionAllYou2017");
+    assert_eq!(
+        attention.title, "Attention Is All You Need",
+        "braces decoded"
+    );
+    assert_eq!(attention.year, Some(2017));
+    assert!(
+        attention
+            .authors
+            .as_deref()
+            .unwrap()
+            .starts_with("Ashish Vaswani, Noam Shazeer"),
+        "{:?}",
+        attention.authors
+    );
+    assert!(
+        attention
+            .authors
+            .as_deref()
+            .unwrap()
+            .contains("Łukasz Kaiser")
+    );
+    assert!(
+        attention
+            .summary
+            .starts_with("The dominant sequence transduction models")
+            && !attention.summary.contains('\n'),
+        "the abstract is the summary, on one line: {:?}",
+        attention.summary
+    );
+    assert_eq!(
+        attention.keywords,
+        [
+            "Computer Science - Computation and Language",
+            "Computer Science - Machine Learning"
+        ]
+    );
+    let r1 = by_id(&c, "guoDeepSeekR1IncentivizingReasoning2025");
+    assert_eq!(
+        r1.arxiv.as_deref(),
+        Some("2501.12948"),
+        "eprint + archivePrefix"
+    );
+    assert_eq!(r1.doi.as_deref(), Some("10.48550/arXiv.2501.12948"));
+    assert!(r1.keywords.contains(&"cs.CL".to_string()), "primaryClass");
+    assert!(
+        r1.authors
+            .as_deref()
+            .unwrap()
+            .starts_with("DeepSeek-AI, Daya Guo")
+    );
+    let survey = by_id(&c, "mullerSurveyAgenticReinforcement2025");
+    assert_eq!(
+        survey.title, "A Survey of Agentic Reinforcement Learning: Über Planning, Tools & Memory",
+        "LaTeX accents and escapes decoded"
+    );
+    assert_eq!(
+        survey.authors.as_deref(),
+        Some("Jérôme Müller, Ana García, Pieter van der Berg")
+    );
+    assert_eq!(survey.year, Some(2025), "BibLaTeX date");
+    assert_eq!(survey.kind, Kind::Survey, "a survey by its title");
+    assert!(survey.summary.contains("We survey agentic reinforcement"));
+    assert!(!survey.summary.contains("emph"), "{}", survey.summary);
+    let ppo = by_id(&c, "schulmanProximalPolicyOptimization2017");
+    assert_eq!(ppo.arxiv.as_deref(), Some("1707.06347"), "version dropped");
+
+    // What was left out is said once, with counts and places; nothing silently dropped.
+    assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
+    let kept_out = &c.warnings[0];
+    for key in [
+        "publisher (2,",
+        "urldate (2,",
+        "file (1,",
+        "booktitle (undefined @string jmlr)",
+    ] {
+        assert!(kept_out.contains(key), "{key} not in {kept_out}");
+    }
+    assert!(
+        c.warnings[1].contains("skipped 1 record")
+            && c.warnings[1].contains("zotero.bib:47 (entry zoteroNoteWithoutTitle)"),
+        "{}",
+        c.warnings[1]
+    );
+}
+
+#[test]
+fn arxiv_metadata_snapshot_lines_become_papers() {
+    let c = load(&fixture("arxiv-snapshot.jsonl"));
+    let ids: Vec<&str> = c.papers.iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids, ["0704.0001", "1706.03762", "math/0406010"]);
+    let p = &c.papers[0];
+    assert_eq!(p.arxiv.as_deref(), Some("0704.0001"));
+    assert_eq!(
+        p.year,
+        Some(2007),
+        "the first version's year, not update_date's 2008"
+    );
+    assert_eq!(
+        p.title,
+        "Calculation of prompt diphoton production cross sections at Tevatron and LHC energies"
+    );
+    assert!(p.summary.starts_with("A fully differential calculation"));
+    assert_eq!(p.doi.as_deref(), Some("10.1103/PhysRevD.76.013009"));
+    assert_eq!(c.papers[1].keywords, ["cs.CL", "cs.LG"], "categories");
+    assert_eq!(c.papers[2].arxiv.as_deref(), Some("math/0406010"));
+    assert_eq!(c.papers[2].year, Some(2004));
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    for key in [
+        "submitter (3,",
+        "authors_parsed (3,",
+        "versions (3,",
+        "journal-ref (3,",
+    ] {
+        assert!(
+            c.warnings[0].contains(key),
+            "{key} not in {}",
+            c.warnings[0]
+        );
+    }
+}
+
+#[test]
+fn a_spreadsheet_csv_becomes_papers() {
+    let c = load(&fixture("spreadsheet.csv"));
+    let ids: Vec<&str> = c.papers.iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids, ["7QX2WZ8M", "K3P9D2LA", "ZT5M2K9W"]);
+    let react = &c.papers[0];
+    assert_eq!(
+        react.summary,
+        "ReAct interleaves reasoning traces and actions, so a model can plan, act and update \
+         its plan from what it observes.",
+        "a quoted cell with a CRLF inside"
+    );
+    assert_eq!(react.keywords, ["agents", "reasoning", "tool use"]);
+    assert_eq!(react.year, Some(2023));
+    assert_eq!(
+        react.url.as_deref(),
+        Some("https://arxiv.org/abs/2210.03629")
+    );
+    assert_eq!(
+        c.papers[1].doi.as_deref(),
+        Some("10.48550/arXiv.2402.03300")
+    );
+    assert_eq!(c.papers[2].kind, Kind::Survey);
+    assert!(
+        c.warnings[0].contains("Item Type (3, first at tests/fixtures/import/spreadsheet.csv:2)"),
+        "{:?}",
+        c.warnings
+    );
+    assert!(
+        c.warnings[1].contains("spreadsheet.csv:6 (Q8N4R7TS)"),
+        "the untitled row, by line and id: {:?}",
+        c.warnings
+    );
+}
+
+#[test]
+fn strict_turns_every_warning_into_a_located_error() {
+    let p = problems(&[fixture("zotero.bib")], &strict());
+    assert!(
+        p.iter()
+            .any(|m| m.contains("zotero.bib:4: entry vaswaniAttentionAllYou2017: `publisher`")),
+        "{p:?}"
+    );
+    assert!(
+        p.iter()
+            .any(|m| m.contains("zotero.bib:47: entry zoteroNoteWithoutTitle: record has no title")),
+        "{p:?}"
+    );
+    let p = problems(&[fixture("arxiv-snapshot.jsonl")], &strict());
+    assert!(
+        p.iter()
+            .any(|m| m.contains("arxiv-snapshot.jsonl:3:") && m.contains("`submitter`")),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn every_broken_bibtex_entry_is_reported_at_once_and_the_others_are_checked() {
+    let p = problems(&[fixture("broken.bib")], &LoadOptions::default());
+    assert_eq!(p.len(), 3, "{p:#?}");
+    assert!(
+        p[0].contains("broken.bib:6: entry brokenEntry2023: unbalanced braces: 5 `{` but 4 `}`"),
+        "{}",
+        p[0]
+    );
+    assert!(
+        p[1].contains("broken.bib:13: entry extraBrace2021: unbalanced braces")
+            && p[1].contains("year = {2021}"),
+        "{}",
+        p[1]
+    );
+    assert!(
+        p[2].contains("broken.bib:23: entry noComma2022: expected comma"),
+        "{}",
+        p[2]
+    );
+}
+
+#[test]
+fn ids_are_taken_as_found_and_derived_when_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ids.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            "{\"id\":\"arXiv:2503.14476\",\"title\":\"DAPO\"}\n",
+            "{\"id\":\"2401.12345v2\",\"title\":\"Versioned\"}\n",
+            "{\"id\":\"10.1145/3292500.3330701\",\"title\":\"By DOI\"}\n",
+            "{\"id\":\"Smith 2020: Über\",\"title\":\"Free text id\"}\n",
+            "{\"title\":\"No Id\", \"arxiv\":\"2505.16421v3\"}\n",
+            "{\"title\":\"No Id Either\", \"doi\":\"https://doi.org/10.1/ABC\"}\n",
+            "{\"title\":\"Agents 智能体\"}\n",
+            "{\"title\":\"Agents 代理\", \"abstract\":\"same slug as the line above\"}\n",
+        ),
+    )
+    .unwrap();
+    let c = load(&path);
+    let ids: Vec<&str> = c.papers.iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "arXiv:2503.14476",
+            "2401.12345v2",
+            "10.1145/3292500.3330701",
+            "Smith 2020: Über",
+            "2505.16421",
+            "10.1/abc",
+            "agents",
+            "agents-2",
+        ]
+    );
+    assert_eq!(c.papers[0].arxiv.as_deref(), Some("2503.14476"));
+    assert_eq!(c.papers[0].year, Some(2025));
+    assert_eq!(c.papers[1].arxiv.as_deref(), Some("2401.12345"));
+    assert_eq!(c.papers[5].doi.as_deref(), Some("10.1/ABC"));
+    // Derived ids are stable: the same file gives the same ids.
+    let again = load(&path);
+    assert_eq!(
+        again.papers.iter().map(|p| &p.id).collect::<Vec<_>>(),
+        c.papers.iter().map(|p| &p.id).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_directory_mixes_formats_and_skips_readmes() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["zotero.bib", "spreadsheet.csv"] {
+        std::fs::copy(fixture(f), dir.path().join(f)).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("mine.jsonl"),
+        "{\"id\":\"mine\",\"title\":\"My Own Note On Agents\"}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("README.md"), "# Not a reading list\n").unwrap();
+    std::fs::write(dir.path().join("notes.json"), "{}").unwrap();
+    let c = load(dir.path());
+    assert_eq!(c.papers.len(), 4 + 3 + 1);
+    let files: std::collections::BTreeSet<String> = c
+        .origins
+        .iter()
+        .map(|(f, _)| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        files.into_iter().collect::<Vec<_>>(),
+        ["mine.jsonl", "spreadsheet.csv", "zotero.bib"]
+    );
+    // Several paths mix too, and a forced format reads any extension.
+    let txt = dir.path().join("export.txt");
+    std::fs::copy(fixture("spreadsheet.csv"), &txt).unwrap();
+    let forced = LoadOptions {
+        format: Some(Format::Csv),
+        ..LoadOptions::default()
+    };
+    let c = Corpus::load_with(std::slice::from_ref(&txt), &forced).unwrap();
+    assert_eq!(c.papers.len(), 3);
+    assert!(matches!(
+        Corpus::load(&txt),
+        Err(CorpusError::UnknownFormat { .. })
+    ));
+}
+
+#[test]
+fn bad_bytes_and_shapes_get_clear_messages_never_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, bytes: &[u8]| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    };
+    // BOM + CRLF are fine in every format.
+    for (name, text) in [
+        (
+            "bom.jsonl",
+            "\u{feff}{\"title\":\"A\"}\r\n{\"title\":\"B\"}\r\n",
+        ),
+        ("bom.csv", "\u{feff}Title,Year\r\nA,2020\r\nB,2021\r\n"),
+        (
+            "bom.bib",
+            "\u{feff}@misc{a,\r\n  title = {A},\r\n}\r\n@misc{b,\r\n  title = {B}\r\n}\r\n",
+        ),
+    ] {
+        let c = load(&write(name, text.as_bytes()));
+        let titles: Vec<&str> = c.papers.iter().map(|p| p.title.as_str()).collect();
+        assert_eq!(titles, ["A", "B"], "{name}");
+    }
+    // A huge field names its key and line.
+    let huge = format!(
+        "{{\"title\":\"A\"}}\n{{\"title\":\"B\",\"abstract\":\"{}\"}}\n",
+        "x".repeat(200_000)
+    );
+    let p = problems(
+        &[write("huge.jsonl", huge.as_bytes())],
+        &LoadOptions::default(),
+    );
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(
+        p[0].contains("huge.jsonl:2: `abstract` holds 200000 bytes"),
+        "{}",
+        p[0]
+    );
+    // Wrong JSON shapes and types.
+    let p = problems(
+        &[write(
+            "types.jsonl",
+            b"[1,2]\n{\"title\":\"T\",\"authors\":{\"x\":1}}\n{\"title\":\"U\",\"open_source\":\"maybe\"}\n",
+        )],
+        &LoadOptions::default(),
+    );
+    assert_eq!(p.len(), 3, "{p:?}");
+    assert!(p[0].contains("types.jsonl:1: expected a JSON object"));
+    assert!(p[1].contains("types.jsonl:2: `authors` must be text"));
+    assert!(p[2].contains("types.jsonl:3: `open_source` \"maybe\""));
+    // Control characters never reach the index.
+    let p = problems(
+        &[write("ctl.jsonl", b"{\"title\":\"A\\u0000B\"}\n")],
+        &LoadOptions::default(),
+    );
+    assert!(p[0].contains("control character U+0000"), "{p:?}");
+    // Invalid UTF-8: an error naming the file (exit 1 or 2), not a panic.
+    let bad = write("latin1.csv", b"Title\nM\xfcller\n");
+    recommend()
+        .args(["list", "--corpus"])
+        .arg(&bad)
+        .assert()
+        .failure()
+        .stderr(contains("latin1.csv"))
+        .stderr(contains("panicked").not());
+    // A bib file of garbage, and an entry that never closes at the end of the file.
+    for (name, text) in [
+        (
+            "garbage.bib",
+            "@@@{{{,,,}}}\n@article{\n@misc(x, title=\"unterminated\n",
+        ),
+        (
+            "eof.bib",
+            "@misc{ok, title={Fine}}\n@article{last, title = {No end\n",
+        ),
+    ] {
+        let out = recommend()
+            .args(["list", "--corpus"])
+            .arg(write(name, text.as_bytes()))
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(name) && !err.contains("panicked"), "{err}");
+    }
+}
+
+use predicates::prelude::PredicateBooleanExt;
+
+/// The model, when the environment or a checkout provides it (else the first use installs it).
+fn with_model(cmd: &mut Command) -> &mut Command {
+    if let Ok(dir) = std::env::var("RECOMMEND_MODEL_DIR") {
+        cmd.env("RECOMMEND_MODEL_DIR", dir);
+    }
+    cmd
+}
+
+fn stderr_of(args: &[&str], index: &Path) -> String {
+    let out = with_model(&mut recommend())
+        .arg("--index")
+        .arg(index)
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[test]
+fn reindexing_embeds_only_new_or_changed_papers() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("list");
+    std::fs::create_dir(&corpus).unwrap();
+    std::fs::copy(fixture("zotero.bib"), corpus.join("zotero.bib")).unwrap();
+    let index = dir.path().join("index.bin");
+    let c = corpus.to_str().unwrap();
+
+    let first = stderr_of(&["index", "--corpus", c], &index);
+    assert!(first.contains("4 embedded, 0 vectors reused"), "{first}");
+    let before = Index::load(&index).unwrap();
+    let old: Vec<Vec<f32>> = (0..before.len())
+        .map(|i| before.vector(i).to_vec())
+        .collect();
+    drop(before);
+
+    // Unchanged: nothing to embed.
+    let again = stderr_of(&["index", "--corpus", c], &index);
+    assert!(again.contains("0 embedded, 4 vectors reused"), "{again}");
+
+    // One new file, one changed abstract: those two are embedded, the rest reused as they were.
+    std::fs::copy(fixture("spreadsheet.csv"), corpus.join("sheet.csv")).unwrap();
+    let bib = std::fs::read_to_string(corpus.join("zotero.bib")).unwrap();
+    std::fs::write(
+        corpus.join("zotero.bib"),
+        bib.replace("We survey \\emph{agentic}", "We review \\emph{agentic}"),
+    )
+    .unwrap();
+    let third = stderr_of(&["index", "--corpus", c], &index);
+    assert!(third.contains("4 embedded, 3 vectors reused"), "{third}");
+    let after = Index::load(&index).unwrap();
+    assert_eq!(after.len(), 7);
+    let row = |id: &str| after.papers().iter().position(|p| p.id == id).unwrap();
+    assert_eq!(
+        after.vector(row("vaswaniAttentionAllYou2017")).to_vec(),
+        old[0],
+        "an unchanged paper keeps its vector bit for bit"
+    );
+    let survey = after
+        .vector(row("mullerSurveyAgenticReinforcement2025"))
+        .to_vec();
+    assert!(
+        cosine(&survey, &old[2]) < 0.9999,
+        "the changed abstract was embedded again"
+    );
+    let fresh_sheet: Vec<Vec<f32>> = (0..after.len()).map(|i| after.vector(i).to_vec()).collect();
+    drop(after);
+
+    // The incremental result matches a build from scratch.
+    let scratch = dir.path().join("scratch.bin");
+    let full = stderr_of(&["index", "--corpus", c], &scratch);
+    assert!(full.contains("7 embedded, 0 vectors reused"), "{full}");
+    let s = Index::load(&scratch).unwrap();
+    for (i, v) in fresh_sheet.iter().enumerate() {
+        assert!(cosine(v, &s.vector(i).to_vec()) > 0.999, "paper {i}");
+    }
+}
+
+#[test]
+fn add_appends_a_file_and_a_failed_build_leaves_the_index_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("mine.bin");
+    let bib = fixture("zotero.bib");
+    let first = stderr_of(&["index", "--corpus", bib.to_str().unwrap()], &index);
+    assert!(first.contains("4 embedded"), "{first}");
+
+    let added = stderr_of(
+        &["add", fixture("spreadsheet.csv").to_str().unwrap()],
+        &index,
+    );
+    assert!(
+        added.contains("papers added: 3, 7 in all; 3 embedded, 4 vectors reused"),
+        "{added}"
+    );
+    let out = with_model(&mut recommend())
+        .arg("--index")
+        .arg(&index)
+        .args(["--like", "7QX2WZ8M", "-k", "6", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let rows: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        rows.as_array().unwrap().len(),
+        6,
+        "an id found exactly, 6 others"
+    );
+
+    // Adding the same file again, or a broken one, changes nothing.
+    let bytes = std::fs::read(&index).unwrap();
+    with_model(&mut recommend())
+        .arg("--index")
+        .arg(&index)
+        .args(["add", fixture("spreadsheet.csv").to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(contains("already part of the corpus"));
+    with_model(&mut recommend())
+        .arg("--index")
+        .arg(&index)
+        .args(["add", fixture("broken.bib").to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(contains("broken.bib:6: entry brokenEntry2023"));
+    with_model(&mut recommend())
+        .arg("--index")
+        .arg(&index)
+        .args(["index", "--corpus", fixture("broken.bib").to_str().unwrap()])
+        .assert()
+        .code(2);
+    assert_eq!(std::fs::read(&index).unwrap(), bytes, "index untouched");
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 1, "no temporary files left: {leftovers:?}");
+}
+
+/// Seeded mutations of the fixtures (braces, quotes, escapes, `@`, control characters, cuts)
+/// through the whole loader: every outcome is papers or located problems, never a panic.
+#[test]
+fn mutated_exports_never_panic() {
+    let pieces = [
+        "{", "}", "@", "\"", "\\", "\\'", "$", ",", "=", "\n", "@misc{", "ü", "#", "(", ")",
+        "\r\n", "%", "\\\"{", "{\\", "\u{1f}", "\0", "\t",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = recommend::bench::synthetic::Rng::new(7);
+    for (name, ext) in [
+        ("zotero.bib", "bib"),
+        ("spreadsheet.csv", "csv"),
+        ("arxiv-snapshot.jsonl", "jsonl"),
+    ] {
+        let base: Vec<char> = std::fs::read_to_string(fixture(name))
+            .unwrap()
+            .chars()
+            .collect();
+        for round in 0..150 {
+            let mut s = base.clone();
+            for _ in 0..1 + rng.below(6) {
+                let at = rng.below(s.len());
+                match rng.below(3) {
+                    0 => {
+                        s.remove(at);
+                    }
+                    1 => {
+                        for (k, c) in pieces[rng.below(pieces.len())].chars().enumerate() {
+                            s.insert(at + k, c);
+                        }
+                    }
+                    _ => {
+                        let len = rng.below(40).min(s.len() - at);
+                        s.drain(at..at + len);
+                    }
+                }
+            }
+            let path = dir.path().join(format!("m{round}.{ext}"));
+            std::fs::write(&path, s.into_iter().collect::<String>()).unwrap();
+            match Corpus::load(&path) {
+                Ok(c) => assert!(!c.papers.is_empty()),
+                Err(CorpusError::Invalid { problems }) => {
+                    assert!(
+                        problems.iter().all(|p| p.line > 0 && p.path == path),
+                        "{problems:?}"
+                    )
+                }
+                Err(CorpusError::Empty { .. }) => {}
+                Err(e) => panic!("{name} round {round}: {e}"),
+            }
+        }
+    }
+}
