@@ -134,6 +134,57 @@ pub struct SearchScore {
     pub mrr: f64,
 }
 
+/// Reading paths (`path --like SEED -n 6`) on the judged seeds.
+#[derive(Debug, Clone, Serialize)]
+pub struct PathScore {
+    pub seeds: usize,
+    /// Steps other than the seed itself.
+    pub steps: usize,
+    /// Share of those steps judged related to the seed (grade >= 1).
+    pub related_share: f64,
+    /// `builds_on` pairs placed child before parent (must be zero).
+    pub backwards_edges: usize,
+}
+
+/// Path length used by [`path_scores`].
+pub const PATH_STEPS: usize = 6;
+
+/// Judge the reading path of every judged seed.
+pub fn path_scores(index: &Index, judged: &Judged) -> PathScore {
+    let relations = index.relations();
+    let (mut steps, mut related, mut backwards) = (0usize, 0usize, 0usize);
+    for (seed, grades) in &judged.like {
+        let Ok(path) = engine::reading::reading_path(index, *seed, PATH_STEPS) else {
+            continue;
+        };
+        let order: Vec<usize> = path
+            .iter()
+            .filter_map(|s| {
+                let t = index.table();
+                t.named(&crate::text::name_key(&s.id))
+                    .into_iter()
+                    .find(|&i| t.id(i) == s.id)
+            })
+            .collect();
+        for (pos, &i) in order.iter().enumerate() {
+            if i != *seed {
+                steps += 1;
+                related += usize::from(grades.get(&i).is_some_and(|&g| g >= 1));
+            }
+            backwards += relations.parents[i]
+                .iter()
+                .filter(|p| order[pos + 1..].contains(p))
+                .count();
+        }
+    }
+    PathScore {
+        seeds: judged.like.len(),
+        steps,
+        related_share: related as f64 / steps.max(1) as f64,
+        backwards_edges: backwards,
+    }
+}
+
 /// Graded nDCG of `ranked` (best first) at `k`.
 pub fn ndcg(ranked: &[usize], grades: &Grades, k: usize) -> f64 {
     let gain = |g: u8| f64::from((1u32 << g) - 1);

@@ -103,6 +103,7 @@ pub struct Speed {
 pub struct JudgedReport {
     pub source: String,
     pub like: Vec<judged::LikeScore>,
+    pub paths: judged::PathScore,
     /// `None` without the model.
     pub search: Option<Vec<judged::SearchScore>>,
 }
@@ -155,6 +156,7 @@ pub fn judged_report(
     Ok(JudgedReport {
         source: judged.source.display().to_string(),
         like: judged::like_scores(index, judged),
+        paths: judged::path_scores(index, judged),
         search: match embedder {
             Some(e) => Some(judged::search_scores(index, judged, e)?),
             None => None,
@@ -437,6 +439,19 @@ fn judged_sections(j: &JudgedReport, what: &str, out: &mut Vec<Section>) {
                 ]
             })
             .collect(),
+    });
+    out.push(Section {
+        title: format!(
+            "Judged reading paths{what} (path --like SEED -n {}, {} seeds)",
+            judged::PATH_STEPS,
+            j.paths.seeds
+        ),
+        columns: vec!["steps", "judged related", "builds_on edges backwards"],
+        rows: vec![vec![
+            j.paths.steps.to_string(),
+            f3(j.paths.related_share),
+            j.paths.backwards_edges.to_string(),
+        ]],
     });
     if let Some(search) = &j.search {
         out.push(Section {
