@@ -159,7 +159,7 @@ fn each_validation_error_names_file_line_and_cause() {
         (r#"{"id":"b","title":"alpha!"}"#, 2, "ambiguous"),
         (r#"{"id":"b\u0007","title":"Beta"}"#, 2, "control character"),
         (
-            r#"{"id":"b","title":"Beta","arxiv":"arXiv:2505.16421v2"}"#,
+            r#"{"id":"b","title":"Beta","arxiv":"2505.164"}"#,
             2,
             "is not an arXiv id",
         ),

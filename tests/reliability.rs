@@ -520,7 +520,7 @@ fn a_corpus_encoding_error_names_file_and_line_once() {
     let t = tempfile::tempdir().unwrap();
     let d = t.path();
     let mut jsonl =
-        b"{\"id\":\"a\",\"title\":\"Alpha\"}\n{\"id\":\"B\",\"title\":\"Beta\"}\n".to_vec();
+        b"{\"id\":\"a\",\"title\":\"Alpha\"}\n{\"id\":\"a\",\"title\":\"Beta\"}\n".to_vec();
     jsonl.extend_from_slice(b"{\"id\":\"c\",\"title\":\"Gamma \xff\xfe\"}\n");
     fs::write(d.join("bad.jsonl"), &jsonl).unwrap();
     let out = recommend(d)
@@ -804,15 +804,27 @@ fn path_map_and_list_messages_say_what_to_do() {
 fn control_characters_and_bidi_overrides_never_reach_the_terminal() {
     let t = tempfile::tempdir().unwrap();
     let d = t.path();
-    let evil = "Evil \u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}[31mRed\u{202e}txet\u{2066}x\u{9b}1m";
-    let record = serde_json::json!({
-        "id": "evil", "title": evil, "highlight": format!("hl {evil}"), "topic": "t"
-    });
+    // Terminal control sequences never enter a corpus: the loader names them by file:line.
+    let evil = "Evil \u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}[31mRed";
+    let record = serde_json::json!({"id": "evil", "title": evil, "topic": "t"});
     fs::write(d.join("evil.jsonl"), format!("{record}\n")).unwrap();
-    let hazards = ['\u{1b}', '\u{7}', '\u{202e}', '\u{2066}', '\u{9b}'];
+    recommend(d)
+        .args(["list", "--corpus", "evil.jsonl"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("evil.jsonl:1:"))
+        .stderr(predicates::str::contains("control character"));
+    // Bidi overrides and isolates are text, not control characters: they load, and tables
+    // and Markdown neutralise them; JSON carries them exactly, escaped as JSON must.
+    let sneaky = "Evil \u{202e}txet\u{2066}x\u{2069} end";
+    let record = serde_json::json!({
+        "id": "sneaky", "title": sneaky, "highlight": format!("hl {sneaky}"), "topic": "t"
+    });
+    fs::write(d.join("sneaky.jsonl"), format!("{record}\n")).unwrap();
+    let hazards = ['\u{202e}', '\u{2066}', '\u{2069}'];
     for format in ["table", "markdown"] {
         let out = recommend(d)
-            .args(["list", "--corpus", "evil.jsonl", "--format", format])
+            .args(["list", "--corpus", "sneaky.jsonl", "--format", format])
             .env("COLUMNS", "200")
             .assert()
             .success()
@@ -821,21 +833,15 @@ fn control_characters_and_bidi_overrides_never_reach_the_terminal() {
             .clone();
         let text = String::from_utf8(out).unwrap();
         assert!(!text.contains(hazards), "{format}: {text:?}");
-        assert!(
-            text.contains("Evil \u{fffd}]0;pwned\u{fffd}"),
-            "{format}: {text}"
-        );
+        assert!(text.contains("Evil \u{fffd}txet"), "{format}: {text}");
     }
-    // JSON carries the title exactly, escaped as JSON must.
     let out = recommend(d)
-        .args(["list", "--corpus", "evil.jsonl", "--format", "json"])
+        .args(["list", "--corpus", "sneaky.jsonl", "--format", "json"])
         .assert()
         .success()
         .get_output()
         .stdout
         .clone();
-    let text = String::from_utf8(out).unwrap();
-    assert!(!text.contains('\u{1b}'), "{text:?}");
-    let rows: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(rows[0]["title"], evil);
+    let rows: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(rows[0]["title"], sneaky);
 }

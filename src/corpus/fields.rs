@@ -198,7 +198,10 @@ pub fn normalize_arxiv(s: &str) -> Option<String> {
         "arxiv.org/abs/",
         "arxiv:",
     ] {
-        if t.len() >= prefix.len() && t[..prefix.len()].eq_ignore_ascii_case(prefix) {
+        // `get` rather than slicing: the cut may fall inside a multi-byte character.
+        if let Some(head) = t.get(..prefix.len())
+            && head.eq_ignore_ascii_case(prefix)
+        {
             t = &t[prefix.len()..];
             break;
         }

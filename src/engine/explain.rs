@@ -81,10 +81,10 @@ pub fn related(index: &Index, seeds: &[usize], hit: usize, percentile: f32, mode
             parts.push(r);
         }
     }
-    if mode != Mode::Lexical {
-        if let Some(t) = seeds.iter().find_map(|&s| shared_tags(index, s, hit)) {
-            parts.push(t);
-        }
+    if mode != Mode::Lexical
+        && let Some(t) = seeds.iter().find_map(|&s| shared_tags(index, s, hit))
+    {
+        parts.push(t);
     }
     if let Some(t) = seeds.iter().find_map(|&s| shared_terms(index, s, hit)) {
         parts.push(t);

@@ -2,6 +2,9 @@ use comfy_table::{Attribute, Cell, ContentArrangement, LineStyle, Table, TableSt
 
 use super::{Document, Renderer, trim_to_width};
 
+/// Terminal width from which result tables keep their link column.
+pub const WIDE_ENOUGH_FOR_LINKS: usize = 160;
+
 /// An aligned terminal table that fits the terminal width; long text columns are trimmed.
 pub struct TableRenderer {
     pub width: u16,
@@ -31,6 +34,19 @@ impl Renderer for TableRenderer {
     fn render(&self, doc: &Document) -> String {
         if doc.rows.is_empty() {
             return "(no results)\n".into();
+        }
+        // A link is shown whole or not at all (a cut address leads nowhere): only terminals
+        // wide enough for it keep the link column; JSON and Markdown always carry links.
+        if let Some((_, l)) = doc.link
+            && (self.width as usize) < WIDE_ENOUGH_FOR_LINKS
+        {
+            let mut narrow = doc.clone();
+            narrow.columns.remove(l);
+            for row in &mut narrow.rows {
+                row.remove(l);
+            }
+            narrow.link = None;
+            return self.render(&narrow);
         }
         // Terminal escapes and bidi overrides in the data must not reach the terminal.
         let rows: Vec<Vec<String>> = doc

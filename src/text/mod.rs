@@ -7,6 +7,7 @@
 //! - Chinese: words from the jieba segmenter ([`segment`]) of two or more characters. Character
 //!   bigrams, used before, crossed word boundaries ("化学" inside "强化学习") and counted as
 //!   evidence.
+//!
 //! Function words of both languages never count ([`is_stopword`]); generic words of a field
 //! are left to corpus statistics (IDF, and the document-frequency cap of the lexical index),
 //! never listed by hand.
