@@ -1462,23 +1462,6 @@ mod tests {
             agreement(&topics, &papers).unwrap(),
             t0.elapsed()
         );
-        let sim = crate::engine::similarity::DenseSimilarity::new(v.view());
-        let x = papers
-            .iter()
-            .position(|p| p.id == "deepseek-r1")
-            .unwrap_or(0);
-        for s in crate::engine::path::reading_path(&papers, &sim, x, 6).unwrap() {
-            println!("path {} {:9} {} | {}", s.step, s.kind.as_str(), s.id, s.why);
-        }
-        for s in crate::engine::path::path_between(&papers, &sim, x, n - 1, 5).unwrap() {
-            println!(
-                "between {} {:9} {} | {}",
-                s.step,
-                s.kind.as_str(),
-                s.id,
-                s.why
-            );
-        }
         for t in &topics {
             println!(
                 "{:2} {:3} {} | {} | {}",
