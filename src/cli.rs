@@ -32,6 +32,10 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
+/// The ids of the query flags [`Cli`] takes for `--like` itself: given before a command
+/// (`recommend -k 3 search ...`) they would be silently ignored, so they are refused there.
+pub const LIKE_ONLY_FLAGS: [&str; 5] = ["top", "topic", "kind", "open_source", "mode"];
+
 /// Options every command shares.
 #[derive(Debug, Args, Clone)]
 pub struct CommonArgs {

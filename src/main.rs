@@ -8,16 +8,31 @@ mod signals;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
-        Ok(cli) => cli,
+    use clap::{CommandFactory, FromArgMatches, parser::ValueSource};
+    let parsed = cli::Cli::command()
+        .try_get_matches()
+        .and_then(|m| cli::Cli::from_arg_matches(&m).map(|c| (m, c)));
+    let (matches, cli) = match parsed {
+        Ok(p) => p,
         Err(e) => {
             let _ = e.print();
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    if let Some(command) = matches.subcommand_name() {
+        for id in cli::LIKE_ONLY_FLAGS {
+            if matches.value_source(id) == Some(ValueSource::CommandLine) {
+                eprintln!(
+                    "error: --{} before `{command}` would be ignored; put it after the command \
+                     (`recommend {command} --{} ...`)",
+                    id.replace('_', "-"),
+                    id.replace('_', "-")
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
     // `serve` shuts down gracefully on its own signal handling; every other command cleans up
     // unfinished writes and exits.
     if !matches!(cli.command, Some(cli::Command::Serve { .. })) {

@@ -157,3 +157,38 @@ fn embed_prints_unit_vectors_and_model_status_reports_the_install() {
     let status: Value = serde_json::from_slice(&status).unwrap();
     assert_eq!(status["installed"], true, "{status}");
 }
+
+#[test]
+fn query_flags_before_a_command_are_refused_not_dropped() {
+    let out = assert_cmd::Command::cargo_bin("recommend")
+        .unwrap()
+        .args(["-k", "3", "search", "--mode", "lexical", "GRPO"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(out).unwrap();
+    assert!(err.contains("--top before `search`"), "{err}");
+    // After the command they apply; global options still go anywhere.
+    let out = assert_cmd::Command::cargo_bin("recommend")
+        .unwrap()
+        .args([
+            "--index",
+            "index.bin",
+            "search",
+            "-k",
+            "3",
+            "--mode",
+            "lexical",
+            "GRPO",
+        ])
+        .args(["--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 3);
+}
