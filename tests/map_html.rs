@@ -84,3 +84,25 @@ fn page_bytes_are_deterministic_and_odd_inputs_render() {
         serde_json::json!({"paper": null, "neighbors": [2], "path": [2, 3]})
     );
 }
+
+#[test]
+fn papers_link_to_their_pages_in_the_side_panel_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("map.html");
+    assert_cmd::Command::cargo_bin("recommend")
+        .unwrap()
+        .args(["map", "--index", "index.bin", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&out).unwrap();
+    let data: serde_json::Value = serde_json::from_str(embedded_json(&page)).unwrap();
+    let points = data["points"].as_array().unwrap();
+    let web = points.iter().find(|p| p["id"] == "webagent-r1").unwrap();
+    assert_eq!(web["url"], "https://arxiv.org/abs/2505.16421");
+    // Only http(s) addresses are ever linked; the panel sets them as properties, not markup.
+    assert!(points.iter().all(|p| p["url"].is_null()
+        || p["url"].as_str().unwrap().starts_with("https://")
+        || p["url"].as_str().unwrap().starts_with("http://")));
+    assert!(page.contains("a.href = p.url"));
+}

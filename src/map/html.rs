@@ -21,6 +21,8 @@ struct PointOut<'a> {
     topic: &'a str,
     highlight: &'a str,
     kind: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<&'a str>,
     /// Position in `clusters`, or -1.
     c: i64,
     x: f32,
@@ -98,6 +100,7 @@ pub fn render_html(data: &MapData, xy: &[[f32; 2]]) -> String {
                     topic: &p.topic,
                     highlight: &p.highlight,
                     kind: &p.kind,
+                    url: p.url.as_deref(),
                     c: data.cluster_slot(p.cluster).map_or(-1, |s| s as i64),
                     x: round4(xy[i][0]),
                     y: round4(xy[i][1]),
@@ -439,6 +442,10 @@ function showDetails(){
   var meta = [p.topic, p.kind, p.id].filter(function(s){ return s; }).join(' · ');
   details.appendChild(el('div', 'meta', meta));
   if (p.highlight) details.appendChild(el('div', 'hl', p.highlight));
+  if (p.url && /^https?:\/\//.test(p.url)) {
+    var a = el('a', 'link', p.url); a.href = p.url; a.rel = 'noopener noreferrer'; a.target = '_blank';
+    details.appendChild(a);
+  }
   var rel = related(selected);
   details.appendChild(el('h2', null, rel.length ? 'Related papers' : 'No related papers listed'));
   var list = el('ol'); rel.forEach(function(j){ list.appendChild(paperLink(j)); }); details.appendChild(list);

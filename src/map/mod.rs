@@ -36,6 +36,8 @@ pub struct MapPoint {
     pub topic: String,
     pub highlight: String,
     pub kind: String,
+    /// Where to read the paper: an http(s) address or nothing ([`Paper::href`]).
+    pub url: Option<String>,
     /// The `id` of the paper's [`MapCluster`].
     pub cluster: usize,
 }
@@ -49,6 +51,9 @@ impl MapPoint {
             topic: paper.topic.clone(),
             highlight: paper.highlight.clone(),
             kind: paper.kind.as_str().to_string(),
+            url: paper
+                .href()
+                .filter(|u| crate::corpus::paper::is_http_url(u)),
             cluster,
         }
     }

@@ -164,6 +164,7 @@ pub fn sample(n: usize, focus: bool) -> (MapData, Array2<f32>) {
                     "method"
                 }
                 .to_string(),
+                url: None,
                 cluster: c,
             }
         })
@@ -246,6 +247,7 @@ pub fn sample_with_coords(n: usize) -> (MapData, Vec<[f32; 2]>) {
             topic: TOPICS[c].1.to_string(),
             highlight: HIGHLIGHTS[i % HIGHLIGHTS.len()].to_string(),
             kind: "method".to_string(),
+            url: Some(format!("https://example.org/paper-{i}")),
             cluster: c,
         });
         xy.push([
