@@ -1203,16 +1203,8 @@ fn bench(
             let started = std::time::Instant::now();
             let index = load_index(common)?;
             opts.index_load = Some(started.elapsed());
-            if let Some(e) = &embedder
-                && e.model_id() != index.meta.model_id
-            {
-                bail!(
-                    "{} was built with model {}, but the installed model is {}; rebuild it with \
-                     `recommend index`",
-                    common.index.display(),
-                    index.meta.model_id,
-                    e.model_id()
-                );
+            if let Some(e) = &embedder {
+                check_model(common, &index, e)?;
             }
             index
         }

@@ -38,12 +38,10 @@
 use crate::corpus::Paper;
 use crate::engine::similarity::dot;
 use crate::text;
-use jieba_rs::Jieba;
 use ndarray::ArrayView2;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::OnceLock;
 
 /// One topic: a cluster of papers with its name.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -644,171 +642,6 @@ fn make_label(keywords: &[String]) -> String {
     }
 }
 
-/// English words that say nothing about a topic in a paper corpus.
-const EXTRA_STOPWORDS: &[&str] = &[
-    "based",
-    "new",
-    "paper",
-    "approach",
-    "approaches",
-    "method",
-    "methods",
-    "study",
-    "via",
-    "use",
-    "used",
-    "uses",
-    "all",
-    "not",
-    "but",
-    "more",
-    "than",
-    "without",
-    "beyond",
-    "between",
-    "across",
-    "over",
-    "under",
-    "their",
-    "these",
-    "those",
-    "they",
-    "has",
-    "have",
-    "been",
-    "also",
-    "you",
-    "your",
-    "is",
-    "are",
-    "was",
-    "were",
-    "will",
-    "make",
-    "makes",
-    "one",
-    "two",
-    "i",
-    "ii",
-    "vs",
-    "about",
-    "after",
-    "before",
-    "only",
-    "just",
-    "where",
-    "why",
-    "who",
-    "any",
-    "each",
-    "both",
-    "up",
-    "out",
-    "then",
-    "so",
-    "such",
-    "other",
-    "own",
-    "same",
-    "too",
-    "very",
-    "s",
-    "e",
-    "g",
-];
-
-/// Chinese words too generic for a label.
-const CJK_STOPWORDS: &[&str] = &[
-    "通过",
-    "进行",
-    "提出",
-    "使用",
-    "基于",
-    "利用",
-    "实现",
-    "能够",
-    "一种",
-    "以及",
-    "可以",
-    "如何",
-    "相关",
-    "方面",
-    "其中",
-    "我们",
-    "他们",
-    "这些",
-    "那些",
-    "并且",
-    "或者",
-    "因此",
-    "同时",
-    "主要",
-    "首次",
-    "显著",
-    "有效",
-    "不同",
-    "多个",
-    "一个",
-    "采用",
-    "包括",
-    "提供",
-    "支持",
-    "方法",
-    "研究",
-    "论文",
-    "工作",
-    "问题",
-    "结果",
-    "提升",
-    "作者",
-    "开源",
-    "发布",
-    "无需",
-    "直接",
-    "建议",
-    "先读",
-    "入门",
-    "基本",
-    "在于",
-    "关键",
-    "代表性",
-    "方向",
-    "用于",
-    "降低",
-    "去掉",
-    "彻底",
-    "框架",
-    "能力",
-    "模型",
-    "阶段",
-    "系统",
-    "整理",
-    "探讨",
-    "围绕",
-    "超过",
-    "核心",
-    "重要",
-    "需要",
-    "面向",
-    "针对",
-    "任务",
-    "场景",
-    "效果",
-    "性能",
-    "表现",
-    "引入",
-    "设计",
-    "构建",
-    "解决",
-    "取得",
-    "达到",
-    "领先",
-    "优于",
-    "更好",
-    "较好",
-    "大量",
-];
-
 /// Grammatical jieba tags: particles, prepositions, conjunctions, pronouns, adverbs, numerals,
 /// quantifiers, directions, modal/exclamation/onomatopoeia, non-words.
 fn grammatical_tag(tag: &str) -> bool {
@@ -832,69 +665,12 @@ fn grammatical_tag(tag: &str) -> bool {
         )
 }
 
-/// Terms of the field that jieba's general dictionary splits (智能体 -> 智能 / 体).
-const CJK_TERMS: &[&str] = &[
-    "智能体",
-    "多智能体",
-    "端到端",
-    "强化学习",
-    "大模型",
-    "语言模型",
-    "奖励模型",
-    "过程奖励",
-    "可验证奖励",
-    "长上下文",
-    "思维链",
-    "工具调用",
-    "后训练",
-    "世界模型",
-    "角色扮演",
-    "深度研究",
-    "自我改进",
-    "自我进化",
-    "多轮",
-    "长文写作",
-    "具身智能",
-    "代码生成",
-    "策略优化",
-    "离线策略",
-    "在线策略",
-    "信息整合",
-    "科学发现",
-    "情感智能",
-    "人格模拟",
-    "基础设施",
-];
-
-/// The segmenter, built once (loading the dictionary takes a moment).
-pub(crate) fn jieba() -> &'static Jieba {
-    static JIEBA: OnceLock<Jieba> = OnceLock::new();
-    JIEBA.get_or_init(|| {
-        let mut j = Jieba::new();
-        for w in CJK_TERMS {
-            j.add_word(w, Some(100_000), Some("n"));
-        }
-        j
-    })
-}
-
-/// Fold full-width ASCII to ASCII, keeping case.
-fn fold_width(s: &str) -> String {
-    s.chars()
-        .map(|c| match c as u32 {
-            0xFF01..=0xFF5E => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
-            0x3000 => ' ',
-            _ => c,
-        })
-        .collect()
-}
-
 /// Readable terms of a paper (title + highlight) as (key, surface form), repeats kept.
 /// English: words and hyphenated names; key lowercase; the surface keeps case only for
 /// acronyms and names (an uppercase letter after the first character: GRPO, WebAgent).
 /// Chinese: jieba words of ≥ 2 characters, grammatical words dropped.
 pub(crate) fn paper_terms(paper: &Paper) -> Vec<(String, String)> {
-    let text = fold_width(&format!(
+    let text = text::fold_width(&format!(
         "{}\n{}\n{}",
         paper.title, paper.summary, paper.highlight
     ));
@@ -907,7 +683,7 @@ pub(crate) fn paper_terms(paper: &Paper) -> Vec<(String, String)> {
         let starts_alpha = w.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
         if chars >= 2 && starts_alpha {
             let key = w.to_lowercase();
-            if !text::is_stopword(&key) && !EXTRA_STOPWORDS.contains(&key.as_str()) {
+            if !text::is_stopword(&key) {
                 let named = w
                     .split('-')
                     .any(|p| p.chars().skip(1).any(|c| c.is_uppercase()));
@@ -925,12 +701,12 @@ pub(crate) fn paper_terms(paper: &Paper) -> Vec<(String, String)> {
     }
     push_word(&mut word, &mut out);
     // Chinese
-    for tag in jieba().tag(&text, true) {
+    for tag in text::segment::jieba().tag(&text, true) {
         let w = tag.word;
         if w.chars().count() >= 2
             && w.chars().all(text::is_cjk)
             && !grammatical_tag(tag.tag)
-            && !CJK_STOPWORDS.contains(&w)
+            && !text::is_stopword(w)
         {
             out.push((w.to_string(), w.to_string()));
         }
