@@ -327,3 +327,50 @@ fn reasons_name_whole_phrases_not_character_pairs() {
     let whys: Vec<&str> = like.iter().map(|r| r["why"].as_str().unwrap()).collect();
     assert!(whys.iter().all(|w| !w.contains("'到端'")), "{whys:?}");
 }
+
+#[test]
+fn show_prints_the_whole_record_with_links_and_relations() {
+    let out = recommend()
+        .args(["show", "DAPO", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let r: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(r["id"], "dapo");
+    assert_eq!(r["arxiv"], "2503.14476");
+    assert_eq!(r["href"], "https://arxiv.org/abs/2503.14476");
+    assert!(r["summary"].as_str().unwrap().len() > 100);
+    let parents: Vec<&str> = r["builds_on_papers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p[0].as_str().unwrap())
+        .collect();
+    assert!(parents.contains(&"grpo"), "{parents:?}");
+    let children: Vec<&str> = r["built_on_by"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p[0].as_str().unwrap())
+        .collect();
+    assert!(children.contains(&"vapo"), "{children:?}");
+    let table = recommend()
+        .env("COLUMNS", "120")
+        .args(["show", "dapo"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let table = String::from_utf8(table).unwrap();
+    assert!(
+        table.contains("builds on") && table.contains("GRPO"),
+        "{table}"
+    );
+    recommend()
+        .args(["show", "no such paper at all"])
+        .assert()
+        .code(2);
+}
