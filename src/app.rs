@@ -1071,6 +1071,7 @@ fn path(common: &CommonArgs, like: &str, to: Option<&str>, n: usize) -> Result<(
             s,
         );
     }
+    doc.link_title(1, 6);
     show(common, &doc)
 }
 

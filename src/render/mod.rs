@@ -175,4 +175,78 @@ mod tests {
         .render(&doc);
         assert!(table.contains("贝塔"), "{table}");
     }
+
+    /// Visible width of a terminal line: OSC sequences (`ESC ] ... ESC \`) and CSI sequences
+    /// (`ESC [ ... letter`) take no room.
+    fn visible_width(line: &str) -> usize {
+        let mut out = String::new();
+        let mut rest = line;
+        while let Some(i) = rest.find('\u{1b}') {
+            out.push_str(&rest[..i]);
+            let after = &rest[i + 1..];
+            let skip = if let Some(osc) = after.strip_prefix(']') {
+                osc.find("\u{1b}\\").map_or(after.len(), |e| e + 3)
+            } else {
+                after
+                    .find(|c: char| c.is_ascii_alphabetic())
+                    .map_or(after.len(), |e| e + 1)
+            };
+            rest = &after[skip..];
+        }
+        out.push_str(rest);
+        unicode_width::UnicodeWidthStr::width(out.as_str())
+    }
+
+    #[test]
+    fn colour_tables_make_linked_titles_clickable_and_stay_in_width() {
+        let mut doc = Document::new(vec![col("#"), wrap("title"), wrap("why"), col("link")]);
+        doc.push(
+            vec![
+                "1".into(),
+                "WebAgent-R1".into(),
+                "builds on GRPO; both web-agent, multi-turn".repeat(3),
+                "https://arxiv.org/abs/2505.16421".into(),
+            ],
+            &serde_json::json!({}),
+        );
+        doc.push(
+            vec![
+                "2".into(),
+                "No link".into(),
+                "x".into(),
+                "javascript:alert(1)".into(),
+            ],
+            &serde_json::json!({}),
+        );
+        doc.link_title(1, 3);
+        let table = TableRenderer {
+            width: 80,
+            color: true,
+        }
+        .render(&doc);
+        assert!(
+            table.contains("\u{1b}]8;;https://arxiv.org/abs/2505.16421\u{1b}\\WebAgent-R1"),
+            "{table:?}"
+        );
+        assert!(!table.contains("javascript:"), "{table:?}");
+        for line in table.lines() {
+            assert!(visible_width(line) <= 80, "{line:?}");
+        }
+        // Without colour: no escapes; the link column only where it fits whole.
+        let plain = TableRenderer {
+            width: 80,
+            color: false,
+        }
+        .render(&doc);
+        assert!(
+            !plain.contains('\u{1b}') && !plain.contains("https://"),
+            "{plain}"
+        );
+        let wide = TableRenderer {
+            width: 200,
+            color: false,
+        }
+        .render(&doc);
+        assert!(wide.contains("https://arxiv.org/abs/2505.16421"), "{wide}");
+    }
 }

@@ -35,8 +35,23 @@ impl Renderer for TableRenderer {
         if doc.rows.is_empty() {
             return "(no results)\n".into();
         }
-        // A link is shown whole or not at all (a cut address leads nowhere): only terminals
-        // wide enough for it keep the link column; JSON and Markdown always carry links.
+        // On a colour terminal a linked title is a clickable OSC 8 hyperlink and the link
+        // column goes; elsewhere a link is shown whole or not at all (a cut address leads
+        // nowhere): only wide terminals keep the column. JSON and Markdown always carry links.
+        if let Some((title, l)) = doc.link
+            && self.color
+        {
+            let mut linked = doc.clone();
+            linked.columns.remove(l);
+            let urls: Vec<Option<String>> = linked
+                .rows
+                .iter_mut()
+                .map(|row| Some(row.remove(l)).filter(|u| crate::corpus::paper::is_http_url(u)))
+                .collect();
+            linked.link = None;
+            let title = if l < title { title - 1 } else { title };
+            return self.render_with_links(&linked, Some((title, &urls)));
+        }
         if let Some((_, l)) = doc.link
             && (self.width as usize) < WIDE_ENOUGH_FOR_LINKS
         {
@@ -48,6 +63,18 @@ impl Renderer for TableRenderer {
             narrow.link = None;
             return self.render(&narrow);
         }
+        self.render_with_links(doc, None)
+    }
+}
+
+impl TableRenderer {
+    /// The table; with `links`, the cells of column `links.0` become OSC 8 hyperlinks to the
+    /// row's address (validated http(s): no control character can ride along).
+    fn render_with_links(
+        &self,
+        doc: &Document,
+        links: Option<(usize, &[Option<String>])>,
+    ) -> String {
         // Terminal escapes and bidi overrides in the data must not reach the terminal.
         let rows: Vec<Vec<String>> = doc
             .rows
@@ -100,12 +127,21 @@ impl Renderer for TableRenderer {
                 cell
             }
         }));
-        for row in &rows {
+        for (r, row) in rows.iter().enumerate() {
             table.add_row(row.iter().enumerate().map(|(c, text)| {
-                if doc.columns[c].wrap {
-                    Cell::new(trim_to_width(text, room[c]))
+                let shown = if doc.columns[c].wrap {
+                    trim_to_width(text, room[c])
                 } else {
-                    Cell::new(text)
+                    text.clone()
+                };
+                match links {
+                    Some((col, urls)) if col == c => match urls.get(r).cloned().flatten() {
+                        Some(url) => {
+                            Cell::new(format!("\u{1b}]8;;{url}\u{1b}\\{shown}\u{1b}]8;;\u{1b}\\"))
+                        }
+                        None => Cell::new(shown),
+                    },
+                    _ => Cell::new(shown),
                 }
             }));
         }
