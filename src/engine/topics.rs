@@ -131,40 +131,47 @@ pub(crate) fn topics_from_labels(
     index: Option<&crate::index::Index>,
 ) -> Vec<Topic> {
     let mut topics = build_topics(papers, &Dense(vectors), labels);
+    let position: std::collections::HashMap<&str, usize> = papers
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.id.as_str(), i))
+        .collect();
     let members: Vec<Vec<usize>> = topics
         .iter()
         .map(|t| {
             t.papers
                 .iter()
-                .filter_map(|id| papers.iter().position(|p| &p.id == id))
+                .filter_map(|id| position.get(id.as_str()).copied())
                 .collect()
         })
         .collect();
+    // Each paper's terms once (segmenting Chinese is the costly part), shared by all clusters.
+    let terms: Vec<BTreeSet<String>> = papers
+        .par_iter()
+        .map(|p| paper_terms(p).into_iter().map(|(key, _)| key).collect())
+        .collect();
     let tagged = index.is_some_and(|ix| !ix.tags().is_empty());
     for (t, m) in topics.iter_mut().zip(&members) {
-        if let Some(label) = tagged.then(|| tag_label(papers, m)).flatten() {
-            t.label = label;
-        } else {
-            t.label = make_label(&distinctive(papers, m, &t.keywords));
-        }
-        t.keywords = distinctive(papers, m, &t.keywords);
+        let keywords = distinctive(&terms, m, &t.keywords);
+        t.label = match tagged.then(|| tag_label(papers, m)).flatten() {
+            Some(label) => label,
+            None => make_label(&keywords),
+        };
+        t.keywords = keywords;
     }
     topics
 }
 
 /// The keywords (best first) most of whose papers lie in the cluster: a word spread evenly
 /// over the corpus ("优化", "learning") describes no cluster, however often it occurs in it.
-fn distinctive(papers: &[Paper], members: &[usize], keywords: &[String]) -> Vec<String> {
-    let has = |i: usize, k: &str| {
-        paper_terms(&papers[i])
-            .iter()
-            .any(|(key, _)| key == &k.to_lowercase())
-    };
+/// `terms[i]` holds paper `i`'s term keys.
+fn distinctive(terms: &[BTreeSet<String>], members: &[usize], keywords: &[String]) -> Vec<String> {
     let mut out: Vec<String> = keywords
         .iter()
         .filter(|k| {
-            let inside = members.iter().filter(|&&i| has(i, k)).count();
-            let all = (0..papers.len()).filter(|&i| has(i, k)).count();
+            let key = k.to_lowercase();
+            let inside = members.iter().filter(|&&i| terms[i].contains(&key)).count();
+            let all = terms.iter().filter(|t| t.contains(&key)).count();
             inside >= 2.min(members.len()) && inside * 2 >= all
         })
         .cloned()
