@@ -159,7 +159,8 @@ pub(crate) fn load_index(common: &CommonArgs) -> Result<Index> {
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new(".")),
     );
-    let index = Index::load(path)?;
+    let mut index = Index::load(path)?;
+    index.set_exact_scan(common.exact);
     let corpora = index.recorded_corpora();
     // Unchanged files need no parsing; changed bytes may still hold the same papers.
     if corpora.iter().all(|p| p.exists()) && !index.fingerprints_match(&corpora) {

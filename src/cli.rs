@@ -53,6 +53,10 @@ pub struct CommonArgs {
     /// Output format.
     #[arg(long, short = 'f', global = true, value_enum)]
     pub format: Option<FormatArg>,
+    /// Rank by the exact scan of every paper, never the index's HNSW graph (the graph answers
+    /// the queries of indexes of 2,000 papers or more; it is approximate, the scan is not).
+    #[arg(long, global = true)]
+    pub exact: bool,
 }
 
 /// Ranking, filtering and size of results.

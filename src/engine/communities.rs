@@ -11,6 +11,7 @@
 //! researcher separates.
 
 use ndarray::Array2;
+use rayon::prelude::*;
 
 use super::retrieve;
 use super::topics::{self, Topic, TopicError};
@@ -23,6 +24,15 @@ const ITERATIONS: usize = 300;
 
 /// Cluster the papers of `index` into `k` topics, or the number of highest modularity.
 pub fn cluster(index: &Index, k: Option<usize>) -> Result<Vec<Topic>, TopicError> {
+    cluster_with(index, k, &neighbour_lists(index))
+}
+
+/// [`cluster`] on links already computed by [`neighbour_lists`] (the map shares them).
+pub fn cluster_with(
+    index: &Index,
+    k: Option<usize>,
+    lists: &[Vec<usize>],
+) -> Result<Vec<Topic>, TopicError> {
     let n = index.len();
     if n == 0 {
         return Err(TopicError::Empty);
@@ -33,14 +43,14 @@ pub fn cluster(index: &Index, k: Option<usize>) -> Result<Vec<Topic>, TopicError
         Some(k) => k..=k,
         None => k_range(n),
     };
-    let adjacency = knn_graph(index);
+    let adjacency = symmetric(lists);
     let labels = if n < 3 {
         (0..n).collect()
     } else {
         let kmax = *range.end();
         let embedding = spectral_embedding(&adjacency, kmax);
         let mut best: Option<(f64, Vec<usize>)> = None;
-        for k in range {
+        for k in candidate_ks(range, n) {
             let labels = cut(&embedding, k);
             let q = modularity(&adjacency, &labels);
             if best.as_ref().is_none_or(|b| q > b.0 + 1e-12) {
@@ -64,19 +74,53 @@ pub fn k_range(n: usize) -> std::ops::RangeInclusive<usize> {
     lo..=hi
 }
 
-/// Symmetric kNN adjacency lists (sorted, no self loops).
-pub(crate) fn knn_graph(index: &Index) -> Vec<Vec<usize>> {
-    use rayon::prelude::*;
-    let n = index.len();
-    let lists: Vec<Vec<usize>> = (0..n)
+/// The numbers of topics tried: every one in `range` up to [`LARGE`] papers; above, every one
+/// up to 10 and then steps of about 15% (each try is a k-means of every paper, and modularity
+/// changes slowly with k at that size).
+fn candidate_ks(range: std::ops::RangeInclusive<usize>, n: usize) -> Vec<usize> {
+    if n <= LARGE {
+        return range.collect();
+    }
+    let (lo, hi) = (*range.start(), *range.end());
+    let mut ks = Vec::new();
+    let mut k = lo;
+    while k <= hi {
+        ks.push(k);
+        k = if k < 10 {
+            k + 1
+        } else {
+            (k * 115).div_ceil(100)
+        };
+    }
+    if ks.last() != Some(&hi) {
+        ks.push(hi);
+    }
+    ks
+}
+
+/// From this many papers, topics save work where it changes little: fewer numbers of topics
+/// are tried ([`candidate_ks`]) and the spectral iteration stops earlier.
+const LARGE: usize = 2_000;
+/// Iterations of the orthogonal iteration above [`LARGE`] papers.
+const ITERATIONS_LARGE: usize = 100;
+
+/// Each paper's [`NEIGHBOURS`] most related papers (the `--like` fused score), best first.
+pub fn neighbour_lists(index: &Index) -> Vec<Vec<usize>> {
+    (0..index.len())
         .into_par_iter()
         .map(|i| retrieve::neighbours(index, i, NEIGHBOURS))
-        .collect();
-    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
+        .collect()
+}
+
+/// Symmetric adjacency lists (sorted, no self loops) of per-paper link `lists`.
+pub(crate) fn symmetric(lists: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); lists.len()];
     for (i, l) in lists.iter().enumerate() {
         for &j in l {
-            adj[i].push(j);
-            adj[j].push(i);
+            if j < lists.len() && j != i {
+                adj[i].push(j);
+                adj[j].push(i);
+            }
         }
     }
     for a in &mut adj {
@@ -104,15 +148,22 @@ fn spectral_embedding(adj: &[Vec<usize>], dim: usize) -> Array2<f32> {
         })
         .collect();
     orthonormalize(&mut q);
-    for _ in 0..ITERATIONS {
-        for col in q.iter_mut() {
+    let iterations = if n > LARGE {
+        ITERATIONS_LARGE
+    } else {
+        ITERATIONS
+    };
+    for _ in 0..iterations {
+        // Columns are independent within an iteration: one per task, same result on any
+        // number of threads.
+        q.par_iter_mut().for_each(|col| {
             let mut next = vec![0.0f64; n];
             for (i, a) in adj.iter().enumerate() {
                 let s: f64 = a.iter().map(|&j| inv_sqrt[j] * col[j]).sum();
                 next[i] = 0.5 * col[i] + 0.5 * inv_sqrt[i] * s;
             }
             *col = next;
-        }
+        });
         orthonormalize(&mut q);
     }
     Array2::from_shape_fn((n, dim), |(i, c)| q[c][i] as f32)

@@ -34,12 +34,19 @@ pub const SEARCH_LEXICAL: f32 = 1.0;
 
 /// z-scores of `values` over the members of `pool`, in pool order (zeros when constant).
 pub fn standardize(pool: &[usize], values: &[f32]) -> Vec<f32> {
-    if pool.is_empty() {
-        return Vec::new();
+    standardize_by(pool, pool, values)
+}
+
+/// z-scores of the members of `pool`, in pool order, with the mean and spread of `values`
+/// over `reference` (zeros when constant there). A large index scores only candidates (a
+/// biased, top-heavy set) and standardizes them by a sample of the whole corpus instead.
+pub fn standardize_by(pool: &[usize], reference: &[usize], values: &[f32]) -> Vec<f32> {
+    if pool.is_empty() || reference.is_empty() {
+        return vec![0.0; pool.len()];
     }
-    let m = pool.len() as f64;
-    let mean = pool.iter().map(|&i| f64::from(values[i])).sum::<f64>() / m;
-    let var = pool
+    let m = reference.len() as f64;
+    let mean = reference.iter().map(|&i| f64::from(values[i])).sum::<f64>() / m;
+    let var = reference
         .iter()
         .map(|&i| (f64::from(values[i]) - mean).powi(2))
         .sum::<f64>()
@@ -56,12 +63,18 @@ pub fn standardize(pool: &[usize], values: &[f32]) -> Vec<f32> {
 /// The weighted sum of standardized `signals` (weight, one value per paper) over `pool`, in
 /// pool order.
 pub fn fuse(pool: &[usize], signals: &[(f32, &[f32])]) -> Vec<f32> {
+    fuse_by(pool, pool, signals)
+}
+
+/// [`fuse`] with each signal standardized by its mean and spread over `reference`
+/// ([`standardize_by`]).
+pub fn fuse_by(pool: &[usize], reference: &[usize], signals: &[(f32, &[f32])]) -> Vec<f32> {
     let mut out = vec![0.0f32; pool.len()];
     for &(w, values) in signals {
         if w == 0.0 {
             continue;
         }
-        for (o, z) in out.iter_mut().zip(standardize(pool, values)) {
+        for (o, z) in out.iter_mut().zip(standardize_by(pool, reference, values)) {
             *o += w * z;
         }
     }

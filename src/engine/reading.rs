@@ -56,11 +56,11 @@ pub fn reading_path(index: &Index, from: usize, n: usize) -> Result<Vec<Step>, P
     }
     let related = retrieve::related(index, &[from], &[], n, Mode::Hybrid, &Filters::default());
     let mut why_of: Vec<(usize, String)> = Vec::new();
-    for h in related {
+    for (rank, h) in related.into_iter().enumerate() {
         if chosen.len() >= n {
             break;
         }
-        if !chosen.contains(&h.paper) {
+        if !chosen.contains(&h.paper) && (rank == 0 || relates_back(index, h.paper, from, n)) {
             chosen.push(h.paper);
             why_of.push((h.paper, h.why));
         }
@@ -80,6 +80,21 @@ pub fn reading_path(index: &Index, from: usize, n: usize) -> Result<Vec<Step>, P
             step(index, k + 1, i, why)
         })
         .collect())
+}
+
+/// Whether `from` is among the best related work of `paper` (its top `max(5, n - 1)`).
+///
+/// A reading path is read, not skimmed: a step should be one a reader of `from` would agree
+/// with. Papers that rank each other highly (mutual neighbours) are much likelier related than
+/// a one-sided match; on the judged set this raised the share of related steps from 81% to
+/// 90% and, on two imported public lists, the share of steps in the seed's own section from
+/// 53% to 58% and 45% to 51% (BENCHMARKS.md). The path is shorter when fewer papers qualify:
+/// no filler. The best match is kept regardless (98% of them are judged related).
+fn relates_back(index: &Index, paper: usize, from: usize, n: usize) -> bool {
+    let top = n.saturating_sub(1).max(5);
+    retrieve::related(index, &[paper], &[], top, Mode::Hybrid, &Filters::default())
+        .iter()
+        .any(|h| h.paper == from)
 }
 
 /// Foundations first: a topological order of `builds_on` among `papers`, choosing at each
@@ -136,7 +151,43 @@ pub fn path_between(index: &Index, from: usize, to: usize) -> Result<Vec<Step>, 
     if from == to {
         return Err(PathError::SamePaper);
     }
-    let adj = super::communities::knn_graph(index);
+    let Some(chain) = chain(index, from, to) else {
+        return Err(PathError::Unreachable {
+            from: index.table().id(from).into_owned(),
+            to: index.table().id(to).into_owned(),
+        });
+    };
+    let mut steps = vec![step(index, 0, from, "start".into())];
+    for (k, w) in chain.windows(2).enumerate() {
+        let (p, c) = (w[0], w[1]);
+        let mut parts: Vec<String> = [
+            explain::relation(index, p, c),
+            explain::shared_tags(index, p, c),
+            explain::shared_terms(index, p, c),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if parts.is_empty() {
+            parts.push("among each other's closest related work".into());
+        }
+        let mut why = format!("from the previous step: {}", parts.join("; "));
+        if c == to {
+            why = format!("the destination; {why}");
+        }
+        steps.push(step(index, k + 1, c, why));
+    }
+    Ok(steps)
+}
+
+/// The papers from `from` to `to` (both included) along the related-work graph, or `None`
+/// when no chain links them.
+fn chain(index: &Index, from: usize, to: usize) -> Option<Vec<usize>> {
+    if index.uses_graph() {
+        return chain_on_demand(index, from, to);
+    }
+    let n = index.len();
+    let adj = super::communities::symmetric(&super::communities::neighbour_lists(index));
     // Dijkstra with integer costs: 1000 per hop + the neighbour's rank among the node's links.
     let mut dist = vec![u64::MAX; n];
     let mut prev = vec![usize::MAX; n];
@@ -160,10 +211,7 @@ pub fn path_between(index: &Index, from: usize, to: usize) -> Result<Vec<Step>, 
         }
     }
     if dist[to] == u64::MAX {
-        return Err(PathError::Unreachable {
-            from: index.table().id(from).into_owned(),
-            to: index.table().id(to).into_owned(),
-        });
+        return None;
     }
     let mut chain = vec![to];
     while let Some(&last) = chain.last() {
@@ -173,25 +221,68 @@ pub fn path_between(index: &Index, from: usize, to: usize) -> Result<Vec<Step>, 
         chain.push(prev[last]);
     }
     chain.reverse();
-    let mut steps = vec![step(index, 0, from, "start".into())];
-    for (k, w) in chain.windows(2).enumerate() {
-        let (p, c) = (w[0], w[1]);
-        let mut parts: Vec<String> = [
-            explain::relation(index, p, c),
-            explain::shared_tags(index, p, c),
-            explain::shared_terms(index, p, c),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        if parts.is_empty() {
-            parts.push("among each other's closest related work".into());
+    Some(chain)
+}
+
+/// Most papers whose links [`chain_on_demand`] computes before it gives up.
+const MAX_EXPANDED: usize = 20_000;
+
+/// [`chain`] on a large index, where building every paper's links costs a query per paper:
+/// a breadth-first search from both ends that computes the links of the papers it reaches
+/// only (each hop is still a pair of papers one of which is among the other's closest), the
+/// smaller frontier first, each frontier in paper order (deterministic).
+fn chain_on_demand(index: &Index, from: usize, to: usize) -> Option<Vec<usize>> {
+    use rayon::prelude::*;
+    use std::collections::HashMap;
+    let links = |frontier: &[usize]| -> Vec<Vec<usize>> {
+        frontier
+            .par_iter()
+            .map(|&u| retrieve::neighbours(index, u, super::communities::NEIGHBOURS))
+            .collect()
+    };
+    // Each side: paper -> the paper it was reached from (itself for the end).
+    let mut seen: [HashMap<usize, usize>; 2] =
+        [HashMap::from([(from, from)]), HashMap::from([(to, to)])];
+    let mut frontier: [Vec<usize>; 2] = [vec![from], vec![to]];
+    let mut expanded = 0usize;
+    let meet = loop {
+        let side = usize::from(frontier[1].len() < frontier[0].len());
+        if frontier[side].is_empty() || expanded >= MAX_EXPANDED {
+            return None;
         }
-        let mut why = format!("from the previous step: {}", parts.join("; "));
-        if c == to {
-            why = format!("the destination; {why}");
+        expanded += frontier[side].len();
+        let lists = links(&frontier[side]);
+        let mut next = Vec::new();
+        let mut found = None;
+        for (&u, list) in frontier[side].iter().zip(&lists) {
+            for &v in list {
+                if seen[side].contains_key(&v) {
+                    continue;
+                }
+                seen[side].insert(v, u);
+                next.push(v);
+                if found.is_none() && seen[1 - side].contains_key(&v) {
+                    found = Some(v);
+                }
+            }
         }
-        steps.push(step(index, k + 1, c, why));
-    }
-    Ok(steps)
+        if let Some(v) = found {
+            break v;
+        }
+        next.sort_unstable();
+        frontier[side] = next;
+    };
+    let walk = |side: usize| {
+        let mut out = vec![meet];
+        let mut cur = meet;
+        while let Some(&p) = seen[side].get(&cur).filter(|&&p| p != cur) {
+            out.push(p);
+            cur = p;
+        }
+        out
+    };
+    let mut chain = walk(0);
+    chain.reverse();
+    chain.extend(walk(1).into_iter().skip(1));
+    Some(chain)
 }

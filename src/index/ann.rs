@@ -30,6 +30,10 @@ impl Default for HnswParams {
     }
 }
 
+/// From this many papers the graph is built with parallel inserts (not reproducible byte for
+/// byte); below it, serially (the same vectors always give the same graph and `index.bin`).
+pub const PARALLEL_BUILD_MIN: usize = 2_000;
+
 /// Cosine distance for unit vectors: `1 - a·b`, clamped at 0.
 ///
 /// Our vectors are L2-normalized, so hnsw_rs's `DistCosine` (which recomputes both norms on
@@ -86,9 +90,26 @@ impl Ann {
             params.ef_construction,
             UnitCosine,
         );
-        for (i, row) in vectors.rows().into_iter().enumerate() {
-            let v: Vec<f32> = row.to_vec();
-            hnsw.insert((&v, i));
+        if n < PARALLEL_BUILD_MIN {
+            for (i, row) in vectors.rows().into_iter().enumerate() {
+                let v: Vec<f32> = row.to_vec();
+                hnsw.insert((&v, i));
+            }
+        } else {
+            // Serial inserts are reproducible but take ~75 s at 10k papers and most of an hour
+            // at 100k on 2 cores; in parallel the graph depends on thread timing (its quality
+            // does not: recall is measured in BENCHMARKS.md), so only large indexes use it.
+            let rows: Vec<(&[f32], usize)> = match vectors.as_slice() {
+                Some(flat) if n > 0 => flat.chunks_exact(flat.len() / n).zip(0..).collect(),
+                _ => Vec::new(),
+            };
+            if rows.len() == n {
+                hnsw.parallel_insert_slice(&rows);
+            } else {
+                let owned: Vec<Vec<f32>> = vectors.rows().into_iter().map(|r| r.to_vec()).collect();
+                let rows: Vec<(&[f32], usize)> = owned.iter().map(Vec::as_slice).zip(0..).collect();
+                hnsw.parallel_insert_slice(&rows);
+            }
         }
         hnsw.set_searching_mode(true);
         Ann { hnsw, params }
@@ -133,6 +154,8 @@ pub fn top_hits(mut hits: Vec<(usize, f32)>, k: usize) -> Vec<(usize, f32)> {
     if k < hits.len() {
         hits.select_nth_unstable_by(k - 1, order);
         hits.truncate(k);
+        // Callers keep many short lists (a kNN graph): do not keep the input's capacity.
+        hits.shrink_to_fit();
     }
     sort_hits(&mut hits);
     hits

@@ -46,12 +46,31 @@ impl Centroid {
 
     /// Centered cosine of paper `a` with every paper, from `sims` = plain cosines of `a`.
     pub fn center(&self, a: usize, sims: &[f32]) -> Vec<f32> {
-        let len = |i: usize| (1.0 - 2.0 * self.dots[i] + self.norm2).max(1e-12).sqrt();
-        let la = len(a);
+        let la = self.len(a);
         sims.iter()
             .enumerate()
-            .map(|(i, &s)| (s - self.dots[a] - self.dots[i] + self.norm2) / (la * len(i)))
+            .map(|(i, &s)| self.centered(a, la, i, s))
             .collect()
+    }
+
+    /// [`Centroid::center`] for the papers of `only` (zero elsewhere): a large index scores
+    /// candidates only.
+    pub fn center_only(&self, a: usize, sims: &[f32], only: &[usize]) -> Vec<f32> {
+        let la = self.len(a);
+        let mut out = vec![0.0f32; sims.len()];
+        for &i in only {
+            out[i] = self.centered(a, la, i, sims[i]);
+        }
+        out
+    }
+
+    /// Length of paper `i`'s vector minus the centroid.
+    fn len(&self, i: usize) -> f32 {
+        (1.0 - 2.0 * self.dots[i] + self.norm2).max(1e-12).sqrt()
+    }
+
+    fn centered(&self, a: usize, la: f32, i: usize, s: f32) -> f32 {
+        (s - self.dots[a] - self.dots[i] + self.norm2) / (la * self.len(i))
     }
 }
 

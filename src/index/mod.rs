@@ -163,6 +163,8 @@ pub struct Index {
     tags: OnceLock<evidence::Tags>,
     relations: OnceLock<evidence::Relations>,
     path: Option<PathBuf>,
+    /// `--exact`: never walk the graph, whatever the size.
+    exact_scan: bool,
 }
 
 fn le_bytes<T: Pod>(v: &[T]) -> &[u8] {
@@ -413,6 +415,7 @@ impl Index {
             tags: OnceLock::new(),
             relations: OnceLock::new(),
             path,
+            exact_scan: false,
         };
         index
             .paper_table(true)
@@ -672,7 +675,13 @@ impl Index {
     /// Whether [`Index::nearest`] without `exact` walks the graph: the index has one and holds
     /// at least [`GRAPH_MIN_PAPERS`] papers.
     pub fn uses_graph(&self) -> bool {
-        self.len() >= GRAPH_MIN_PAPERS && self.graph().is_some()
+        !self.exact_scan && self.len() >= GRAPH_MIN_PAPERS && self.graph().is_some()
+    }
+
+    /// Answer every query of this index by the exact scan (`--exact`): no approximation, at
+    /// the cost of a scan per query (and per paper for topics and paths) on a large index.
+    pub fn set_exact_scan(&mut self, exact: bool) {
+        self.exact_scan = exact;
     }
 
     /// The `k` papers whose vectors are most similar to `query` (unit length, `dim` values), as
@@ -682,7 +691,7 @@ impl Index {
     /// length compares the common prefix: wrong but never a panic.
     pub fn nearest(&self, query: &[f32], k: usize, exact: bool) -> Vec<(usize, f32)> {
         match self.graph() {
-            Some(g) if !exact && self.len() >= GRAPH_MIN_PAPERS && query.len() == self.dim() => {
+            Some(g) if !exact && self.uses_graph() && query.len() == self.dim() => {
                 let ef = self.meta.hnsw.ef_search.max(k);
                 g.search(self.slice(&self.layout.vectors), self.dim(), query, k, ef)
             }

@@ -40,6 +40,20 @@ const INIT_SCALE: f32 = 10.0;
 /// Takes about 70 ms for 150 points and about 3.5 s for 5,000 (release build, 2 cores).
 /// `n = 0` gives no points, `n = 1` the centre, and nothing here produces NaN.
 pub fn layout(vectors: ArrayView2<f32>) -> Vec<[f32; 2]> {
+    layout_with(vectors, None)
+}
+
+/// [`layout`] with each point's neighbours given (`neighbours[i]`: rows near row `i`, any
+/// order), instead of the exact `O(n^2 d)` kNN search: large maps pass the links the index
+/// already found with its HNSW graph. Distances are still the rows' cosine distances.
+pub fn layout_with_neighbours(
+    vectors: ArrayView2<f32>,
+    neighbours: &[Vec<usize>],
+) -> Vec<[f32; 2]> {
+    layout_with(vectors, Some(neighbours))
+}
+
+fn layout_with(vectors: ArrayView2<f32>, neighbours: Option<&[Vec<usize>]>) -> Vec<[f32; 2]> {
     let n = vectors.nrows();
     match n {
         0 => return Vec::new(),
@@ -49,7 +63,10 @@ pub fn layout(vectors: ArrayView2<f32>) -> Vec<[f32; 2]> {
     let d = vectors.ncols();
     let data = normalized_rows(vectors);
     let k = K.min(n - 1);
-    let knn = knn(&data, n, d, k);
+    let knn = match neighbours.filter(|l| l.len() == n) {
+        Some(lists) => given_knn(&data, d, lists),
+        None => knn(&data, n, d, k),
+    };
     let edges = fuzzy_graph(&knn, n);
     let mut y = pca_init(&data, n, d);
     let epochs = if n > 2_000 { 300 } else { 500 };
@@ -256,6 +273,27 @@ fn knn(data: &[f32], n: usize, d: usize, k: usize) -> Vec<Vec<(f32, u32)>> {
         })
         .collect();
     blocks.into_iter().flatten().collect()
+}
+
+/// [`knn`]'s output for given neighbour lists: cosine distances, nearest first, ties by index,
+/// without self links or rows out of range.
+fn given_knn(data: &[f32], d: usize, lists: &[Vec<usize>]) -> Vec<Vec<(f32, u32)>> {
+    let n = lists.len();
+    let row = |i: usize| &data[i * d..(i + 1) * d];
+    lists
+        .par_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let mut out: Vec<(f32, u32)> = l
+                .iter()
+                .filter(|&&j| j < n && j != i)
+                .map(|&j| ((1.0 - dot(row(i), row(j))).max(0.0), j as u32))
+                .collect();
+            out.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            out.dedup_by_key(|e| e.1);
+            out
+        })
+        .collect()
 }
 
 /// A weighted undirected edge, listed in both directions.

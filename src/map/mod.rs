@@ -21,7 +21,7 @@ mod palette;
 mod svg;
 
 pub use html::render_html;
-pub use layout::layout;
+pub use layout::{layout, layout_with_neighbours};
 pub use palette::cluster_color;
 pub use svg::render_svg;
 
