@@ -2,6 +2,7 @@
 //!
 //! Data flows one way, one module per step:
 //! `corpus` (records) -> `model` (vectors) -> `index` (index.bin) -> `engine` (queries) -> `render`.
+//! A [`session::Session`] holds an opened index and the model for the commands that query it.
 //! The library never prints and never exits; `main.rs` owns the terminal and the exit codes.
 
 pub mod bench;
@@ -12,4 +13,5 @@ pub mod map;
 pub mod model;
 pub mod render;
 pub mod safe_fs;
+pub mod session;
 pub mod text;

@@ -8,6 +8,7 @@ pub mod judged;
 pub mod quality;
 pub mod speed;
 pub mod synthetic;
+pub mod tables;
 pub mod tfidf;
 
 use std::collections::BTreeSet;

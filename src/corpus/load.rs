@@ -50,6 +50,13 @@ pub enum CorpusError {
     UnknownFormat { path: PathBuf },
 }
 
+impl CorpusError {
+    /// A problem of the corpus itself (invalid, empty, unknown format) rather than of reading it.
+    pub fn is_input(&self) -> bool {
+        !matches!(self, CorpusError::Io { .. })
+    }
+}
+
 fn list(problems: &[Problem]) -> String {
     const SHOWN: usize = 25;
     let mut s: Vec<String> = problems

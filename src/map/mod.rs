@@ -5,7 +5,8 @@
 //! 1. [`layout`] projects the paper vectors (`n x d`, rows L2-normalized) to points in
 //!    `[0, 1]^2` that keep neighbours together (PCA start, then a UMAP-like neighbour
 //!    embedding of the cosine kNN graph; see [`layout`] for the details).
-//! 2. The caller builds a [`MapData`]: one [`MapPoint`] per paper (in the order of the
+//! 2. A [`MapData`] ([`map_data`] builds it for an index from the engine's topics, related
+//!    papers and reading path; [`draw`] runs all three steps): one [`MapPoint`] per paper (in the order of the
 //!    vector rows), the [`MapCluster`]s (topics) with their labels, the related papers of each
 //!    paper, and an optional [`Focus`] (`--like X`: the paper, its neighbours, a reading path).
 //! 3. [`render_html`] writes one self-contained interactive page (canvas; hover, click, zoom,
@@ -15,11 +16,13 @@
 //! `MapPoint::cluster` is the `id` of a [`MapCluster`]; a point whose cluster id is not in
 //! `clusters` is drawn grey. Indices out of range are ignored by the renderers, never a panic.
 
+mod assemble;
 mod html;
 mod layout;
 mod palette;
 mod svg;
 
+pub use assemble::{MapError, draw, map_data};
 pub use html::render_html;
 pub use layout::{layout, layout_with_neighbours};
 pub use palette::cluster_color;

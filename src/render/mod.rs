@@ -3,6 +3,7 @@
 
 mod json;
 mod markdown;
+pub mod records;
 mod table;
 
 use serde::Serialize;

@@ -1,7 +1,8 @@
 //! `recommend serve`: one process holds the index and the model and answers over HTTP.
 //!
-//! Every answer comes from the functions the CLI commands call (`app::like_hits`,
-//! `app::search_hits`, `app::path_steps`, `app::topic_clusters`, `app::map_text`), so a result
+//! Every answer comes from the [`Session`] and the functions the CLI commands call
+//! (`app::like_hits`, `Session::search`, `app::path_steps`, `app::topic_clusters`,
+//! `map::draw`), so a result
 //! here is the result `--format json` prints for the same question, and ranking changes reach
 //! both at once. Results are the CLI's records, plus the paper's links (`url`, `arxiv`, `code`)
 //! and `summary` for the page.
@@ -36,12 +37,14 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use recommend::corpus::Paper;
-use recommend::engine::{Hit, ResolveError};
+use recommend::engine::{Hit, Mode, ResolveError};
 use recommend::index::Index;
 use recommend::model::Embedder;
+use recommend::render::records::{ResultRecord, result_records};
+use recommend::session::{ModelState, QueryOptions, Session, SessionError, check_query};
 
-use crate::app::{self, ResultRecord, UsageError};
-use crate::cli::{CommonArgs, KindArg, ModeArg, QueryArgs};
+use crate::app::{self, UsageError};
+use crate::cli::{CommonArgs, KindArg, ModeArg};
 
 /// Largest `k` a request may ask for.
 pub const MAX_K: usize = 100;
@@ -57,9 +60,7 @@ pub const MAP_MAX_PAPERS: usize = 10_000;
 const PAGE: &str = include_str!("page.html");
 
 struct AppState {
-    common: CommonArgs,
-    index: Index,
-    embedder: OnceLock<Result<Embedder, String>>,
+    session: Session,
     topics: OnceLock<Result<Value, String>>,
     map: OnceLock<Result<String, String>>,
 }
@@ -67,14 +68,11 @@ struct AppState {
 impl AppState {
     /// The model, loaded once (by the start-up thread, or by the first caller to get here).
     fn embedder(&self) -> Result<&Embedder, String> {
-        self.embedder
-            .get_or_init(|| {
-                let e = app::load_embedder(&self.common, false).map_err(|e| format!("{e:#}"))?;
-                app::check_model(&self.common, &self.index, &e).map_err(|e| format!("{e:#}"))?;
-                Ok(e)
-            })
-            .as_ref()
-            .map_err(Clone::clone)
+        self.session.embedder().map_err(|e| e.to_string())
+    }
+
+    fn index(&self) -> &Index {
+        self.session.index()
     }
 }
 
@@ -89,11 +87,9 @@ pub fn run(common: &CommonArgs, addr: &str) -> Result<()> {
                 "--addr {addr:?} is not an address to listen on: give HOST:PORT, e.g. 127.0.0.1:8321"
             ))
         })?;
-    let index = app::load_index(common)?;
+    let session = app::open_session(common)?;
     let state = Arc::new(AppState {
-        common: common.clone(),
-        index,
-        embedder: OnceLock::new(),
+        session,
         topics: OnceLock::new(),
         map: OnceLock::new(),
     });
@@ -129,8 +125,8 @@ async fn serve(state: Arc<AppState>, addr: SocketAddr) -> Result<()> {
     }
     eprintln!(
         "recommend serve: listening on http://{local}/ ({} papers from {}); Ctrl-C stops",
-        state.index.len(),
-        state.common.index.display()
+        state.index().len(),
+        state.session.index_path().display()
     );
     axum::serve(listener, router(state))
         .with_graceful_shutdown(shutdown_signal())
@@ -206,7 +202,7 @@ fn pairs(v: &[(String, String)]) -> Vec<Value> {
 /// name came from.
 fn api_error(e: anyhow::Error, parameter: &dyn Fn(&str) -> &'static str) -> ApiError {
     let msg = format!("{e:#}");
-    if let Some(r) = e.chain().find_map(|c| c.downcast_ref::<ResolveError>()) {
+    if let Some(r) = e.chain().find_map(resolve_error) {
         return match r {
             ResolveError::Unknown { query, suggestions } => ApiError(
                 StatusCode::NOT_FOUND,
@@ -228,6 +224,14 @@ fn api_error(e: anyhow::Error, parameter: &dyn Fn(&str) -> &'static str) -> ApiE
         ApiError(StatusCode::BAD_REQUEST, json!({"error": msg}))
     } else {
         ApiError(StatusCode::INTERNAL_SERVER_ERROR, json!({"error": msg}))
+    }
+}
+
+/// The paper-name error in `c`, directly or from a session.
+fn resolve_error<'a>(c: &'a (dyn std::error::Error + 'static)) -> Option<&'a ResolveError> {
+    match c.downcast_ref() {
+        Some(SessionError::Resolve(r)) => Some(r),
+        _ => c.downcast_ref::<ResolveError>(),
     }
 }
 
@@ -359,19 +363,19 @@ impl Params {
     }
 
     /// `k`, `mode`, `topic`, `kind`, `open_source`, as the CLI's flags.
-    fn query_args(&self, index: &Index) -> Result<QueryArgs, ApiError> {
-        let q = QueryArgs {
+    fn query_options(&self, session: &Session) -> Result<QueryOptions, ApiError> {
+        let q = QueryOptions {
             top: self.number("k", 10, MAX_K)?,
-            topic: self.one("topic")?.filter(|t| !t.trim().is_empty()),
-            kind: self.choice::<KindArg>("kind")?,
-            open_source: self.flag("open_source")?,
-            mode: self.choice::<ModeArg>("mode")?.unwrap_or(ModeArg::Hybrid),
+            mode: app::mode_of(self.choice::<ModeArg>("mode")?.unwrap_or(ModeArg::Hybrid)),
+            filters: recommend::engine::Filters {
+                topic: self.one("topic")?.filter(|t| !t.trim().is_empty()),
+                kind: self.choice::<KindArg>("kind")?.map(app::kind_of),
+                open_source: self.flag("open_source")?,
+            },
         };
-        let filters = recommend::engine::Filters {
-            topic: q.topic.clone(),
-            ..Default::default()
-        };
-        app::check_filters(index, &filters).map_err(|e| bad("topic", format!("{e:#}")))?;
+        session
+            .check_filters(&q.filters)
+            .map_err(|e| bad("topic", e))?;
         Ok(q)
     }
 }
@@ -394,7 +398,7 @@ struct ApiRecord<'a> {
 }
 
 fn results(index: &Index, hits: &[Hit]) -> Value {
-    let out: Vec<ApiRecord> = app::records(index, hits)
+    let out: Vec<ApiRecord> = result_records(index, hits)
         .into_iter()
         .zip(hits)
         .map(|(record, h)| {
@@ -430,14 +434,14 @@ async fn map_page(State(state): State<Arc<AppState>>) -> Response {
         state
             .map
             .get_or_init(|| {
-                if state.index.len() > MAP_MAX_PAPERS {
+                if state.index().len() > MAP_MAX_PAPERS {
                     return Err(format!(
                         "the map is drawn for indexes of up to {MAP_MAX_PAPERS} papers; this one \
                          has {}",
-                        state.index.len()
+                        state.index().len()
                     ));
                 }
-                app::map_text(&state.index, None, false).map_err(|e| format!("{e:#}"))
+                recommend::map::draw(state.index(), None, false).map_err(|e| format!("{e:#}"))
             })
             .clone()
     })
@@ -456,18 +460,18 @@ async fn map_page(State(state): State<Arc<AppState>>) -> Response {
 }
 
 async fn healthz(State(state): State<Arc<AppState>>) -> Json<Value> {
-    let (model, detail) = match state.embedder.get() {
-        None => ("loading", None),
-        Some(Ok(_)) => ("ready", None),
-        Some(Err(e)) => ("unavailable", Some(e.clone())),
+    let (model, detail) = match state.session.model_state() {
+        ModelState::Loading => ("loading", None),
+        ModelState::Ready => ("ready", None),
+        ModelState::Unavailable(e) => ("unavailable", Some(e)),
     };
     Json(json!({
         "status": "ok",
-        "papers": state.index.len(),
-        "index": state.common.index.display().to_string(),
+        "papers": state.index().len(),
+        "index": state.session.index_path().display().to_string(),
         "model": model,
         "model_error": detail,
-        "graph": state.index.uses_graph(),
+        "graph": state.index().uses_graph(),
         "version": env!("CARGO_PKG_VERSION"),
     }))
 }
@@ -483,8 +487,8 @@ async fn like(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
                 "give at least one title=PAPER (id, title or alias)",
             ));
         }
-        let args = p.query_args(&s.index)?;
-        let hits = app::like_hits(&s.index, &args, &likes, &unlikes).map_err(|e| {
+        let args = p.query_options(&s.session)?;
+        let hits = app::like_hits(&s.session, &args, &likes, &unlikes).map_err(|e| {
             api_error(e, &|query| {
                 if unlikes.iter().any(|u| u.trim() == query) {
                     "unlike"
@@ -493,7 +497,7 @@ async fn like(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
                 }
             })
         })?;
-        Ok(results(&s.index, &hits))
+        Ok(results(s.index(), &hits))
     })
     .await
 }
@@ -504,22 +508,22 @@ async fn search(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
         let text = p
             .one("q")?
             .ok_or_else(|| bad("q", "give the query as q=TEXT"))?;
-        app::check_query(&text).map_err(|e| bad("q", e))?;
-        let args = p.query_args(&s.index)?;
-        let embedder = if matches!(args.mode, ModeArg::Lexical) {
-            None
-        } else {
-            Some(s.embedder().map_err(|e| {
+        check_query(&text).map_err(|e| bad("q", e))?;
+        let args = p.query_options(&s.session)?;
+        if args.mode != Mode::Lexical {
+            s.embedder().map_err(|e| {
                 ApiError(
                     StatusCode::SERVICE_UNAVAILABLE,
                     json!({"error": format!("{e}; mode=lexical works without the model"),
                            "parameter": "mode"}),
                 )
-            })?)
-        };
-        let hits = app::search_hits(&s.index, embedder, &args, &text)
-            .map_err(|e| api_error(e, &|_| "q"))?;
-        Ok(results(&s.index, &hits))
+            })?;
+        }
+        let hits = s
+            .session
+            .search(&text, &args)
+            .map_err(|e| api_error(e.into(), &|_| "q"))?;
+        Ok(results(s.index(), &hits))
     })
     .await
 }
@@ -532,7 +536,7 @@ async fn path(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
             .ok_or_else(|| bad("like", "give the starting paper as like=PAPER"))?;
         let to = p.one("to")?;
         let n = p.number("n", 8, MAX_PATH_STEPS)?;
-        let steps = app::path_steps(&s.index, &like, to.as_deref(), n).map_err(|e| {
+        let steps = app::path_steps(s.index(), &like, to.as_deref(), n).map_err(|e| {
             api_error(e, &|query| {
                 if to.as_deref().is_some_and(|t| t.trim() == query) {
                     "to"
@@ -552,7 +556,7 @@ async fn topics(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
         let k = p.one("k")?;
         if k.is_some() {
             let k = p.number("k", 1, MAX_K)?;
-            let t = app::topic_clusters(&s.index, Some(k)).map_err(|e| {
+            let t = app::topic_clusters(s.index(), Some(k)).map_err(|e| {
                 let mut err = api_error(e, &|_| "k");
                 err.1["parameter"] = json!("k");
                 err
@@ -561,7 +565,7 @@ async fn topics(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
         }
         s.topics
             .get_or_init(|| {
-                app::topic_clusters(&s.index, None)
+                app::topic_clusters(s.index(), None)
                     .map_err(|e| format!("{e:#}"))
                     .and_then(|t| serde_json::to_value(t).map_err(|e| e.to_string()))
             })
@@ -589,14 +593,14 @@ async fn papers(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
             })?,
         };
         let limit = p.number("limit", 100, MAX_LIMIT)?;
-        let matching: Vec<usize> = (0..s.index.len())
-            .filter(|&i| filters.accepts_at(&s.index, i))
+        let matching: Vec<usize> = (0..s.index().len())
+            .filter(|&i| filters.accepts_at(s.index(), i))
             .collect();
         let page: Vec<Paper> = matching
             .iter()
             .skip(offset)
             .take(limit)
-            .map(|&i| s.index.paper(i).into_owned())
+            .map(|&i| s.index().paper(i).into_owned())
             .collect();
         Ok(json!({"total": matching.len(), "offset": offset, "limit": limit, "papers": page}))
     })
@@ -609,9 +613,9 @@ async fn paper(
 ) -> Response {
     blocking(state, move |s| {
         let UrlPath(id) = id.map_err(|e| bad("id", format!("malformed paper id: {e}")))?;
-        let i = recommend::engine::resolve(&s.index, &id)
+        let i = recommend::engine::resolve(s.index(), &id)
             .map_err(|e| api_error(e.into(), &|_| "id"))?;
-        serde_json::to_value(s.index.paper(i).into_owned()).map_err(|e| bad("", e))
+        serde_json::to_value(s.index().paper(i).into_owned()).map_err(|e| bad("", e))
     })
     .await
 }

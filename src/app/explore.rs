@@ -1,0 +1,170 @@
+//! Commands that look at the whole index: `topics`, `path`, `map`.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use recommend::engine::{self, path::PathError, topics::TopicError};
+use recommend::index::Index;
+use recommend::render::{Document, col, wrap};
+
+use super::{open_session, resolve, show, usage};
+use crate::cli::CommonArgs;
+
+/// Topic clusters of the index (shared with `recommend serve`).
+pub(crate) fn topic_clusters(
+    index: &Index,
+    k: Option<usize>,
+) -> Result<Vec<engine::topics::Topic>> {
+    engine::communities::cluster(index, k).map_err(|e| match e {
+        TopicError::ZeroK | TopicError::TooManyTopics { .. } => usage(e.to_string()),
+        other => other.into(),
+    })
+}
+
+pub(super) fn topics(common: &CommonArgs, k: Option<usize>, evaluate: bool) -> Result<()> {
+    let session = open_session(common)?;
+    let index = session.index();
+    let clusters = topic_clusters(index, k)?;
+    let mut doc = Document::new(vec![
+        col("#"),
+        wrap("label"),
+        col("size"),
+        wrap("central"),
+        wrap("keywords"),
+    ]);
+    for t in &clusters {
+        let central = index
+            .papers()
+            .iter()
+            .find(|p| p.id == t.central)
+            .map_or(t.central.clone(), |p| p.title.clone());
+        doc.push(
+            vec![
+                t.id.to_string(),
+                t.label.clone(),
+                t.papers.len().to_string(),
+                central,
+                t.keywords.join(", "),
+            ],
+            t,
+        );
+    }
+    show(common, &doc)?;
+    if evaluate {
+        let Some(c) = recommend::bench::clusters(index)? else {
+            return Err(usage("the corpus has no topic labels to evaluate against"));
+        };
+        eprintln!(
+            "agreement with the corpus topics ({} labels, {} papers):",
+            c.labels, c.papers
+        );
+        for r in &c.results {
+            eprintln!(
+                "  {}: k={} NMI {:.3} ARI {:.3} largest/median {:.2}",
+                r.method, r.k, r.nmi, r.ari, r.largest_over_median
+            );
+        }
+    }
+    Ok(())
+}
+
+fn path_error(e: PathError) -> anyhow::Error {
+    match e {
+        PathError::SamePaper | PathError::ZeroSteps => usage(e.to_string()),
+        other => other.into(),
+    }
+}
+
+/// A reading path from `like` (to `to`, or of `n` papers) (shared with `recommend serve`).
+pub(crate) fn path_steps(
+    index: &Index,
+    like: &str,
+    to: Option<&str>,
+    n: usize,
+) -> Result<Vec<engine::path::Step>> {
+    let from = resolve(index, like)?;
+    Ok(match to {
+        Some(to_name) => {
+            let to = resolve(index, to_name)?;
+            if to == from {
+                let p = index.paper(from);
+                return Err(usage(format!(
+                    "--like {like:?} and --to {to_name:?} are the same paper, {:?} [{}]; give \
+                     two different papers, or leave out --to for a reading path from it",
+                    p.title, p.id
+                )));
+            }
+            engine::reading::path_between(index, from, to).map_err(path_error)?
+        }
+        None => engine::reading::reading_path(index, from, n).map_err(path_error)?,
+    })
+}
+
+pub(super) fn path(common: &CommonArgs, like: &str, to: Option<&str>, n: usize) -> Result<()> {
+    let session = open_session(common)?;
+    let steps = path_steps(session.index(), like, to, n)?;
+    let mut doc = Document::new(vec![
+        col("step"),
+        wrap("title"),
+        col("year"),
+        col("kind"),
+        col("topic"),
+        wrap("why"),
+        col("link"),
+    ]);
+    for s in &steps {
+        doc.push(
+            vec![
+                s.step.to_string(),
+                s.title.clone(),
+                s.year.map(|y| y.to_string()).unwrap_or_default(),
+                s.kind.to_string(),
+                s.topic.clone(),
+                s.why.clone(),
+                s.url.clone().unwrap_or_default(),
+            ],
+            s,
+        );
+    }
+    doc.link_title(1, 6);
+    show(common, &doc)
+}
+
+/// Whether `out` names an SVG (else HTML); any other extension is refused.
+fn map_is_svg(out: &Path) -> Result<bool> {
+    match out
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("svg") => Ok(true),
+        Some("html" | "htm") => Ok(false),
+        _ => Err(usage(format!(
+            "{}: the map is written as .html or .svg",
+            out.display()
+        ))),
+    }
+}
+
+pub(super) fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result<()> {
+    let svg = map_is_svg(out)?;
+    // Refuse an unwritable --out before the minutes of layout work.
+    let target = recommend::safe_fs::final_target(out)
+        .map_err(|e| usage(format!("cannot write {}: {e}", out.display())))?;
+    if target.is_dir() {
+        return Err(usage(format!(
+            "cannot write {}: it is a directory; give a file name such as map.html",
+            out.display()
+        )));
+    }
+    let session = open_session(common)?;
+    let index = session.index();
+    let focus = like.map(|l| resolve(index, l)).transpose()?;
+    let text = recommend::map::draw(index, focus, svg)?;
+    recommend::safe_fs::write_atomic(out, text.as_bytes())
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    eprintln!("wrote {} ({} papers)", out.display(), index.len());
+    Ok(())
+}

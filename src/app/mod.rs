@@ -1,0 +1,276 @@
+//! What each command does: parsed arguments -> a checked configuration -> a library
+//! [`Session`] (or corpus) -> one engine call -> a rendered document on stdout.
+//!
+//! One module per command group: `query` (`--like`, `search`, `show`, `list`), `build`
+//! (`index`, `add`), `explore` (`topics`, `path`, `map`), `tools` (`model`, `embed`, `bench`).
+//! Policy (freshness, model checks, schemas, ranking) lives in the library; what stays here
+//! is what only a terminal needs: flag names in messages, notes on stderr, exit codes.
+
+mod build;
+mod explore;
+mod query;
+mod tools;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use recommend::corpus::{CorpusError, Kind};
+use recommend::engine::{self, Filters, Mode, ResolveError};
+use recommend::index::Index;
+use recommend::model;
+use recommend::render::{self, Document, Format, records::ResultRecord};
+use recommend::session::{QueryOptions, Session, SessionError};
+
+use crate::cli::{Cli, Command, CommonArgs, FormatArg, KindArg, ModeArg, QueryArgs};
+
+pub(crate) use explore::{path_steps, topic_clusters};
+pub(crate) use query::like_hits;
+
+/// A mistake in what the user asked for: exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+fn usage(msg: impl Into<String>) -> anyhow::Error {
+    UsageError(msg.into()).into()
+}
+
+/// 2 for usage and input errors (bad arguments, unknown papers, invalid corpus), else 1.
+pub fn exit_code(e: &anyhow::Error) -> u8 {
+    let input = e.chain().any(|c| {
+        c.is::<UsageError>()
+            || c.is::<ResolveError>()
+            || c.downcast_ref::<CorpusError>()
+                .is_some_and(CorpusError::is_input)
+            || c.downcast_ref::<SessionError>()
+                .is_some_and(SessionError::is_input)
+    });
+    if input { 2 } else { 1 }
+}
+
+pub fn run(cli: Cli) -> Result<()> {
+    let common = cli.common.clone();
+    if cli.command.is_some() && (!cli.like.is_empty() || cli.like_file.is_some()) {
+        return Err(usage(
+            "--like and --like-file go without a command (`recommend --like X`); `path` and \
+             `map` take their own --like after the command name",
+        ));
+    }
+    match cli.command {
+        Some(Command::Search {
+            text,
+            queries,
+            query,
+        }) => query::search(&common, &query, text, queries),
+        Some(Command::Show { title }) => query::show_paper(&common, &title),
+        Some(Command::List {
+            topic,
+            kind,
+            corpus,
+            read,
+        }) => query::list(&common, topic, kind, &corpus, read),
+        Some(Command::Index {
+            corpus,
+            out,
+            force,
+            read,
+        }) => build::build_index(&common, &corpus, out.as_deref(), force, read),
+        Some(Command::Add { file, read }) => build::add(&common, &file, read),
+        Some(Command::Topics { k, evaluate }) => explore::topics(&common, k, evaluate),
+        Some(Command::Path { like, to, n }) => explore::path(&common, &like, to.as_deref(), n),
+        Some(Command::Map { out, like }) => explore::map(&common, &out, like.as_deref()),
+        Some(Command::Bench {
+            corpus,
+            quick,
+            judgments,
+        }) => tools::bench(&common, corpus.as_deref(), quick, judgments.as_deref()),
+        Some(Command::Model { action }) => tools::model_cmd(&common, action),
+        Some(Command::Embed { role, text }) => tools::embed(&common, role, &text),
+        Some(Command::Serve { addr }) => crate::serve::run(&common, &addr),
+        None => {
+            if let Some(file) = &cli.like_file {
+                query::like_batch(&common, &cli.query, file)
+            } else if !cli.like.is_empty() {
+                query::like(&common, &cli.query, &cli.like, &cli.unlike)
+            } else {
+                Err(usage(
+                    "nothing to do: give --like TITLE, or a command (search, list, index, topics, \
+                     path, map, bench, model, embed); see `recommend --help`",
+                ))
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- arguments to library types
+
+fn format_of(common: &CommonArgs, default: Format) -> Format {
+    match common.format {
+        None => default,
+        Some(FormatArg::Table) => Format::Table,
+        Some(FormatArg::Json) => Format::Json,
+        Some(FormatArg::Jsonl) => Format::Jsonl,
+        Some(FormatArg::Markdown) => Format::Markdown,
+    }
+}
+
+pub(crate) fn kind_of(k: KindArg) -> Kind {
+    match k {
+        KindArg::Survey => Kind::Survey,
+        KindArg::Method => Kind::Method,
+        KindArg::System => Kind::System,
+        KindArg::Benchmark => Kind::Benchmark,
+        KindArg::Dataset => Kind::Dataset,
+        KindArg::Model => Kind::Model,
+    }
+}
+
+pub(crate) fn mode_of(m: ModeArg) -> Mode {
+    match m {
+        ModeArg::Hybrid => Mode::Hybrid,
+        ModeArg::Dense => Mode::Dense,
+        ModeArg::Lexical => Mode::Lexical,
+    }
+}
+
+/// The query flags as library options, checked (`-k 0` is refused here, before any loading).
+/// A new query flag is one more field set here.
+pub(crate) fn query_options(q: &QueryArgs) -> Result<QueryOptions> {
+    Ok(QueryOptions {
+        top: q.top,
+        mode: mode_of(q.mode),
+        filters: Filters {
+            topic: q.topic.clone(),
+            kind: q.kind.map(kind_of),
+            open_source: q.open_source,
+        },
+    }
+    .validated()?)
+}
+
+fn model_dir(common: &CommonArgs) -> PathBuf {
+    common
+        .model_dir
+        .clone()
+        .unwrap_or_else(model::default_model_dir)
+}
+
+/// The session of `--index` (opened, checked fresh; the model loads when first needed).
+pub(crate) fn open_session(common: &CommonArgs) -> Result<Session> {
+    let mut session = Session::open(&common.index, model_dir(common))?;
+    session.set_exact_scan(common.exact);
+    Ok(session)
+}
+
+// ---------------------------------------------------------------- output
+
+/// Write to stdout; a closed pipe (`| head`) ends quietly instead of panicking.
+fn emit(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("cannot write to standard output"),
+    }
+}
+
+/// Render `doc` in the requested format (a table by default) to stdout.
+fn show(common: &CommonArgs, doc: &Document) -> Result<()> {
+    emit(&render::renderer(format_of(common, Format::Table)).render(doc))
+}
+
+/// Resolve a paper name; a containment or fuzzy match is announced on stderr (one line), so
+/// that a guess is never silent.
+fn resolve(index: &Index, name: &str) -> Result<usize> {
+    let r = engine::resolve_match(index, name)?;
+    let how = match r.matched {
+        engine::Matched::Exact => return Ok(r.paper),
+        engine::Matched::Contains => "the only paper whose name contains it",
+        engine::Matched::Fuzzy => "the closest name",
+    };
+    let p = index.paper(r.paper);
+    eprintln!(
+        "note: {:?} taken as {:?} [{}], {how}",
+        render::neutralize(name.trim()),
+        render::neutralize(&p.title),
+        p.id
+    );
+    Ok(r.paper)
+}
+
+fn resolve_all(index: &Index, names: &[String]) -> Result<Vec<usize>> {
+    names.iter().map(|n| resolve(index, n)).collect()
+}
+
+// ---------------------------------------------------------------- batches
+
+/// What a batch line echoes of its query: all of it, or its start when it is over the limit.
+fn echo(line: &str) -> String {
+    match line.char_indices().nth(engine::MAX_QUERY_CHARS) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_string(),
+    }
+}
+
+/// One answer of a batch (`--like-file`, `search --queries`): results, or why there are none.
+#[derive(Serialize)]
+struct BatchLine<'a> {
+    query: std::borrow::Cow<'a, str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    results: Option<Vec<ResultRecord<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+/// The queries of a batch file: a regular file within [`recommend::safe_fs::MAX_QUERY_FILE`],
+/// UTF-8, one query per non-blank line.
+fn read_lines(file: &Path) -> Result<Vec<String>> {
+    let bytes = recommend::safe_fs::read_regular(file, recommend::safe_fs::MAX_QUERY_FILE)
+        .map_err(|e| usage(format!("cannot read {}: {e}", file.display())))?;
+    engine::query_lines(&bytes).map_err(|line| {
+        usage(format!(
+            "{}:{line}: not valid UTF-8; save the file as UTF-8",
+            file.display()
+        ))
+    })
+}
+
+/// Answer each line as one JSON object; a bad line gets an `error` instead of results, the batch
+/// goes on, and the exit code is 2 if any line failed.
+fn answer_batch(
+    index: &Index,
+    lines: &[String],
+    answer: &mut dyn FnMut(&str) -> Result<Vec<engine::Hit>>,
+) -> Result<()> {
+    let mut failed = 0;
+    let mut out = String::new();
+    for line in lines {
+        let l = match answer(line) {
+            Ok(hits) => serde_json::to_string(&BatchLine {
+                query: line.into(),
+                results: Some(render::records::result_records(index, &hits)),
+                error: None,
+            })?,
+            Err(e) => {
+                failed += 1;
+                serde_json::to_string(&BatchLine {
+                    query: echo(line).into(),
+                    results: None,
+                    error: Some(format!("{e:#}")),
+                })?
+            }
+        };
+        out.push_str(&l);
+        out.push('\n');
+    }
+    emit(&out)?;
+    if failed > 0 {
+        return Err(usage(format!(
+            "{failed} of {} queries failed (see their `error`)",
+            lines.len()
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,135 @@
+//! Commands that ask the index: `--like` (one query or a file of them), `search`, `show`,
+//! `list`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use recommend::corpus::Paper;
+use recommend::engine::{self, Filters, Hit, Mode};
+use recommend::render::records::{PaperRecord, papers_document, results_document};
+use recommend::session::{self, QueryOptions, Session};
+
+use super::{
+    answer_batch, emit, format_of, kind_of, open_session, query_options, read_lines, resolve,
+    resolve_all, show,
+};
+use crate::cli::{CommonArgs, KindArg, QueryArgs, ReadArgs};
+use recommend::render::Format;
+
+pub(super) fn like(
+    common: &CommonArgs,
+    q: &QueryArgs,
+    likes: &[String],
+    unlikes: &[String],
+) -> Result<()> {
+    let opts = query_options(q)?;
+    let session = open_session(common)?;
+    let hits = like_hits(&session, &opts, likes, unlikes)?;
+    show(common, &results_document(session.index(), &hits))
+}
+
+/// `--like`: check the filters, resolve the seeds (with a note for a guess), rank (shared with
+/// `recommend serve`).
+pub(crate) fn like_hits(
+    session: &Session,
+    opts: &QueryOptions,
+    likes: &[String],
+    unlikes: &[String],
+) -> Result<Vec<Hit>> {
+    session.check_filters(&opts.filters)?;
+    let seeds = resolve_all(session.index(), likes)?;
+    let negatives = resolve_all(session.index(), unlikes)?;
+    Ok(session.related(&seeds, &negatives, opts)?)
+}
+
+pub(super) fn like_batch(common: &CommonArgs, q: &QueryArgs, file: &Path) -> Result<()> {
+    let opts = query_options(q)?;
+    let lines = read_lines(file)?;
+    let session = open_session(common)?;
+    session.check_filters(&opts.filters)?;
+    answer_batch(session.index(), &lines, &mut |line| {
+        let seed = engine::resolve(session.index(), line)?;
+        Ok(session.related(&[seed], &[], &opts)?)
+    })
+}
+
+pub(super) fn search(
+    common: &CommonArgs,
+    q: &QueryArgs,
+    text: Vec<String>,
+    queries: Option<PathBuf>,
+) -> Result<()> {
+    let opts = query_options(q)?;
+    let lines = match &queries {
+        Some(f) => read_lines(f)?,
+        None => {
+            let t = text.join(" ");
+            session::check_query(&t)?;
+            vec![t]
+        }
+    };
+    let session = open_session(common)?;
+    session.check_filters(&opts.filters)?;
+    if opts.mode != Mode::Lexical {
+        // Now, not per line: a model that cannot load fails the command, not every query.
+        session.embedder()?;
+    }
+    if queries.is_some() {
+        return answer_batch(session.index(), &lines, &mut |line| {
+            Ok(session.search(line, &opts)?)
+        });
+    }
+    let hits = session.search(&lines[0], &opts)?;
+    show(common, &results_document(session.index(), &hits))
+}
+
+pub(super) fn show_paper(common: &CommonArgs, title: &str) -> Result<()> {
+    let session = open_session(common)?;
+    let i = resolve(session.index(), title)?;
+    let record = PaperRecord::new(session.index(), i);
+    if matches!(
+        format_of(common, Format::Table),
+        Format::Json | Format::Jsonl
+    ) {
+        return emit(&format!("{}\n", serde_json::to_string_pretty(&record)?));
+    }
+    show(common, &record.document())
+}
+
+pub(super) fn list(
+    common: &CommonArgs,
+    topic: Option<String>,
+    kind: Option<KindArg>,
+    corpus: &[PathBuf],
+    read: ReadArgs,
+) -> Result<()> {
+    let papers: Vec<Paper> = if !corpus.is_empty() {
+        super::build::load_corpus(corpus, read)?.papers
+    } else if common.index.exists() {
+        open_session(common)?.index().papers().to_vec()
+    } else {
+        super::build::load_corpus(&[PathBuf::from("corpus")], read)?.papers
+    };
+    let filters = Filters {
+        topic,
+        kind: kind.map(kind_of),
+        open_source: false,
+    };
+    if let Some(t) = &filters.topic {
+        let probe = Filters {
+            topic: Some(t.clone()),
+            ..Filters::default()
+        };
+        session::check_topic(
+            t,
+            papers.len(),
+            |i| probe.accepts(&papers[i]),
+            |i| papers[i].topic.clone(),
+        )?;
+    }
+    show(
+        common,
+        &papers_document(papers.iter().filter(|p| filters.accepts(p))),
+    )
+}

@@ -1,0 +1,127 @@
+//! Commands about the model and the measurements: `model`, `embed`, `bench`.
+
+use std::path::Path;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use recommend::corpus::Corpus;
+use recommend::model::{self, Role};
+use recommend::render::{Document, Format, col, wrap};
+use recommend::session;
+
+use super::{emit, format_of, model_dir, open_session, show, usage};
+use crate::cli::{CommonArgs, ModelAction, RoleArg};
+
+pub(super) fn model_cmd(common: &CommonArgs, action: ModelAction) -> Result<()> {
+    let dir = model_dir(common);
+    match action {
+        ModelAction::Install { force } => {
+            let opts = model::InstallOptions {
+                force,
+                ..model::InstallOptions::default()
+            };
+            model::install_with(&dir, &opts)?;
+            eprintln!("model installed in {}", dir.display());
+            Ok(())
+        }
+        ModelAction::Status { quick } => {
+            let verify = if quick {
+                model::Verify::Size
+            } else {
+                model::Verify::Full
+            };
+            let status = model::status_with(&dir, verify);
+            emit(&format!("{}\n", serde_json::to_string_pretty(&status)?))
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct EmbedRecord<'a> {
+    text: &'a str,
+    embedding: &'a [f32],
+}
+
+pub(super) fn embed(common: &CommonArgs, role: RoleArg, texts: &[String]) -> Result<()> {
+    let role = match role {
+        RoleArg::Query => Role::Query,
+        RoleArg::Passage => Role::Passage,
+        RoleArg::Raw => Role::Raw,
+    };
+    let embedder = session::load_embedder(&model_dir(common), false)?;
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let vecs = embedder.embed(&refs, role)?;
+    let mut doc = Document::new(vec![wrap("text"), col("dim"), wrap("embedding")]);
+    for (t, v) in texts.iter().zip(&vecs) {
+        let head: Vec<String> = v.iter().take(6).map(|x| format!("{x:.4}")).collect();
+        doc.push(
+            vec![
+                t.clone(),
+                v.len().to_string(),
+                format!("[{}, …]", head.join(", ")),
+            ],
+            &EmbedRecord {
+                text: t,
+                embedding: v,
+            },
+        );
+    }
+    show(common, &doc)
+}
+
+/// Where `recommend bench` looks for the judged development set by default.
+const DEFAULT_JUDGMENTS: &str = "bench/judgments.jsonl";
+
+pub(super) fn bench(
+    common: &CommonArgs,
+    corpus: Option<&Path>,
+    quick: bool,
+    judgments: Option<&Path>,
+) -> Result<()> {
+    use recommend::bench;
+    let mut opts = bench::Options {
+        quick,
+        ..bench::Options::default()
+    };
+    // The model: required to build from a corpus; otherwise used when installed (installed on
+    // demand unless --quick, which never downloads).
+    let wants_model = !quick || model::status(&model_dir(common)).installed;
+    let (built, session);
+    let (index, embedder) = match corpus {
+        Some(path) => {
+            let e = session::load_embedder(&model_dir(common), false)?;
+            let c = Corpus::load(path)?;
+            let (index, took) =
+                bench::speed::build_index(c.papers, &path.display().to_string(), &e)?;
+            opts.index_build = Some(took);
+            built = (index, e);
+            (&built.0, Some(&built.1))
+        }
+        None => {
+            let started = std::time::Instant::now();
+            session = open_session(common)?;
+            opts.index_load = Some(started.elapsed());
+            let e = if wants_model {
+                Some(session.embedder()?)
+            } else {
+                None
+            };
+            (session.index(), e)
+        }
+    };
+    // An explicit judged set must fit the index; the default one is used when it does.
+    opts.judgments = match judgments {
+        Some(path) => Some(bench::judged::load(path, index).map_err(usage)?),
+        None => bench::judged::load(Path::new(DEFAULT_JUDGMENTS), index).ok(),
+    };
+    let report = bench::run(index, embedder, &opts)?;
+    let format = format_of(common, Format::Table);
+    if format == Format::Json {
+        return emit(&format!("{}\n", serde_json::to_string_pretty(&report)?));
+    }
+    for n in &report.notes {
+        eprintln!("note: {n}");
+    }
+    emit(&bench::tables::render(&report, format))
+}
