@@ -49,10 +49,16 @@ pub fn cluster_with(
     } else {
         let kmax = *range.end();
         let embedding = spectral_embedding(&adjacency, kmax);
+        // Each k is cut independently (in parallel); the choice runs in k order, as before.
+        let cuts: Vec<(f64, Vec<usize>)> = candidate_ks(range, n)
+            .into_par_iter()
+            .map(|k| {
+                let labels = cut(&embedding, k);
+                (modularity(&adjacency, &labels), labels)
+            })
+            .collect();
         let mut best: Option<(f64, Vec<usize>)> = None;
-        for k in candidate_ks(range, n) {
-            let labels = cut(&embedding, k);
-            let q = modularity(&adjacency, &labels);
+        for (q, labels) in cuts {
             if best.as_ref().is_none_or(|b| q > b.0 + 1e-12) {
                 best = Some((q, labels));
             }

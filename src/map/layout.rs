@@ -33,7 +33,7 @@ const INIT_SCALE: f32 = 10.0;
 ///    point's weights sum to `log2(k)`, symmetrized as `a + b - ab`;
 /// 3. start: the first two principal components (power iteration from a fixed start vector),
 ///    scaled to `[-10, 10]^2`, plus a tiny fixed jitter so duplicate vectors can separate;
-/// 4. 500 epochs (300 above 2,000 points) of SGD: each edge pulls its ends together as often
+/// 4. 500 epochs (300 above 2,000 points, 150 above 5,000) of SGD: each edge pulls its ends together as often
 ///    as its weight says, with 5 random negative samples per pull pushing apart;
 /// 5. scale to the unit square.
 ///
@@ -69,7 +69,13 @@ fn layout_with(vectors: ArrayView2<f32>, neighbours: Option<&[Vec<usize>]>) -> V
     };
     let edges = fuzzy_graph(&knn, n);
     let mut y = pca_init(&data, n, d);
-    let epochs = if n > 2_000 { 300 } else { 500 };
+    // Fewer epochs as the graph grows: each epoch touches every edge, and a map of thousands
+    // of points is read for its regions, not for the placement of one point.
+    let epochs = match n {
+        0..=2_000 => 500,
+        2_001..=5_000 => 300,
+        _ => 150,
+    };
     optimize(&mut y, &edges, epochs);
     let mut xy = normalize(&y);
     // Neighbour embeddings pack tight groups into dots; give every point room of its own.
@@ -608,6 +614,30 @@ mod tests {
         let max_x = a.iter().map(|p| p[0]).fold(0.0, f32::max);
         let max_y = a.iter().map(|p| p[1]).fold(0.0, f32::max);
         assert!(max_x > 0.99 || max_y > 0.99);
+    }
+
+    #[test]
+    fn given_neighbours_lay_out_as_the_exact_search_would() {
+        let v = clustered(4, 20, 12, 0.1);
+        let (n, d) = (v.nrows(), v.ncols());
+        let data = normalized_rows(v.view());
+        // The exact search's lists, in a scrambled order with a self link and a duplicate.
+        let lists: Vec<Vec<usize>> = knn(&data, n, d, K)
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let mut l: Vec<usize> = l.iter().rev().map(|e| e.1 as usize).collect();
+                l.push(i);
+                l.push(l[0]);
+                l
+            })
+            .collect();
+        assert_eq!(layout_with_neighbours(v.view(), &lists), layout(v.view()));
+        // Lists that do not cover every row are ignored (the exact search runs).
+        assert_eq!(
+            layout_with_neighbours(v.view(), &lists[1..]),
+            layout(v.view())
+        );
     }
 
     #[test]
