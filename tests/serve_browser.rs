@@ -7,27 +7,15 @@
 //! the model (see tests/serve.rs).
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use recommend::bench::synthetic;
 use recommend::index::Index;
 
-fn chromium() -> Option<PathBuf> {
-    if std::env::var("RECOMMEND_SKIP_BROWSER").is_ok_and(|v| v == "1") {
-        return None;
-    }
-    let bin = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    assert!(
-        bin.exists(),
-        "{} not found: install Chromium, set CHROMIUM, or set RECOMMEND_SKIP_BROWSER=1",
-        bin.display()
-    );
-    Some(bin)
-}
+mod support;
+use support::chromium;
 
 struct Server(Child, String);
 
