@@ -5,6 +5,8 @@
 //! `allow(dead_code)`.
 #![allow(dead_code)]
 
+pub mod server;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
