@@ -15,3 +15,4 @@ pub mod render;
 pub mod safe_fs;
 pub mod session;
 pub mod text;
+pub mod util;

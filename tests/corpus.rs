@@ -6,6 +6,9 @@ use std::path::Path;
 use assert_cmd::Command;
 use recommend::corpus::{Corpus, CorpusError, Kind, LoadOptions, Paper};
 
+mod support;
+use support::{corpus_papers, ok_json, recommend};
+
 /// The curated corpus loads strictly: no unknown key, no untitled record, every tag in the
 /// vocabulary.
 fn shipped() -> Corpus {
@@ -327,17 +330,9 @@ fn awesome_list_markdown_imports_tables_headings_and_links() {
 
 #[test]
 fn list_prints_the_corpus_as_json() {
-    let out = Command::cargo_bin("recommend")
-        .unwrap()
-        .args(["list", "--corpus", "corpus", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = ok_json(recommend().args(["list", "--corpus", "corpus", "--format", "json"]));
     let arr = v.as_array().unwrap();
-    assert!(arr.len() >= 140);
+    assert_eq!(arr.len(), corpus_papers());
     for r in arr {
         for key in ["id", "title", "highlight", "topic", "kind"] {
             assert!(r.get(key).is_some(), "{key} missing in {r}");

@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use predicates::str::contains;
 use recommend::bench::quality::related_quality;
 use recommend::corpus::Corpus;
@@ -12,22 +11,8 @@ use recommend::index::Index;
 use recommend::index::ann::exact_search;
 use serde_json::Value;
 
-fn recommend() -> Command {
-    Command::cargo_bin("recommend").unwrap()
-}
-
-fn json(args: &[&str]) -> Vec<Value> {
-    let out = recommend()
-        .args(args)
-        .args(["--format", "json"])
-        .assert()
-        .success();
-    serde_json::from_slice::<Value>(&out.get_output().stdout)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
-}
+mod support;
+use support::{json_rows as json, recommend};
 
 #[test]
 fn shipped_index_matches_shipped_corpus() {

@@ -9,6 +9,9 @@ use predicates::str::contains;
 use recommend::corpus::{Corpus, CorpusError, Format, Kind, LoadOptions, Paper};
 use recommend::index::Index;
 
+mod support;
+use support::recommend;
+
 const FIXTURES: &str = "tests/fixtures/import";
 
 fn fixture(name: &str) -> PathBuf {
@@ -38,10 +41,6 @@ fn by_id<'a>(c: &'a Corpus, id: &str) -> &'a Paper {
         .iter()
         .find(|p| p.id == id)
         .unwrap_or_else(|| panic!("no paper {id}"))
-}
-
-fn recommend() -> Command {
-    Command::cargo_bin("recommend").unwrap()
 }
 
 #[test]

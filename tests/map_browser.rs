@@ -13,21 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-fn chromium() -> Option<PathBuf> {
-    if std::env::var("RECOMMEND_SKIP_BROWSER").is_ok_and(|v| v == "1") {
-        return None;
-    }
-    let bin = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    assert!(
-        bin.exists(),
-        "{} not found: install Chromium (`apt-get update && apt-get install -y chromium`), \
-         set CHROMIUM=/path/to/chromium, or set RECOMMEND_SKIP_BROWSER=1 to skip the browser tests",
-        bin.display()
-    );
-    Some(bin)
-}
+mod support;
+use support::chromium;
 
 /// Runs Chromium headless on `page` with a fresh profile, with `extra` arguments; returns stdout.
 fn run_chromium(bin: &Path, page: &Path, extra: &[String]) -> String {

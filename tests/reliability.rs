@@ -10,37 +10,14 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use predicates::str::contains;
 
+mod support;
+use support::{copy_dir, recommend_in as recommend, root};
+
 fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("recommend")
-}
-
-fn recommend(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("recommend").unwrap();
-    c.current_dir(dir)
-        .env_remove("RECOMMEND_INDEX")
-        .timeout(Duration::from_secs(120));
-    c
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            fs::copy(e.path(), dest).unwrap();
-        }
-    }
 }
 
 /// A folder holding a copy of the shipped corpus and index.bin, as a user's checkout would.

@@ -1,23 +1,13 @@
 //! Free-text search with the real model (installed on first use), and indexing a user corpus.
 
-use assert_cmd::Command;
 use predicates::str::contains;
 use serde_json::Value;
 
-fn recommend() -> Command {
-    Command::cargo_bin("recommend").unwrap()
-}
+mod support;
+use support::{json_rows, recommend};
 
 fn ids(args: &[&str]) -> Vec<String> {
-    let out = recommend()
-        .args(args)
-        .args(["--format", "json"])
-        .assert()
-        .success();
-    serde_json::from_slice::<Value>(&out.get_output().stdout)
-        .unwrap()
-        .as_array()
-        .unwrap()
+    json_rows(args)
         .iter()
         .map(|r| r["id"].as_str().unwrap().to_string())
         .collect()
@@ -160,8 +150,7 @@ fn embed_prints_unit_vectors_and_model_status_reports_the_install() {
 
 #[test]
 fn query_flags_before_a_command_are_refused_not_dropped() {
-    let out = assert_cmd::Command::cargo_bin("recommend")
-        .unwrap()
+    let out = recommend()
         .args(["-k", "3", "search", "--mode", "lexical", "GRPO"])
         .assert()
         .code(2)
@@ -171,8 +160,7 @@ fn query_flags_before_a_command_are_refused_not_dropped() {
     let err = String::from_utf8(out).unwrap();
     assert!(err.contains("--top before `search`"), "{err}");
     // After the command they apply; global options still go anywhere.
-    let out = assert_cmd::Command::cargo_bin("recommend")
-        .unwrap()
+    let out = recommend()
         .args([
             "--index",
             "index.bin",

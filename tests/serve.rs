@@ -4,49 +4,19 @@
 //! The API tests need only `index.bin`; the search tests need the model (installed on first use,
 //! or found through `RECOMMEND_MODEL_DIR`), which the server loads on a background thread.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-struct Server {
-    child: Child,
-    base: String,
-    _log: std::thread::JoinHandle<()>,
-}
+mod support;
+use support::server::Server;
 
+/// Requests as the tests send them.
 impl Server {
-    fn start(index: &Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_recommend"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--index"])
-            .arg(index)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start recommend serve");
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let first = lines
-            .next()
-            .expect("a start-up line")
-            .expect("readable stderr");
-        let addr = first
-            .split("listening on http://")
-            .nth(1)
-            .and_then(|s| s.split('/').next())
-            .unwrap_or_else(|| panic!("no address in the start-up line: {first}"))
-            .to_string();
-        // Keep draining stderr so the server never blocks on a full pipe.
-        let log = std::thread::spawn(move || for _ in lines {});
-        Server {
-            child,
-            base: format!("http://{addr}"),
-            _log: log,
-        }
-    }
-
     fn get(&self, target: &str) -> (u16, Value) {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
@@ -75,26 +45,6 @@ impl Server {
             .nth(1)
             .and_then(|c| c.parse().ok())
             .unwrap_or(0)
-    }
-
-    fn wait_for_model(&self) {
-        let start = Instant::now();
-        loop {
-            let (_, h) = self.get("/healthz");
-            match h["model"].as_str() {
-                Some("ready") => return,
-                Some("unavailable") => panic!("the model did not load: {}", h["model_error"]),
-                _ if start.elapsed() > Duration::from_secs(300) => panic!("model still loading"),
-                _ => std::thread::sleep(Duration::from_millis(200)),
-            }
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

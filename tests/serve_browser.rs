@@ -6,76 +6,16 @@
 //! Needs `/usr/bin/chromium` (or `CHROMIUM`); `RECOMMEND_SKIP_BROWSER=1` skips. The search needs
 //! the model (see tests/serve.rs).
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use recommend::bench::synthetic;
 use recommend::index::Index;
 
-fn chromium() -> Option<PathBuf> {
-    if std::env::var("RECOMMEND_SKIP_BROWSER").is_ok_and(|v| v == "1") {
-        return None;
-    }
-    let bin = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    assert!(
-        bin.exists(),
-        "{} not found: install Chromium, set CHROMIUM, or set RECOMMEND_SKIP_BROWSER=1",
-        bin.display()
-    );
-    Some(bin)
-}
-
-struct Server(Child, String);
-
-impl Server {
-    fn start(index: &Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_recommend"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--index"])
-            .arg(index)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let first = lines.next().unwrap().unwrap();
-        let addr = first
-            .split("listening on http://")
-            .nth(1)
-            .and_then(|s| s.split('/').next())
-            .unwrap_or_else(|| panic!("{first}"))
-            .to_string();
-        std::thread::spawn(move || for _ in lines {});
-        Server(child, format!("http://{addr}"))
-    }
-
-    fn wait_for_model(&self) {
-        let start = Instant::now();
-        loop {
-            let mut r = ureq::get(&format!("{}/healthz", self.1)).call().unwrap();
-            let h: serde_json::Value =
-                serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap();
-            match h["model"].as_str() {
-                Some("ready") => return,
-                Some("unavailable") => panic!("model: {}", h["model_error"]),
-                _ => {
-                    assert!(start.elapsed() < Duration::from_secs(300), "model loading");
-                    std::thread::sleep(Duration::from_millis(200));
-                }
-            }
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+mod support;
+use support::chromium;
+use support::server::Server;
 
 /// Load `url` in headless Chromium and return (DOM after scripts ran, browser log).
 fn dom(bin: &Path, url: &str) -> (String, String) {
@@ -151,7 +91,7 @@ fn the_page_searches_and_follows_more_like_this_and_reading_paths() {
 
     let (d, log) = dom(
         &bin,
-        &format!("{}/#q={}", s.1, encode("用强化学习训练网页智能体")),
+        &format!("{}/#q={}", s.base, encode("用强化学习训练网页智能体")),
     );
     check(&d, &log, 10);
     assert!(d.contains("href=\"#like="), "no 'more like this' link");
@@ -168,7 +108,7 @@ fn the_page_searches_and_follows_more_like_this_and_reading_paths() {
         .and_then(|r| r.split('"').next())
         .unwrap()
         .to_string();
-    let (d, log) = dom(&bin, &format!("{}/#like={like}", s.1));
+    let (d, log) = dom(&bin, &format!("{}/#like={like}", s.base));
     check(&d, &log, 10);
     assert!(d.contains("More like "));
     assert!(
@@ -176,17 +116,17 @@ fn the_page_searches_and_follows_more_like_this_and_reading_paths() {
         "a paper is not related to itself"
     );
 
-    let (d, log) = dom(&bin, &format!("{}/#path={like}", s.1));
+    let (d, log) = dom(&bin, &format!("{}/#path={like}", s.base));
     check(&d, &log, 2);
     assert!(d.contains("Reading path from "));
 
     // An unknown paper shows the server's error, not a broken page.
-    let (d, log) = dom(&bin, &format!("{}/#like=zzqqxx-nothing", s.1));
+    let (d, log) = dom(&bin, &format!("{}/#like=zzqqxx-nothing", s.base));
     assert_eq!(attr(&d, "data-errors"), Some("0"), "{log}");
     assert_eq!(attr(&d, "data-state"), Some("error"));
     assert!(d.contains("no paper matches"));
 
-    let (d, log) = dom(&bin, &format!("{}/#topics", s.1));
+    let (d, log) = dom(&bin, &format!("{}/#topics", s.base));
     check(&d, &log, 2);
 }
 
@@ -209,7 +149,7 @@ fn titles_and_links_are_data_never_markup() {
     index.save(&path).unwrap();
     let s = Server::start(&path);
     // A lexical search (no model needed) that finds the tricky paper.
-    let (d, log) = dom(&bin, &format!("{}/#q=onerror%20img&mode=lexical", s.1));
+    let (d, log) = dom(&bin, &format!("{}/#q=onerror%20img&mode=lexical", s.base));
     check(&d, &log, 1);
     assert!(!d.contains("data-pwned"), "markup from the data ran");
     assert!(

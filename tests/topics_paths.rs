@@ -2,23 +2,15 @@
 
 use std::collections::HashSet;
 
-use assert_cmd::Command;
 use predicates::str::contains;
 use recommend::corpus::Corpus;
 use serde_json::Value;
 
-fn recommend() -> Command {
-    Command::cargo_bin("recommend").unwrap()
-}
+mod support;
+use support::{ok_stdout, recommend};
 
 fn stdout(args: &[&str]) -> Vec<u8> {
-    recommend()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone()
+    ok_stdout(recommend().args(args))
 }
 
 #[test]

@@ -56,7 +56,7 @@ fn index_corpus(
     }
     let source = CorpusSource {
         path: recorded.join("\n"),
-        fingerprint: recommend::corpus::import::fingerprint_all(paths).ok(),
+        fingerprint: recommend::corpus::fingerprint_all(paths).ok(),
     };
     let previous = match previous.filter(|p| p.exists()) {
         Some(p) => match Index::load(p) {

@@ -15,6 +15,7 @@ use crate::corpus::Paper;
 use crate::engine::fusion;
 use crate::index::LexicalData;
 use crate::model::{Embedder, ModelError, Role};
+use crate::util::vector::dot;
 
 /// Retrieval quality of one system in one direction.
 #[derive(Debug, Clone, Serialize)]
@@ -76,10 +77,6 @@ pub fn fuse(dense: &[f32], lexical: &[f32]) -> Vec<f32> {
             (fusion::SEARCH_LEXICAL, lexical),
         ],
     )
-}
-
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 /// One direction: `queries[i]` should find `docs[i]`. `doc_papers` are the one-field papers the

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 
 use super::bibtex;
 use super::delimited;
+use super::error::{CorpusError, Problem};
 use super::fields::{self, Mapped, Origin, Outcome, Record};
-use super::load::{CorpusError, Problem, fingerprint};
 use super::markdown;
 use super::paper::Paper;
 
@@ -332,15 +332,29 @@ fn jsonl_records(text: &str) -> Vec<(usize, Result<Record, String>)> {
                     _ => "a bare value",
                 }
             )),
-            Err(e) => Err(super::load::describe_json_error(&e)),
+            Err(e) => Err(describe_json_error(&e)),
         };
         out.push((i + 1, parsed));
     }
     out
 }
 
-/// [`fingerprint`] of several corpus paths, one per line (for one path, its fingerprint).
-pub fn fingerprint_all(paths: &[PathBuf]) -> Result<String, CorpusError> {
-    let parts: Result<Vec<String>, CorpusError> = paths.iter().map(|p| fingerprint(p)).collect();
-    Ok(parts?.join("\n"))
+/// A serde_json error as a message for a corpus line.
+fn describe_json_error(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    // serde_json appends " at line 1 column N": the line is ours, keep only the column.
+    let msg = match msg.rfind(" at line ") {
+        Some(at) => {
+            let col = msg[at..].rsplit(' ').next().unwrap_or("");
+            format!("{} (column {col})", &msg[..at])
+        }
+        None => msg,
+    };
+    if msg.contains("unknown variant") {
+        format!("{msg}; kind must be one of: survey, method, system, benchmark, dataset, model")
+    } else if e.is_syntax() || e.is_eof() {
+        format!("malformed JSON: {msg}")
+    } else {
+        msg
+    }
 }

@@ -4,71 +4,14 @@
 //! a corpus is either loaded whole or not at all, nothing is silently dropped.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub use super::error::{CorpusError, Problem};
 use super::fields::id_problem;
-use super::import::{Format, Import, LoadOptions};
+use super::files::corpus_files;
+use super::import::{Import, LoadOptions};
 use super::paper::{Paper, is_arxiv_id, is_http_url, tag_vocabulary};
 use crate::text::name_key;
-
-/// One thing wrong with a corpus file, located by file and line.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Problem {
-    pub path: PathBuf,
-    pub line: usize,
-    pub message: String,
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.path.display(), self.line, self.message)
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum CorpusError {
-    // The OS error is part of the message, not a `source`: `{:#}` would print it twice.
-    #[error("cannot read corpus {}: {error}", path.display())]
-    Io {
-        path: PathBuf,
-        error: std::io::Error,
-    },
-    #[error("{} problem(s) in the corpus; fix them and run again:\n{}", problems.len(), list(problems))]
-    Invalid { problems: Vec<Problem> },
-    #[error("{}: no papers found (expected {})", path.display(), expected)]
-    Empty {
-        path: PathBuf,
-        expected: &'static str,
-    },
-    #[error(
-        "{}: unknown corpus format; use .jsonl (one JSON object per line), .bib (BibTeX), .csv \
-         or .tsv (with a header row), .md (an awesome-list), or a directory of such files; \
-         --corpus-format says the format of a file with another extension",
-        path.display()
-    )]
-    UnknownFormat { path: PathBuf },
-}
-
-impl CorpusError {
-    /// A problem of the corpus itself (invalid, empty, unknown format) rather than of reading it.
-    pub fn is_input(&self) -> bool {
-        !matches!(self, CorpusError::Io { .. })
-    }
-}
-
-fn list(problems: &[Problem]) -> String {
-    const SHOWN: usize = 25;
-    let mut s: Vec<String> = problems
-        .iter()
-        .take(SHOWN)
-        .map(|p| format!("  {p}"))
-        .collect();
-    if problems.len() > SHOWN {
-        s.push(format!("  ... and {} more", problems.len() - SHOWN));
-    }
-    s.join("\n")
-}
 
 /// A loaded corpus: the papers, in file order, and where each came from.
 #[derive(Debug, Clone)]
@@ -174,93 +117,6 @@ fn decode_lines(file: &Path, bytes: &[u8]) -> (String, Vec<Problem>) {
         }
     }
     (text, problems)
-}
-
-/// The files a corpus path stands for: the path itself, or a directory's corpus files
-/// ([`Format::in_directory`]) in name order. Each must be a regular file (a FIFO or a device
-/// would block or never end).
-pub fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
-    let io = |error| CorpusError::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if !meta.is_dir() {
-        crate::safe_fs::check_regular(path, crate::safe_fs::MAX_CORPUS_FILE).map_err(io)?;
-        return Ok(vec![path.to_path_buf()]);
-    }
-    let mut v: Vec<PathBuf> = std::fs::read_dir(path)
-        .map_err(io)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| Format::in_directory(p))
-        .collect();
-    v.sort();
-    for f in &v {
-        crate::safe_fs::check_regular(f, crate::safe_fs::MAX_CORPUS_FILE).map_err(|error| {
-            CorpusError::Io {
-                path: f.clone(),
-                error,
-            }
-        })?;
-    }
-    if v.is_empty() {
-        return Err(CorpusError::Empty {
-            path: path.to_path_buf(),
-            expected: "at least one .jsonl, .bib, .csv or .tsv file in the directory",
-        });
-    }
-    Ok(v)
-}
-
-/// A cheap fingerprint of the bytes of the files [`Corpus::load`] would read at `path`: their
-/// names, lengths and CRC-32s. Equal fingerprints mean equal files (short of a deliberate
-/// collision), so an index can skip parsing an unchanged corpus; a different fingerprint only
-/// means "parse and compare [`super::content_hash`]" (reformatting changes the bytes, not the
-/// content).
-pub fn fingerprint(path: &Path) -> Result<String, CorpusError> {
-    let mut parts = Vec::new();
-    for file in corpus_files(path)? {
-        let io = |error| CorpusError::Io {
-            path: file.clone(),
-            error,
-        };
-        let (f, _) =
-            crate::safe_fs::open_regular(&file, crate::safe_fs::MAX_CORPUS_FILE).map_err(io)?;
-        // Mapped rather than read: hashing 30 MB costs less than copying it into a fresh buffer.
-        // SAFETY: read-only map, dropped before returning; a concurrent writer can only change
-        // the hash (which is then compared and found different, or the content check runs).
-        let (len, crc) = match unsafe { memmap2::Mmap::map(&f) } {
-            Ok(map) => (map.len(), crc32fast::hash(&map)),
-            Err(_) => {
-                let bytes = crate::safe_fs::read_regular(&file, crate::safe_fs::MAX_CORPUS_FILE)
-                    .map_err(io)?;
-                (bytes.len(), crc32fast::hash(&bytes))
-            }
-        };
-        let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
-        parts.push(format!("{}:{len}:{crc:08x}", name.unwrap_or_default()));
-    }
-    Ok(parts.join(";"))
-}
-
-/// A serde_json error as a message for a corpus line.
-pub(super) fn describe_json_error(e: &serde_json::Error) -> String {
-    let msg = e.to_string();
-    // serde_json appends " at line 1 column N": the line is ours, keep only the column.
-    let msg = match msg.rfind(" at line ") {
-        Some(at) => {
-            let col = msg[at..].rsplit(' ').next().unwrap_or("");
-            format!("{} (column {col})", &msg[..at])
-        }
-        None => msg,
-    };
-    if msg.contains("unknown variant") {
-        format!("{msg}; kind must be one of: survey, method, system, benchmark, dataset, model")
-    } else if e.is_syntax() || e.is_eof() {
-        format!("malformed JSON: {msg}")
-    } else {
-        msg
-    }
 }
 
 /// Checks across records: ids well-formed and unique, titles present, names unambiguous.

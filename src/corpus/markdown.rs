@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::load::Problem;
+use super::error::Problem;
 use super::paper::{Kind, Paper};
 
 pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {

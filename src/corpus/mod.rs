@@ -4,14 +4,18 @@
 
 pub mod bibtex;
 pub mod delimited;
+pub mod error;
 pub mod fields;
+pub mod files;
 pub mod import;
 pub mod load;
 pub mod markdown;
 pub mod paper;
 
+pub use error::{CorpusError, Problem};
+pub use files::{fingerprint, fingerprint_all};
 pub use import::{Format, LoadOptions};
-pub use load::{Corpus, CorpusError, Problem, fingerprint};
+pub use load::Corpus;
 pub use paper::{Kind, Paper};
 
 use sha2::{Digest, Sha256};

@@ -10,7 +10,6 @@ pub mod path;
 pub mod reading;
 pub mod resolve;
 pub mod retrieve;
-pub mod similarity;
 pub mod topics;
 
 pub use resolve::{

@@ -50,26 +50,7 @@ impl Distance<f32> for UnitCosine {
     }
 }
 
-/// Dot product with eight lanes of accumulation (auto-vectorized in release builds).
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let mut acc = [0.0f32; 8];
-    let ca = a.chunks_exact(8);
-    let cb = b.chunks_exact(8);
-    let tail: f32 = ca
-        .remainder()
-        .iter()
-        .zip(cb.remainder())
-        .map(|(x, y)| x * y)
-        .sum();
-    for (x, y) in ca.zip(cb) {
-        for i in 0..8 {
-            acc[i] += x[i] * y[i];
-        }
-    }
-    acc.iter().sum::<f32>() + tail
-}
+pub use crate::util::vector::dot;
 
 /// hnsw_rs requires 16 layers for its dump format; we keep its default shape.
 const MAX_LAYER: usize = 16;

@@ -552,7 +552,7 @@ impl Index {
         self.meta
             .corpus_fingerprint
             .as_ref()
-            .is_some_and(|f| corpus::import::fingerprint_all(corpus_paths).is_ok_and(|g| &g == f))
+            .is_some_and(|f| corpus::fingerprint_all(corpus_paths).is_ok_and(|g| &g == f))
     }
 
     /// Whether the corpus files at `corpus_path` still have the fingerprint recorded at build

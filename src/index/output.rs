@@ -5,7 +5,7 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::corpus::load::corpus_files;
+use crate::corpus::files::corpus_files;
 use crate::safe_fs;
 
 #[derive(Debug, thiserror::Error)]

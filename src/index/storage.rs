@@ -34,9 +34,12 @@ impl Storage {
         // A regular file within the size limit only: a FIFO or a device would block or never end.
         let (file, len) =
             crate::safe_fs::open_regular(path, crate::safe_fs::MAX_INDEX_FILE).map_err(io)?;
-        // SAFETY: the map is read-only and private to this process; the file is only ever
-        // replaced by rename (`write_atomic`), which leaves the mapped inode intact. A process
-        // truncating it in place could still fault us; no recommend command does that.
+        // SAFETY: `Mmap::map` is a read-only *shared* mapping (MAP_SHARED): writes to the file
+        // by any process show through it, and truncation makes reads past the new end fault
+        // (SIGBUS). We never write through it, and recommend only ever replaces an index by
+        // rename (`write_atomic`), which leaves the mapped inode intact; a process rewriting or
+        // truncating the file in place is outside what this guards against. Every section is
+        // validated (lengths, alignment, checksum) before use.
         match unsafe { Mmap::map(&file) } {
             Ok(map) => Ok(Storage::Mapped(map)),
             Err(_) => {

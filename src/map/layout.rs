@@ -6,6 +6,8 @@
 //! Rust never contracts `a * b + c` into an FMA nor reorders float operations, so the output
 //! is the same bytes on every run and every (IEEE 754) machine.
 
+use crate::util::SplitMix64 as Rng;
+use crate::util::vector::dot_balanced;
 use ndarray::ArrayView2;
 use rayon::prelude::*;
 
@@ -151,28 +153,6 @@ fn spread(y: &mut [[f32; 2]], min_sep: f32, iters: usize) {
     }
 }
 
-/// A small fixed-seed generator (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [-1, 1).
-    fn next_signed(&mut self) -> f32 {
-        ((self.next_u64() >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
-    }
-}
-
 /// `e^x` from basic IEEE operations only (range reduction + Taylor series in f64), so that
 /// it gives the same bits on every platform, unlike the platform `libm`.
 fn exp_det(x: f32) -> f32 {
@@ -207,24 +187,6 @@ fn log2_det(x: f32) -> f32 {
     y / std::f32::consts::LN_2
 }
 
-/// Dot product with a fixed summation order (8 lanes, then a fixed tree).
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0f32; 8];
-    let ca = a.chunks_exact(8);
-    let cb = b.chunks_exact(8);
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for l in 0..8 {
-            acc[l] += x[l] * y[l];
-        }
-    }
-    let mut tail = 0f32;
-    for (x, y) in ra.iter().zip(rb) {
-        tail += x * y;
-    }
-    ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
-}
-
 /// The rows as one contiguous row-major buffer, non-finite entries zeroed, each row scaled to
 /// unit length (zero rows stay zero).
 fn normalized_rows(vectors: ArrayView2<f32>) -> Vec<f32> {
@@ -234,7 +196,7 @@ fn normalized_rows(vectors: ArrayView2<f32>) -> Vec<f32> {
         let start = data.len();
         data.extend(row.iter().map(|&v| if v.is_finite() { v } else { 0.0 }));
         let r = &mut data[start..];
-        let norm = dot(r, r).sqrt();
+        let norm = dot_balanced(r, r).sqrt();
         if norm > 0.0 && norm.is_finite() {
             r.iter_mut().for_each(|v| *v /= norm);
         }
@@ -255,7 +217,7 @@ fn knn(data: &[f32], n: usize, d: usize, k: usize) -> Vec<Vec<(f32, u32)>> {
             for j in 0..n {
                 let rj = row(j);
                 for i in lo..hi {
-                    dist[(i - lo) * n + j] = (1.0 - dot(row(i), rj)).max(0.0);
+                    dist[(i - lo) * n + j] = (1.0 - dot_balanced(row(i), rj)).max(0.0);
                 }
             }
             (lo..hi)
@@ -402,7 +364,7 @@ fn pca_init(data: &[f32], n: usize, d: usize) -> Vec<[f32; 2]> {
                 break;
             }
             // v <- X^T (X v), summed row by row in order.
-            let proj: Vec<f32> = (0..n).map(|i| dot(crow(i), &v)).collect();
+            let proj: Vec<f32> = (0..n).map(|i| dot_balanced(crow(i), &v)).collect();
             let mut next = vec![0f32; d];
             for (i, &p) in proj.iter().enumerate() {
                 for (acc, x) in next.iter_mut().zip(crow(i)) {
@@ -419,7 +381,12 @@ fn pca_init(data: &[f32], n: usize, d: usize) -> Vec<[f32; 2]> {
     }
 
     let mut y: Vec<[f32; 2]> = (0..n)
-        .map(|i| [dot(crow(i), &comps[0]), dot(crow(i), &comps[1])])
+        .map(|i| {
+            [
+                dot_balanced(crow(i), &comps[0]),
+                dot_balanced(crow(i), &comps[1]),
+            ]
+        })
         .collect();
     let max_abs = y
         .iter()
@@ -443,14 +410,14 @@ fn pca_init(data: &[f32], n: usize, d: usize) -> Vec<[f32; 2]> {
 
 fn orthogonalize(v: &mut [f32], basis: &[Vec<f32>]) {
     for b in basis {
-        let p = dot(v, b);
+        let p = dot_balanced(v, b);
         v.iter_mut().zip(b).for_each(|(x, bb)| *x -= p * bb);
     }
 }
 
 /// Scales `v` to unit length; false when it is (numerically) zero.
 fn unit(v: &mut [f32]) -> bool {
-    let norm = dot(v, v).sqrt();
+    let norm = dot_balanced(v, v).sqrt();
     if norm > 1e-20 && norm.is_finite() {
         v.iter_mut().for_each(|x| *x /= norm);
         true
@@ -578,7 +545,7 @@ mod tests {
                     .iter()
                     .map(|&x| x + noise * rng.next_signed())
                     .collect();
-                let norm = dot(&row, &row).sqrt();
+                let norm = dot_balanced(&row, &row).sqrt();
                 row.iter_mut().for_each(|x| *x /= norm);
                 for (j, x) in row.into_iter().enumerate() {
                     a[[c * per + p, j]] = x;

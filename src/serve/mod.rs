@@ -26,13 +26,12 @@ use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result};
 use axum::Router;
-use axum::extract::rejection::{PathRejection, QueryRejection};
-use axum::extract::{Path as UrlPath, Query, Request, State};
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path as UrlPath, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Json, Response};
 use axum::routing::get;
-use clap::ValueEnum;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -41,10 +40,10 @@ use recommend::engine::{Hit, Mode, ResolveError};
 use recommend::index::Index;
 use recommend::model::Embedder;
 use recommend::render::records::{ResultRecord, result_records};
-use recommend::session::{ModelState, QueryOptions, Session, SessionError, check_query};
+use recommend::session::{ModelState, Session, SessionError, check_query};
 
 use crate::app::{self, UsageError};
-use crate::cli::{CommonArgs, KindArg, ModeArg};
+use crate::cli::{CommonArgs, KindArg};
 
 /// Largest `k` a request may ask for.
 pub const MAX_K: usize = 100;
@@ -56,6 +55,10 @@ pub const MAX_LIMIT: usize = 1000;
 pub const MAX_URI_BYTES: usize = 8 * 1024;
 /// Largest index the `/map` page is drawn for: the map computes neighbours of every paper.
 pub const MAP_MAX_PAPERS: usize = 10_000;
+
+mod params;
+
+use params::{Params, RawQuery, with_query_params};
 
 const PAGE: &str = include_str!("page.html");
 
@@ -177,7 +180,7 @@ fn router(state: Arc<AppState>) -> Router {
 // ---------------------------------------------------------------- errors
 
 /// An error answer: a status and a JSON body with at least `error`.
-struct ApiError(StatusCode, Value);
+pub(super) struct ApiError(StatusCode, Value);
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
@@ -185,7 +188,7 @@ impl IntoResponse for ApiError {
     }
 }
 
-fn bad(parameter: &str, error: impl std::fmt::Display) -> ApiError {
+pub(super) fn bad(parameter: &str, error: impl std::fmt::Display) -> ApiError {
     ApiError(
         StatusCode::BAD_REQUEST,
         json!({"error": error.to_string(), "parameter": parameter}),
@@ -282,108 +285,6 @@ async fn only_get() -> Response {
         json!({"error": "only GET is served"}),
     )
     .into_response()
-}
-
-// ---------------------------------------------------------------- parameters
-
-/// The query string of one request, checked against the names an endpoint takes.
-struct Params(Vec<(String, String)>);
-
-type RawQuery = Result<Query<Vec<(String, String)>>, QueryRejection>;
-
-impl Params {
-    fn new(q: RawQuery, allowed: &[&str]) -> Result<Params, ApiError> {
-        let Query(pairs) = q.map_err(|e| bad("", format!("malformed query string: {e}")))?;
-        if let Some((name, _)) = pairs.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
-            return Err(bad(
-                name,
-                format!(
-                    "unknown parameter {name:?}; this endpoint takes {}",
-                    allowed.join(", ")
-                ),
-            ));
-        }
-        Ok(Params(pairs))
-    }
-
-    fn all(&self, name: &str) -> Vec<String> {
-        self.0
-            .iter()
-            .filter(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-            .collect()
-    }
-
-    fn one(&self, name: &str) -> Result<Option<String>, ApiError> {
-        match &self.all(name)[..] {
-            [] => Ok(None),
-            [v] => Ok(Some(v.clone())),
-            _ => Err(bad(name, format!("{name} is given more than once"))),
-        }
-    }
-
-    fn number(&self, name: &str, default: usize, max: usize) -> Result<usize, ApiError> {
-        let Some(v) = self.one(name)? else {
-            return Ok(default);
-        };
-        match v.trim().parse::<usize>() {
-            Ok(n) if (1..=max).contains(&n) => Ok(n),
-            _ => Err(bad(
-                name,
-                format!("{name} must be a whole number from 1 to {max}, not {v:?}"),
-            )),
-        }
-    }
-
-    fn flag(&self, name: &str) -> Result<bool, ApiError> {
-        match self.one(name)?.as_deref().map(str::trim) {
-            None | Some("0" | "false" | "no") => Ok(false),
-            Some("" | "1" | "true" | "yes") => Ok(true),
-            Some(v) => Err(bad(
-                name,
-                format!("{name} must be true or false, not {v:?}"),
-            )),
-        }
-    }
-
-    fn choice<T: ValueEnum>(&self, name: &str) -> Result<Option<T>, ApiError> {
-        let Some(v) = self.one(name)? else {
-            return Ok(None);
-        };
-        T::from_str(v.trim(), true).map(Some).map_err(|_| {
-            let names: Vec<String> = T::value_variants()
-                .iter()
-                .filter_map(|x| x.to_possible_value().map(|p| p.get_name().to_string()))
-                .collect();
-            bad(
-                name,
-                format!("{name} must be one of {}, not {v:?}", names.join(", ")),
-            )
-        })
-    }
-
-    /// `k`, `mode`, `topic`, `kind`, `open_source`, as the CLI's flags.
-    fn query_options(&self, session: &Session) -> Result<QueryOptions, ApiError> {
-        let q = QueryOptions {
-            top: self.number("k", 10, MAX_K)?,
-            mode: app::mode_of(self.choice::<ModeArg>("mode")?.unwrap_or(ModeArg::Hybrid)),
-            filters: recommend::engine::Filters {
-                topic: self.one("topic")?.filter(|t| !t.trim().is_empty()),
-                kind: self.choice::<KindArg>("kind")?.map(app::kind_of),
-                open_source: self.flag("open_source")?,
-            },
-        };
-        session
-            .check_filters(&q.filters)
-            .map_err(|e| bad("topic", e))?;
-        Ok(q)
-    }
-}
-
-const QUERY_PARAMS: [&str; 5] = ["k", "mode", "topic", "kind", "open_source"];
-
-fn with_query_params(extra: &[&'static str]) -> Vec<&'static str> {
-    extra.iter().copied().chain(QUERY_PARAMS).collect()
 }
 
 // ---------------------------------------------------------------- records

@@ -76,23 +76,12 @@ const HIGHLIGHTS: [&str; 6] = [
     "系统梳理了该方向的代表性工作与开放问题。",
 ];
 
-/// SplitMix64, for fixed synthetic data.
-pub struct Rng(pub u64);
+use recommend::util::SplitMix64 as Rng;
 
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    pub fn signed(&mut self) -> f32 {
-        ((self.next_u64() >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
+/// Uniform in `0..n` by modulo, as the fixtures were generated (the library's `below`
+/// multiplies instead, which would change the data).
+fn below(rng: &mut Rng, n: usize) -> usize {
+    (rng.next_u64() % n as u64) as usize
 }
 
 /// `clusters` groups of about `n / clusters` unit vectors (dimension `d`); returns the vectors
@@ -105,14 +94,17 @@ pub fn clustered_vectors(
 ) -> (Array2<f32>, Vec<usize>) {
     let mut rng = Rng(seed);
     let centres: Vec<Vec<f32>> = (0..clusters)
-        .map(|_| (0..d).map(|_| rng.signed()).collect())
+        .map(|_| (0..d).map(|_| rng.next_signed()).collect())
         .collect();
     let mut a = Array2::<f32>::zeros((n, d));
     let mut group = Vec::with_capacity(n);
     for i in 0..n {
         // Uneven sizes: some topics are bigger than others.
         let c = (i * i / n + i) % clusters;
-        let row: Vec<f32> = centres[c].iter().map(|&x| x + 0.9 * rng.signed()).collect();
+        let row: Vec<f32> = centres[c]
+            .iter()
+            .map(|&x| x + 0.9 * rng.next_signed())
+            .collect();
         let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt();
         for (j, x) in row.iter().enumerate() {
             a[[i, j]] = x / norm;
@@ -145,17 +137,17 @@ pub fn sample(n: usize, focus: bool) -> (MapData, Array2<f32>) {
     let points: Vec<MapPoint> = (0..n)
         .map(|i| {
             let c = group[i];
-            let name = NAMES[rng.below(NAMES.len())];
+            let name = NAMES[below(&mut rng, NAMES.len())];
             let title = format!(
                 "{name}-{i}: {} {}",
-                PHRASES[rng.below(PHRASES.len())],
+                PHRASES[below(&mut rng, PHRASES.len())],
                 SUBJECTS[c]
             );
             MapPoint {
                 id: format!("paper-{i}"),
                 title,
                 topic: TOPICS[c].1.to_string(),
-                highlight: HIGHLIGHTS[rng.below(HIGHLIGHTS.len())].to_string(),
+                highlight: HIGHLIGHTS[below(&mut rng, HIGHLIGHTS.len())].to_string(),
                 kind: if c == 0 {
                     "survey"
                 } else if c == 8 {
@@ -227,8 +219,8 @@ pub fn sample_with_coords(n: usize) -> (MapData, Vec<[f32; 2]>) {
     let centres: Vec<[f32; 2]> = (0..TOPICS.len())
         .map(|_| {
             [
-                0.15 + 0.7 * (rng.signed() + 1.0) / 2.0,
-                0.15 + 0.7 * (rng.signed() + 1.0) / 2.0,
+                0.15 + 0.7 * (rng.next_signed() + 1.0) / 2.0,
+                0.15 + 0.7 * (rng.next_signed() + 1.0) / 2.0,
             ]
         })
         .collect();
@@ -251,8 +243,8 @@ pub fn sample_with_coords(n: usize) -> (MapData, Vec<[f32; 2]>) {
             cluster: c,
         });
         xy.push([
-            (centres[c][0] + 0.12 * rng.signed()).clamp(0.0, 1.0),
-            (centres[c][1] + 0.12 * rng.signed()).clamp(0.0, 1.0),
+            (centres[c][0] + 0.12 * rng.next_signed()).clamp(0.0, 1.0),
+            (centres[c][1] + 0.12 * rng.next_signed()).clamp(0.0, 1.0),
         ]);
     }
     data.related = (0..n)

@@ -1,0 +1,63 @@
+//! What can be wrong with a corpus: a located [`Problem`], and the [`CorpusError`] of a load.
+//! Shared by the loader and every importer, so they need not know each other.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// One thing wrong with a corpus file, located by file and line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    pub path: PathBuf,
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.path.display(), self.line, self.message)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CorpusError {
+    // The OS error is part of the message, not a `source`: `{:#}` would print it twice.
+    #[error("cannot read corpus {}: {error}", path.display())]
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{} problem(s) in the corpus; fix them and run again:\n{}", problems.len(), list(problems))]
+    Invalid { problems: Vec<Problem> },
+    #[error("{}: no papers found (expected {})", path.display(), expected)]
+    Empty {
+        path: PathBuf,
+        expected: &'static str,
+    },
+    #[error(
+        "{}: unknown corpus format; use .jsonl (one JSON object per line), .bib (BibTeX), .csv \
+         or .tsv (with a header row), .md (an awesome-list), or a directory of such files; \
+         --corpus-format says the format of a file with another extension",
+        path.display()
+    )]
+    UnknownFormat { path: PathBuf },
+}
+
+impl CorpusError {
+    /// A problem of the corpus itself (invalid, empty, unknown format) rather than of reading it.
+    pub fn is_input(&self) -> bool {
+        !matches!(self, CorpusError::Io { .. })
+    }
+}
+
+fn list(problems: &[Problem]) -> String {
+    const SHOWN: usize = 25;
+    let mut s: Vec<String> = problems
+        .iter()
+        .take(SHOWN)
+        .map(|p| format!("  {p}"))
+        .collect();
+    if problems.len() > SHOWN {
+        s.push(format!("  ... and {} more", problems.len() - SHOWN));
+    }
+    s.join("\n")
+}

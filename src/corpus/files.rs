@@ -1,0 +1,116 @@
+//! Which files a corpus path stands for, and their fingerprint: what an index records to
+//! recognise an unchanged corpus without parsing it.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::error::CorpusError;
+use super::import::Format;
+
+/// The files a corpus path stands for: the path itself, or a directory's corpus files
+/// ([`Format::in_directory`]) in name order. Each must be a regular file (a FIFO or a device
+/// would block or never end).
+pub fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
+    let io = |error| CorpusError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_dir() {
+        crate::safe_fs::check_regular(path, crate::safe_fs::MAX_CORPUS_FILE).map_err(io)?;
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut v: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| Format::in_directory(p))
+        .collect();
+    v.sort();
+    for f in &v {
+        crate::safe_fs::check_regular(f, crate::safe_fs::MAX_CORPUS_FILE).map_err(|error| {
+            CorpusError::Io {
+                path: f.clone(),
+                error,
+            }
+        })?;
+    }
+    if v.is_empty() {
+        return Err(CorpusError::Empty {
+            path: path.to_path_buf(),
+            expected: "at least one .jsonl, .bib, .csv or .tsv file in the directory",
+        });
+    }
+    Ok(v)
+}
+
+/// A cheap fingerprint of the bytes of the files [`Corpus::load`] would read at `path`: their
+/// names, lengths and CRC-32s. Equal fingerprints mean equal files (short of a deliberate
+/// collision), so an index can skip parsing an unchanged corpus; a different fingerprint only
+/// means "parse and compare [`super::content_hash`]" (reformatting changes the bytes, not the
+/// content).
+pub fn fingerprint(path: &Path) -> Result<String, CorpusError> {
+    let mut parts = Vec::new();
+    for file in corpus_files(path)? {
+        let io = |error| CorpusError::Io {
+            path: file.clone(),
+            error,
+        };
+        let (f, _) =
+            crate::safe_fs::open_regular(&file, crate::safe_fs::MAX_CORPUS_FILE).map_err(io)?;
+        let (len, crc) = stream_crc(f).map_err(io)?;
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+        parts.push(format!("{}:{len}:{crc:08x}", name.unwrap_or_default()));
+    }
+    Ok(parts.join(";"))
+}
+
+/// [`fingerprint`] of several corpus paths, one per line (for one path, its fingerprint).
+pub fn fingerprint_all(paths: &[PathBuf]) -> Result<String, CorpusError> {
+    let parts: Result<Vec<String>, CorpusError> = paths.iter().map(|p| fingerprint(p)).collect();
+    Ok(parts?.join("\n"))
+}
+
+/// Length and CRC-32 of what `f` holds, read in blocks (never mapped: a file truncated while
+/// it is read only ends the read early, where a mapping would die of SIGBUS). At most
+/// [`crate::safe_fs::MAX_CORPUS_FILE`] + 1 bytes are read, so a file growing meanwhile cannot
+/// keep it reading forever; it then fingerprints differently, and the content check runs.
+fn stream_crc(f: std::fs::File) -> std::io::Result<(usize, u32)> {
+    let mut reader = f.take(crate::safe_fs::MAX_CORPUS_FILE + 1);
+    let mut hasher = crc32fast::Hasher::new();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut len = 0usize;
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                hasher.update(&buf[..n]);
+                len += n;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((len, hasher.finalize()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprint_is_name_length_and_crc_of_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("papers.jsonl");
+        // Larger than one read block, so the streaming hash spans several.
+        let bytes: Vec<u8> = (0..200_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let want = format!(
+            "papers.jsonl:{}:{:08x}",
+            bytes.len(),
+            crc32fast::hash(&bytes)
+        );
+        assert_eq!(fingerprint(&path).unwrap(), want);
+        std::fs::write(&path, &bytes[..1000]).unwrap();
+        assert_ne!(fingerprint(&path).unwrap(), want);
+    }
+}

@@ -1,0 +1,111 @@
+//! The query string of a request: checked against the names an endpoint takes, and read as
+//! numbers, flags and choices with a 400 naming the parameter when malformed.
+
+use axum::extract::Query;
+use axum::extract::rejection::QueryRejection;
+use clap::ValueEnum;
+
+use super::{ApiError, MAX_K, bad};
+use crate::app;
+use crate::cli::{KindArg, ModeArg};
+use recommend::session::{QueryOptions, Session};
+
+/// The query string of one request, checked against the names an endpoint takes.
+pub(super) struct Params(Vec<(String, String)>);
+
+pub(super) type RawQuery = Result<Query<Vec<(String, String)>>, QueryRejection>;
+
+impl Params {
+    pub(super) fn new(q: RawQuery, allowed: &[&str]) -> Result<Params, ApiError> {
+        let Query(pairs) = q.map_err(|e| bad("", format!("malformed query string: {e}")))?;
+        if let Some((name, _)) = pairs.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
+            return Err(bad(
+                name,
+                format!(
+                    "unknown parameter {name:?}; this endpoint takes {}",
+                    allowed.join(", ")
+                ),
+            ));
+        }
+        Ok(Params(pairs))
+    }
+
+    pub(super) fn all(&self, name: &str) -> Vec<String> {
+        self.0
+            .iter()
+            .filter(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    pub(super) fn one(&self, name: &str) -> Result<Option<String>, ApiError> {
+        match &self.all(name)[..] {
+            [] => Ok(None),
+            [v] => Ok(Some(v.clone())),
+            _ => Err(bad(name, format!("{name} is given more than once"))),
+        }
+    }
+
+    pub(super) fn number(&self, name: &str, default: usize, max: usize) -> Result<usize, ApiError> {
+        let Some(v) = self.one(name)? else {
+            return Ok(default);
+        };
+        match v.trim().parse::<usize>() {
+            Ok(n) if (1..=max).contains(&n) => Ok(n),
+            _ => Err(bad(
+                name,
+                format!("{name} must be a whole number from 1 to {max}, not {v:?}"),
+            )),
+        }
+    }
+
+    pub(super) fn flag(&self, name: &str) -> Result<bool, ApiError> {
+        match self.one(name)?.as_deref().map(str::trim) {
+            None | Some("0" | "false" | "no") => Ok(false),
+            Some("" | "1" | "true" | "yes") => Ok(true),
+            Some(v) => Err(bad(
+                name,
+                format!("{name} must be true or false, not {v:?}"),
+            )),
+        }
+    }
+
+    pub(super) fn choice<T: ValueEnum>(&self, name: &str) -> Result<Option<T>, ApiError> {
+        let Some(v) = self.one(name)? else {
+            return Ok(None);
+        };
+        T::from_str(v.trim(), true).map(Some).map_err(|_| {
+            let names: Vec<String> = T::value_variants()
+                .iter()
+                .filter_map(|x| x.to_possible_value().map(|p| p.get_name().to_string()))
+                .collect();
+            bad(
+                name,
+                format!("{name} must be one of {}, not {v:?}", names.join(", ")),
+            )
+        })
+    }
+
+    /// `k`, `mode`, `topic`, `kind`, `open_source`, as the CLI's flags.
+    pub(super) fn query_options(&self, session: &Session) -> Result<QueryOptions, ApiError> {
+        let q = QueryOptions {
+            top: self.number("k", 10, MAX_K)?,
+            mode: app::mode_of(self.choice::<ModeArg>("mode")?.unwrap_or(ModeArg::Hybrid)),
+            filters: recommend::engine::Filters {
+                topic: self.one("topic")?.filter(|t| !t.trim().is_empty()),
+                kind: self.choice::<KindArg>("kind")?.map(app::kind_of),
+                open_source: self.flag("open_source")?,
+            },
+        };
+        session
+            .check_filters(&q.filters)
+            .map_err(|e| bad("topic", e))?;
+        Ok(q)
+    }
+}
+
+const QUERY_PARAMS: [&str; 5] = ["k", "mode", "topic", "kind", "open_source"];
+
+pub(super) fn with_query_params(extra: &[&'static str]) -> Vec<&'static str> {
+    extra.iter().copied().chain(QUERY_PARAMS).collect()
+}

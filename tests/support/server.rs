@@ -1,0 +1,67 @@
+//! `recommend serve` on a free loopback port, stopped when dropped.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Server {
+    pub child: Child,
+    /// `http://127.0.0.1:PORT`
+    pub base: String,
+    _log: std::thread::JoinHandle<()>,
+}
+
+impl Server {
+    /// Start the real binary on `index`, reading the bound address from its start-up line.
+    pub fn start(index: &Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_recommend"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--index"])
+            .arg(index)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start recommend serve");
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let first = lines
+            .next()
+            .expect("a start-up line")
+            .expect("readable stderr");
+        let addr = first
+            .split("listening on http://")
+            .nth(1)
+            .and_then(|s| s.split('/').next())
+            .unwrap_or_else(|| panic!("no address in the start-up line: {first}"))
+            .to_string();
+        // Keep draining stderr so the server never blocks on a full pipe.
+        let log = std::thread::spawn(move || for _ in lines {});
+        Server {
+            child,
+            base: format!("http://{addr}"),
+            _log: log,
+        }
+    }
+
+    /// Wait (up to 5 minutes) until `/healthz` says the model is ready; panic if it failed.
+    pub fn wait_for_model(&self) {
+        let start = Instant::now();
+        loop {
+            let mut r = ureq::get(&format!("{}/healthz", self.base)).call().unwrap();
+            let h: serde_json::Value =
+                serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap();
+            match h["model"].as_str() {
+                Some("ready") => return,
+                Some("unavailable") => panic!("the model did not load: {}", h["model_error"]),
+                _ if start.elapsed() > Duration::from_secs(300) => panic!("model still loading"),
+                _ => std::thread::sleep(Duration::from_millis(200)),
+            }
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
