@@ -255,7 +255,7 @@ fn given_knn(data: &[f32], d: usize, lists: &[Vec<usize>]) -> Vec<Vec<(f32, u32)
             let mut out: Vec<(f32, u32)> = l
                 .iter()
                 .filter(|&&j| j < n && j != i)
-                .map(|&j| ((1.0 - dot(row(i), row(j))).max(0.0), j as u32))
+                .map(|&j| ((1.0 - dot_balanced(row(i), row(j))).max(0.0), j as u32))
                 .collect();
             out.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             out.dedup_by_key(|e| e.1);
