@@ -488,6 +488,11 @@ fn search(
     let embedder = if mode == Mode::Lexical {
         None
     } else {
+        if mode == Mode::Hybrid {
+            // The query's Chinese words are segmented by jieba (~0.1 s to build): overlap it
+            // with the model load.
+            recommend::text::segment::warm_up();
+        }
         let e = load_embedder(common, false)?;
         check_model(common, &index, &e)?;
         Some(e)

