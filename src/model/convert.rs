@@ -69,15 +69,6 @@ impl Pipeline {
         }
     }
 
-    /// The same pipeline for a vocabulary where `<s>` and `</s>` have other ids (the reduced
-    /// tokenizers of [`super::fasttok`] renumber the pieces they keep).
-    pub fn with_special_ids(&self, bos: u32, eos: u32) -> Pipeline {
-        let mut p = self.clone();
-        p.bos.1 = bos;
-        p.eos.1 = eos;
-        p
-    }
-
     /// The normalizer: the table's replacements where they differ from NFKC, NFKC, collapsing
     /// runs of spaces, stripping both ends (SentencePiece's nmt_nfkc + remove_extra_whitespaces).
     pub fn normalizer(&self) -> Result<Sequence, ModelError> {

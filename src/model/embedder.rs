@@ -1,16 +1,26 @@
-//! The embedder: token ids from the tokenizer, vectors from the ONNX Runtime encoder
-//! ([`super::runtime`]), with e5 prefixes, length-sorted batching and a tokenizer built in
-//! parallel with the session.
+//! The embedder: fastembed's `TextEmbedding` over the converted model (the optimised
+//! `model.ort` when the install has one), with e5 prefixes, length-sorted batching and a
+//! tokenizer built in parallel with the ONNX Runtime session.
+//!
+//! fastembed creates the session, tokenizes, runs the model and mean-pools. Its `tokenizer`
+//! field is public: a query runs with a reduced tokenizer built for its own text
+//! ([`super::fasttok`], ~50 ms on the loaded 2-core machine) instead of the 250k-piece one
+//! (about a second, built on a spare thread once a process embeds a second time).
 
-use super::fasttok::{Toks, VocabIndex};
+use super::fasttok::VocabIndex;
 use super::onnx::Variant;
 use super::provision::{ModelFiles, ort_lib_override};
-use super::runtime::{self, Encoder, SessionSource};
+use super::runtime;
 use super::{DIM, ModelError};
+use fastembed::{
+    InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
+};
+use ort::environment::Environment;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-use tokenizers::Tokenizer;
+use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer};
 
 /// How a text is used; e5 was trained with these prefixes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -99,24 +109,45 @@ pub struct Embedder {
 }
 
 struct State {
-    encoder: Encoder,
-    /// The full tokenizer, once built; until then each call builds a reduced one.
-    full: Option<Toks>,
+    te: TextEmbedding,
+    /// `te.tokenizer` is the full tokenizer; until it is, each call builds a reduced one and
+    /// `te.tokenizer` holds the placeholder between calls.
+    full: bool,
+    /// Texts embedded with per-call reduced tokenizers so far.
+    reduced_texts: usize,
+    /// The full tokenizer being built on a spare thread (see `embed_with_progress`).
+    pending: Option<JoinHandle<Result<Tokenizer, ModelError>>>,
 }
 
-/// A call with more texts than this builds the full tokenizer (once, ~1 s) instead of a reduced
-/// one: a reduced tokenizer costs about a millisecond per query-sized text, so a server or a
-/// batch of queries never needs the full one (nor its ~100 MB).
+/// After this many texts through per-call reduced tokenizers, build the full one at once.
 const REDUCED_BUDGET: usize = 512;
 
 fn read(path: &Path) -> Result<Vec<u8>, ModelError> {
     std::fs::read(path).map_err(|e| ModelError::io(path, e))
 }
 
-/// The full tokenizer with truncation to `max_tokens` (the model's window, 512, unless
-/// [`EmbedderOptions::max_tokens`] says less). Padding is the encoder's job.
-fn full_toks(index: &VocabIndex, max_tokens: usize) -> Result<Toks, ModelError> {
-    Ok(Toks::full(index.full()?).truncate_to(max_tokens))
+/// Padding as fastembed configures it (pad to the longest in the batch); truncation to
+/// `max_tokens` (the model's window, 512, is part of the tokenizer itself; a smaller
+/// [`EmbedderOptions::max_tokens`] cuts further).
+fn configure(mut tok: Tokenizer, max_tokens: usize) -> Tokenizer {
+    let pad_id = tok.token_to_id("<pad>").unwrap_or(1);
+    tok.with_padding(Some(PaddingParams {
+        strategy: PaddingStrategy::BatchLongest,
+        pad_id,
+        pad_token: "<pad>".into(),
+        ..Default::default()
+    }));
+    if max_tokens < super::convert::MAX_LENGTH {
+        let _ = tok.with_truncation(Some(tokenizers::TruncationParams {
+            max_length: max_tokens.max(2),
+            ..Default::default()
+        }));
+    }
+    tok
+}
+
+fn full_tokenizer(index: &VocabIndex, max_tokens: usize) -> Result<Tokenizer, ModelError> {
+    Ok(configure(index.full()?, max_tokens))
 }
 
 /// Load `tokenizer.json` (used by tests to check the fast path against it).
@@ -126,10 +157,62 @@ pub fn load_tokenizer_json(path: &Path) -> Result<Tokenizer, ModelError> {
         .map_err(|e| ModelError::Tokenizer(format!("{}: {e}", path.display())))
 }
 
+/// A trivial tokenizer that lets fastembed build its `TextEmbedding` at once; the real one
+/// (full, or reduced per call) replaces it before any use.
+fn placeholder_tokenizer() -> TokenizerFiles {
+    TokenizerFiles {
+        tokenizer_file: br#"{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],
+            "normalizer":null,"pre_tokenizer":{"type":"Whitespace"},"post_processor":null,
+            "decoder":null,"model":{"type":"WordLevel","unk_token":"<unk>",
+            "vocab":{"<s>":0,"<pad>":1,"</s>":2,"<unk>":3}}}"#
+            .to_vec(),
+        config_file: br#"{"pad_token_id":1}"#.to_vec(),
+        special_tokens_map_file: b"{}".to_vec(),
+        tokenizer_config_file: br#"{"model_max_length":512,"pad_token":"<pad>"}"#.to_vec(),
+    }
+}
+
+fn fe_err(e: fastembed::Error) -> ModelError {
+    ModelError::Runtime(e.to_string())
+}
+
+/// fastembed's `TextEmbedding` over `graph` (the bytes of `model.ort` or `model.onnx`: ONNX
+/// Runtime recognises either format from memory). fastembed drops `graph` once the session
+/// exists; ONNX Runtime keeps its own copy (no option to use the bytes in place is set).
+fn text_embedding(
+    env: &Environment,
+    graph: Vec<u8>,
+    threads: usize,
+) -> Result<TextEmbedding, ModelError> {
+    let init = InitOptionsUserDefined::new()
+        .with_environment(env.clone())
+        .with_max_length(super::convert::MAX_LENGTH)
+        .with_intra_threads(threads.max(1));
+    let model =
+        UserDefinedEmbeddingModel::new(graph, placeholder_tokenizer()).with_pooling(Pooling::Mean);
+    TextEmbedding::try_new_from_user_defined(model, init).map_err(fe_err)
+}
+
+/// The session from the optimised graph when the install has a loadable one (an unreadable or
+/// incompatible `model.ort` is not an error: the model still works), else from `model.onnx`.
+/// `true` when it came from `model.ort`.
+fn open_session(
+    env: &Environment,
+    files: &ModelFiles,
+    threads: usize,
+) -> Result<(TextEmbedding, bool), ModelError> {
+    if let Some(path) = &files.optimized
+        && let Ok(te) = read(path).and_then(|bytes| text_embedding(env, bytes, threads))
+    {
+        return Ok((te, true));
+    }
+    Ok((text_embedding(env, read(&files.onnx)?, threads)?, false))
+}
+
 impl Embedder {
-    /// Load the model. Builds the tokenizer on a second thread while ONNX Runtime creates the
-    /// session (from the optimised `model.ort` when the install has one). Never panics on a
-    /// missing or broken library: returns an error.
+    /// Load the model. Builds the tokenizer on a second thread while fastembed creates the
+    /// ONNX Runtime session (from the optimised `model.ort` when the install has one). Never
+    /// panics on a missing or broken library: returns an error.
     pub fn load(files: &ModelFiles, options: EmbedderOptions) -> Result<Embedder, ModelError> {
         let t0 = Instant::now();
         let lib = options
@@ -147,7 +230,7 @@ impl Embedder {
             let t = Instant::now();
             let index = VocabIndex::load(&weights)?;
             let full = if want_full {
-                Some(full_toks(&index, max_tokens)?)
+                Some(full_tokenizer(&index, max_tokens)?)
             } else {
                 None
             };
@@ -160,17 +243,24 @@ impl Embedder {
                 .map(|n| n.get())
                 .unwrap_or(1)
         });
-        // `<pad>` is id 1 in XLM-R; padded positions are masked out, so the id only has to be
-        // a valid row.
-        let session = Encoder::open(&env, &files.onnx, files.optimized.as_deref(), threads, 1);
+        let session = open_session(&env, files, threads);
         let session_time = t1.elapsed();
         let joined = tok_thread
             .join()
             .map_err(|_| ModelError::Tokenizer("tokenizer thread panicked".into()))?;
-        let (encoder, source) = session?;
+        let (mut te, optimized) = session?;
         let (index, full, tok_time) = joined?;
+        let has_full = full.is_some();
+        if let Some(full) = full {
+            te.tokenizer = full;
+        }
         Ok(Embedder {
-            inner: Mutex::new(State { encoder, full }),
+            inner: Mutex::new(State {
+                te,
+                full: has_full,
+                reduced_texts: 0,
+                pending: None,
+            }),
             index: Arc::new(index),
             variant: files.variant,
             options,
@@ -179,7 +269,7 @@ impl Embedder {
                 tokenizer: tok_time,
                 session: session_time,
                 total: t0.elapsed(),
-                optimized: source == SessionSource::Optimized,
+                optimized,
             },
         })
     }
@@ -213,23 +303,39 @@ impl Embedder {
     pub fn tokenize(&self, text: &str, role: Role) -> Result<Vec<u32>, ModelError> {
         let input = format!("{}{}", role.prefix(), text);
         let st = self.lock()?;
-        let mut ids = match &st.full {
-            Some(full) => full.encode_batch(&[input.as_str()])?,
-            None => self
-                .index
-                .reduced_for(&[input.as_str()])?
-                .truncate_to(self.options.max_tokens)
-                .encode_batch(&[input.as_str()])?,
+        let enc = if st.full {
+            st.te.tokenizer.encode(input.as_str(), true)
+        } else {
+            configure(
+                self.index.reduced_for(&[input.as_str()])?,
+                self.options.max_tokens,
+            )
+            .encode(input.as_str(), true)
         };
-        ids.pop()
-            .ok_or_else(|| ModelError::Tokenizer("no encoding returned".into()))
+        Ok(enc
+            .map_err(|e| ModelError::Tokenizer(e.to_string()))?
+            .get_ids()
+            .to_vec())
     }
 
-    /// Build the full tokenizer now (otherwise built only for calls of more than 512 texts).
+    /// Build the full tokenizer now (otherwise built from the second call on, or at once for
+    /// more than 512 texts).
     pub fn prepare_full_tokenizer(&self) -> Result<(), ModelError> {
         let mut st = self.lock()?;
-        if st.full.is_none() {
-            st.full = Some(full_toks(&self.index, self.options.max_tokens)?);
+        self.install_full(&mut st)
+    }
+
+    /// Make the full tokenizer `te.tokenizer`: the one being built on a spare thread if any,
+    /// else built here.
+    fn install_full(&self, st: &mut State) -> Result<(), ModelError> {
+        if !st.full {
+            st.te.tokenizer = match st.pending.take() {
+                Some(h) => h
+                    .join()
+                    .map_err(|_| ModelError::Tokenizer("tokenizer thread panicked".into()))??,
+                None => full_tokenizer(&self.index, self.options.max_tokens)?,
+            };
+            st.full = true;
         }
         Ok(())
     }
@@ -275,33 +381,62 @@ impl Embedder {
             .collect();
         let refs: Vec<&str> = prefixed.iter().map(|s| s.as_str()).collect();
         let mut st = self.lock()?;
-        if st.full.is_none() && refs.len() > REDUCED_BUDGET {
-            st.full = Some(full_toks(&self.index, self.options.max_tokens)?);
+        if !st.full {
+            // fastembed needs real token ids, so a reduced tokenizer keeps all 250k ids (most
+            // of them empty pieces) and costs tens of ms per call; the full one costs ~1 s
+            // once. A process that embeds a second time is likely to go on (a server, batch
+            // queries): build the full one on a spare thread from then on and switch when it
+            // is ready; a one-query process never pays for it. Large inputs build it at once.
+            let ready = st.pending.as_ref().is_some_and(JoinHandle::is_finished);
+            if ready || st.reduced_texts + refs.len() > REDUCED_BUDGET {
+                self.install_full(&mut st)?;
+            } else if st.pending.is_none() && st.reduced_texts > 0 {
+                let index = Arc::clone(&self.index);
+                let max_tokens = self.options.max_tokens;
+                st.pending = Some(std::thread::spawn(move || {
+                    full_tokenizer(&index, max_tokens)
+                }));
+            }
         }
-        let ids = match &st.full {
-            Some(full) => full.encode_batch(&refs)?,
-            None => self
-                .index
-                .reduced_for(&refs)?
-                .truncate_to(self.options.max_tokens)
-                .encode_batch(&refs)?,
+        let saved = if st.full {
+            None
+        } else {
+            st.reduced_texts += refs.len();
+            let reduced = configure(self.index.reduced_for(&refs)?, self.options.max_tokens);
+            Some(std::mem::replace(&mut st.te.tokenizer, reduced))
         };
-        self.run_batches(&mut st.encoder, &ids, progress)
+        let result = self.run_batches(&mut st.te, &refs, progress);
+        if let Some(placeholder) = saved {
+            st.te.tokenizer = placeholder;
+        }
+        result
     }
 
-    /// Run the encoder over `ids` in batches of similar lengths (sorted: little padding), each
+    /// Run fastembed over `texts` in batches of similar lengths (sorted: little padding), each
     /// within [`EmbedderOptions::batch_size`] texts and [`EmbedderOptions::max_batch_tokens`]
     /// padded tokens. Vectors come back in input order.
     fn run_batches(
         &self,
-        encoder: &mut Encoder,
-        ids: &[Vec<u32>],
+        te: &mut TextEmbedding,
+        texts: &[&str],
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Vec<Vec<f32>>, ModelError> {
-        let mut order: Vec<usize> = (0..ids.len()).collect();
-        order.sort_by_key(|&i| ids[i].len());
+        // Token counts (cheap next to the model) to sort by length and cut padding; one text
+        // needs neither.
+        let lens: Vec<usize> = if texts.len() == 1 {
+            vec![1]
+        } else {
+            te.tokenizer
+                .encode_batch(texts.to_vec(), true)
+                .map_err(|e| ModelError::Tokenizer(e.to_string()))?
+                .iter()
+                .map(|e| e.get_attention_mask().iter().filter(|&&m| m == 1).count())
+                .collect()
+        };
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| lens[i]);
 
-        let mut out: Vec<Vec<f32>> = vec![Vec::new(); ids.len()];
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
         let batch_size = self.options.batch_size.max(1);
         let max_tokens = self.options.max_batch_tokens.max(1);
         let mut start = 0;
@@ -310,12 +445,12 @@ impl Embedder {
             let mut end = start + 1;
             while end < order.len()
                 && end - start < batch_size
-                && (end - start + 1) * ids[order[end]].len() <= max_tokens
+                && (end - start + 1) * lens[order[end]] <= max_tokens
             {
                 end += 1;
             }
-            let batch: Vec<Vec<u32>> = order[start..end].iter().map(|&i| ids[i].clone()).collect();
-            let vecs = encoder.embed(&batch)?;
+            let batch: Vec<&str> = order[start..end].iter().map(|&i| texts[i]).collect();
+            let vecs = te.embed(&batch, Some(batch.len())).map_err(fe_err)?;
             if vecs.len() != batch.len() {
                 return Err(ModelError::Runtime(format!(
                     "model returned {} vectors for {} texts",
@@ -324,10 +459,16 @@ impl Embedder {
                 )));
             }
             for (&i, v) in order[start..end].iter().zip(vecs) {
+                if v.len() != DIM {
+                    return Err(ModelError::Runtime(format!(
+                        "model returned a {}-d vector, expected {DIM}",
+                        v.len()
+                    )));
+                }
                 out[i] = v;
             }
             start = end;
-            progress(start, ids.len());
+            progress(start, texts.len());
         }
         Ok(out)
     }

@@ -25,7 +25,6 @@ pub use provision::{
     extract_verified, install, install_with, model_dir_from_env, ort_lib_override, sha256_hex,
     status, status_with, verify_bytes, write_atomic,
 };
-pub use runtime::SessionSource;
 
 use std::path::PathBuf;
 
