@@ -10,7 +10,7 @@ Starts the release binary on a free port, waits for the model, then, same run:
   2. N concurrent keep-alive clients for S seconds, a mix of like and search: requests/s and
      the number of errors (any non-200 or failed connection);
   3. the server's resident memory after start-up (model loaded, one query), after the
-     sequential phase (the embedder's full tokenizer is built by then) and after the run.
+     sequential phase (every lazily built cache exists by then) and after the run.
 Prints the load average at start. Standard library only.
 """
 import argparse
@@ -93,7 +93,7 @@ def main():
                 lat.append(ms)
             print(f"{kind}: one client, {n} requests: p50 {statistics.median(lat):.2f} ms, "
                   f"p99 {pct(lat, 99):.2f} ms, max {max(lat):.2f} ms")
-        # The embedder builds its full tokenizer after the first queries: memory settles here.
+        # Every lazily built cache exists after the first queries: memory settles here.
         rss_warm = rss_mib(srv.pid)
 
         stop = time.time() + a.seconds

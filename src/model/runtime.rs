@@ -1,0 +1,72 @@
+//! ONNX Runtime: the process-wide environment (shared with fastembed, which creates the encoder
+//! session) and the optimised graph written at install time.
+//!
+//! A cold query pays for the session. Created from `model.onnx` it parses 68 MB of protobuf and
+//! runs the graph optimisers: ~0.2-0.4 s of CPU on the 2-core build machine. `model install`
+//! therefore also writes `model.ort`, the same graph already optimised (level "extended":
+//! fusions that do not depend on the CPU) in ONNX Runtime's own format, which the embedder hands
+//! to fastembed instead of `model.onnx`. fastembed creates the session from a byte buffer that it
+//! drops afterwards, so ONNX Runtime must copy what it keeps: the options that make a session
+//! use the model bytes in place (`session.use_ort_model_bytes_directly`,
+//! `session.use_ort_model_bytes_for_initializers`) are never set. Measured that way (whole
+//! process, BENCHMARKS.md): no faster than from `model.onnx` and ~70 MiB more at peak; mapped
+//! with the weights in place (possible only with an own session) it halved the session's CPU.
+
+use super::ModelError;
+use ort::environment::Environment;
+use ort::session::Session;
+use ort::session::builder::GraphOptimizationLevel;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+static ORT_ENV: OnceLock<Result<(Environment, PathBuf), String>> = OnceLock::new();
+
+/// Load ONNX Runtime from `lib` once per process. Later calls reuse the first environment.
+pub(crate) fn environment(lib: &Path) -> Result<Environment, ModelError> {
+    let r = ORT_ENV.get_or_init(|| {
+        if !lib.is_file() {
+            return Err(format!(
+                "ONNX Runtime library {} does not exist (install the model, or set RECOMMEND_ORT_LIB)",
+                lib.display()
+            ));
+        }
+        let builder = ort::init_from(lib)
+            .map_err(|e| format!("cannot load ONNX Runtime from {}: {e}", lib.display()))?;
+        let env = builder
+            .with_name("recommend")
+            .with_telemetry(false)
+            .build()
+            .map_err(|e| format!("cannot create the ONNX Runtime environment: {e}"))?;
+        Ok((env, lib.to_path_buf()))
+    });
+    match r {
+        Ok((env, _)) => Ok(env.clone()),
+        Err(e) => Err(ModelError::Runtime(e.clone())),
+    }
+}
+
+fn rt_err(e: impl std::fmt::Display) -> ModelError {
+    ModelError::Runtime(e.to_string())
+}
+
+/// Optimise `onnx` and write the result in ORT format to `out` (overwritten if present).
+/// ONNX Runtime writes `out` itself: callers write to a temporary name and rename.
+pub(crate) fn write_optimized(
+    env: &Environment,
+    onnx: &Path,
+    out: &Path,
+) -> Result<(), ModelError> {
+    let mut b = Session::builder(env)
+        .map_err(rt_err)?
+        .with_optimization_level(GraphOptimizationLevel::Level2)
+        .map_err(rt_err)?
+        .with_intra_threads(1)
+        .map_err(rt_err)?
+        .with_config_entry("session.save_model_format", "ORT")
+        .map_err(rt_err)?
+        .with_optimized_model_path(out)
+        .map_err(rt_err)?;
+    let bytes = std::fs::read(onnx).map_err(|e| ModelError::io(onnx, e))?;
+    b.commit_from_memory(&bytes).map_err(rt_err)?;
+    Ok(())
+}
