@@ -146,8 +146,8 @@ pub fn check_topic(
     )))
 }
 
-/// Install the model into `dir` if needed, and load it.
-pub fn load_embedder(dir: &Path, progress: bool) -> Result<Embedder, SessionError> {
+/// Install the model into `dir` if needed, and load it with `options`.
+pub fn load_embedder(dir: &Path, options: EmbedderOptions) -> Result<Embedder, SessionError> {
     let files = model::ensure_installed(dir).map_err(|e| match e {
         // Already names the file and the repair.
         e @ ModelError::Damaged { .. } => SessionError::Model(e),
@@ -156,10 +156,6 @@ pub fn load_embedder(dir: &Path, progress: bool) -> Result<Embedder, SessionErro
             source,
         },
     })?;
-    let options = EmbedderOptions {
-        progress,
-        ..EmbedderOptions::default()
-    };
     Embedder::load(&files, options).map_err(|e| SessionError::Load {
         dir: dir.to_path_buf(),
         message: e.to_string(),
@@ -203,6 +199,8 @@ pub struct Session {
     model_dir: PathBuf,
     index: Index,
     embedder: OnceLock<Result<Embedder, String>>,
+    /// A long-lived process (`serve`): the model is tuned for calls that follow each other.
+    resident: bool,
 }
 
 impl Session {
@@ -226,6 +224,7 @@ impl Session {
             model_dir,
             index,
             embedder: OnceLock::new(),
+            resident: false,
         })
     }
 
@@ -239,6 +238,12 @@ impl Session {
         self.index.set_exact_scan(exact);
     }
 
+    /// Mark the session as serving many queries in one process (see
+    /// [`EmbedderOptions::spin_threads`]); call before the model is first needed.
+    pub fn set_resident(&mut self, resident: bool) {
+        self.resident = resident;
+    }
+
     /// The index file, as given.
     pub fn index_path(&self) -> &Path {
         &self.index_path
@@ -250,7 +255,11 @@ impl Session {
     pub fn embedder(&self) -> Result<&Embedder, SessionError> {
         self.embedder
             .get_or_init(|| {
-                let e = load_embedder(&self.model_dir, false).map_err(|e| chain_text(&e))?;
+                let options = EmbedderOptions {
+                    spin_threads: self.resident,
+                    ..EmbedderOptions::default()
+                };
+                let e = load_embedder(&self.model_dir, options).map_err(|e| chain_text(&e))?;
                 self.check_model(&e).map_err(|e| chain_text(&e))?;
                 Ok(e)
             })

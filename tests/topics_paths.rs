@@ -66,13 +66,7 @@ fn topics_with_k_and_evaluation() {
 #[test]
 fn reading_path_puts_foundations_first_without_repeats() {
     let steps: Vec<Value> = serde_json::from_slice(&stdout(&[
-        "path",
-        "--like",
-        "Search-R1",
-        "-n",
-        "8",
-        "--format",
-        "json",
+        "path", "--like", "DAPO", "-n", "8", "--format", "json",
     ]))
     .unwrap();
     assert_eq!(steps.len(), 8);
@@ -84,12 +78,13 @@ fn reading_path_puts_foundations_first_without_repeats() {
     );
     // The liked paper has its place in the order, after what it builds on.
     let at = |id: &str| ids.iter().position(|x| *x == id);
-    let me = at("search-r1").expect("the liked paper is on its path");
+    let me = at("dapo").expect("the liked paper is on its path");
     let corpus = recommend::corpus::Corpus::load(std::path::Path::new("corpus")).unwrap();
     let paper = |id: &str| corpus.papers.iter().find(|p| p.id == id).unwrap();
-    for parent in &paper("search-r1").builds_on {
+    // DAPO builds on GRPO and DeepSeek-R1, and both count DAPO among their closest work.
+    for parent in &paper("dapo").builds_on {
         let p = at(parent).unwrap_or_else(|| panic!("{parent} (built on) missing: {ids:?}"));
-        assert!(p < me, "{parent} after search-r1: {ids:?}");
+        assert!(p < me, "{parent} after dapo: {ids:?}");
     }
     // No paper comes before one it builds on.
     for (i, id) in ids.iter().enumerate() {

@@ -6,7 +6,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use recommend::corpus::Corpus;
-use recommend::model::{self, Role};
+use recommend::model::{self, EmbedderOptions, Role};
 use recommend::render::{Document, Format, col, wrap};
 use recommend::session;
 
@@ -49,7 +49,7 @@ pub(super) fn embed(common: &CommonArgs, role: RoleArg, texts: &[String]) -> Res
         RoleArg::Passage => Role::Passage,
         RoleArg::Raw => Role::Raw,
     };
-    let embedder = session::load_embedder(&model_dir(common), false)?;
+    let embedder = session::load_embedder(&model_dir(common), EmbedderOptions::default())?;
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let vecs = embedder.embed(&refs, role)?;
     let mut doc = Document::new(vec![wrap("text"), col("dim"), wrap("embedding")]);
@@ -90,7 +90,7 @@ pub(super) fn bench(
     let (built, session);
     let (index, embedder) = match corpus {
         Some(path) => {
-            let e = session::load_embedder(&model_dir(common), false)?;
+            let e = session::load_embedder(&model_dir(common), EmbedderOptions::default())?;
             let c = Corpus::load(path)?;
             let (index, took) =
                 bench::speed::build_index(c.papers, &path.display().to_string(), &e)?;

@@ -4,10 +4,12 @@
 //! among the candidates. One module for `--like`, search and reading paths, so every command
 //! explains itself the same way.
 
+use std::borrow::Cow;
+
 use super::retrieve::Mode;
 use crate::index::Index;
 use crate::index::evidence::Relation;
-use crate::text::join_phrases;
+use crate::text::{WordForms, join_phrases};
 
 /// Most terms quoted in one reason.
 const MAX_TERMS: usize = 3;
@@ -50,27 +52,22 @@ pub fn shared_tags(index: &Index, a: usize, b: usize) -> Option<String> {
 
 /// The specific terms `a` and `b` share, as phrases ("shares 'webarena', '网页'").
 pub fn shared_terms(index: &Index, a: usize, b: usize) -> Option<String> {
-    let ta = crate::index::passage_text(&index.paper(a));
-    let tb = crate::index::passage_text(&index.paper(b));
-    let terms: Vec<String> = index
-        .lexical()
-        .shared_terms(a, b, 4 * MAX_TERMS)
-        .iter()
-        .filter_map(|t| readable(t, &[&ta, &tb]))
-        .collect();
-    let mut phrases = join_phrases(&terms, &[&ta, &tb]);
+    let shared = index.lexical().shared_terms(a, b, 4 * MAX_TERMS);
+    if shared.is_empty() {
+        return None;
+    }
+    let forms = [index.word_forms(a), index.word_forms(b)];
+    let terms: Vec<String> = shared.iter().filter_map(|t| readable(t, &forms)).collect();
+    let mut phrases = join_phrases(&terms, &[forms[0].folded(), forms[1].folded()]);
     phrases.truncate(MAX_TERMS);
     (!phrases.is_empty()).then(|| format!("shares {}", quote(&phrases)))
 }
 
 /// A term as a person reads it in the first of `texts`, when every text holds it as a word of
 /// its own or an inflection of one, not only inside a longer name ("seek" in "DeepSeek").
-fn readable(term: &str, texts: &[&str]) -> Option<String> {
-    let shown = crate::text::surface_form(term, texts[0])?;
-    texts[1..]
-        .iter()
-        .all(|t| crate::text::surface_form(term, t).is_some())
-        .then_some(shown)
+fn readable(term: &str, texts: &[impl std::ops::Deref<Target = WordForms>; 2]) -> Option<String> {
+    let shown = texts[0].surface(term)?;
+    texts[1].surface(term).is_some().then_some(shown)
 }
 
 /// Why `hit` is related to `seeds`.
@@ -101,14 +98,14 @@ pub fn related(index: &Index, seeds: &[usize], hit: usize, percentile: f32, mode
 pub fn search(index: &Index, query: &str, hit: usize, percentile: f32, with_dense: bool) -> String {
     let mut parts = Vec::new();
     let expanded = format!("{query} {}", crate::text::glossary::translations(query));
-    let doc = crate::index::passage_text(&index.paper(hit));
+    let forms = [Cow::Owned(WordForms::of(&expanded)), index.word_forms(hit)];
     let terms: Vec<String> = index
         .lexical()
         .matched_terms(&expanded, hit, 4 * MAX_TERMS)
         .iter()
-        .filter_map(|t| readable(t, &[&expanded, &doc]))
+        .filter_map(|t| readable(t, &forms))
         .collect();
-    let mut terms = join_phrases(&terms, &[&expanded, &doc]);
+    let mut terms = join_phrases(&terms, &[&expanded, forms[1].folded()]);
     terms.truncate(MAX_TERMS + 1);
     if !terms.is_empty() {
         parts.push(format!("matches {}", quote(&terms)));

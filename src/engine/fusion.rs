@@ -19,7 +19,8 @@ pub const LIKE_LEXICAL: f32 = 0.3;
 pub const LIKE_TAGS: f32 = 0.8;
 /// Related work: added (in standard deviations) when one paper builds on the other.
 pub const LIKE_BUILDS_ON: f32 = 1.5;
-/// Related work: added when both build on the same paper.
+/// Related work: added when both build on the same paper, times how specific that parent is
+/// (`Relations::parent_specificity`: sharing GRPO says little in an agentic-RL list).
 pub const LIKE_SHARED_PARENT: f32 = 0.5;
 /// Related work: pseudo-relevance feedback. The fused scores of the best [`LIKE_FEEDBACK_TOP`]
 /// candidates, as seeds of their own, are averaged and added with this weight: a candidate

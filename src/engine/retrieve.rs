@@ -252,7 +252,9 @@ fn signals(index: &Index, seed: usize, scored: Option<&[usize]>) -> Signals {
     let relations = index.relations();
     let link = |i: usize| match relations.between(seed, i) {
         Some(Relation::BuildsOn | Relation::BuiltOnBy) => fusion::LIKE_BUILDS_ON,
-        Some(Relation::SharedParent(_)) => fusion::LIKE_SHARED_PARENT,
+        Some(Relation::SharedParent(p)) => {
+            fusion::LIKE_SHARED_PARENT * relations.parent_specificity(p)
+        }
         None => 0.0,
     };
     let links = match scored {

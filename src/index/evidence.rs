@@ -1,14 +1,16 @@
 //! What an index says about papers beyond their text, derived once per process from the
 //! stored columns and vectors: the corpus centroid of the embeddings, the curated tags as
-//! IDF-weighted unit vectors, and the `builds_on` graph in both directions.
+//! IDF-weighted unit vectors, the `builds_on` graph in both directions, and each paper's words
+//! by stem (for explanations).
 //!
 //! All of it is optional data: a user's corpus of titles and abstracts has no tags and no
 //! relations, and then these signals are simply silent (empty vectors, no edges).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::papers::PaperTable;
-use crate::text::name_key;
+use crate::text::{WordForms, name_key};
 
 /// The mean of the unit passage vectors and each vector's dot product with it.
 ///
@@ -202,15 +204,30 @@ impl Relations {
     }
 
     /// How `a` and `b` are related through `builds_on`, if at all.
+    /// How much sharing parent `p` says about two papers, in [0, 1]: `ln(n / c) / ln(n)` for
+    /// `c` papers built on `p` out of `n`, the IDF of terms and tags applied to parents. Two
+    /// papers that both build on a method most of the list uses (GRPO in an agentic-RL list)
+    /// share little more than the field; two that build on a niche paper share its idea.
+    pub fn parent_specificity(&self, p: usize) -> f32 {
+        let n = self.parents.len() as f32;
+        let c = self.children[p].len().max(1) as f32;
+        if n <= 1.0 {
+            return 0.0;
+        }
+        ((n / c).ln() / n.ln()).clamp(0.0, 1.0)
+    }
+
     pub fn between(&self, a: usize, b: usize) -> Option<Relation> {
         if self.parents[a].contains(&b) {
             Some(Relation::BuildsOn)
         } else if self.children[a].contains(&b) {
             Some(Relation::BuiltOnBy)
         } else {
+            // The most specific shared parent: the one fewest papers build on.
             self.parents[a]
                 .iter()
-                .find(|p| self.parents[b].contains(p))
+                .filter(|p| self.parents[b].contains(p))
+                .min_by_key(|&&p| self.children[p].len())
                 .map(|&p| Relation::SharedParent(p))
         }
     }
@@ -225,4 +242,73 @@ pub enum Relation {
     BuiltOnBy,
     /// Both build on this paper.
     SharedParent(usize),
+}
+
+/// Each paper's words indexed by their stems ([`WordForms`]), built on first use and kept, so
+/// that explanations (a dozen shared terms per result, a dozen results per query) stem a
+/// paper's text once per process rather than once per question. Kept only for indexes of up
+/// to [`Surfaces::MAX_PAPERS`] papers (a few KB each); above that they are built per call, so a
+/// long-running server's memory cannot grow with every paper it ever explained.
+pub struct Surfaces {
+    forms: Box<[std::sync::OnceLock<WordForms>]>,
+}
+
+impl Surfaces {
+    pub const MAX_PAPERS: usize = 10_000;
+
+    /// A cache for `n` papers (empty above [`Surfaces::MAX_PAPERS`]).
+    pub fn new(n: usize) -> Surfaces {
+        let n = if n <= Self::MAX_PAPERS { n } else { 0 };
+        Surfaces {
+            forms: (0..n).map(|_| std::sync::OnceLock::new()).collect(),
+        }
+    }
+
+    /// The word forms of paper `i`, whose text `text` gives when they are not cached yet.
+    pub fn get(&self, i: usize, text: impl FnOnce() -> String) -> Cow<'_, WordForms> {
+        match self.forms.get(i) {
+            Some(cell) => Cow::Borrowed(cell.get_or_init(|| WordForms::of(&text()))),
+            None => Cow::Owned(WordForms::of(&text())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Relation, Relations, WordForms};
+
+    /// Papers 0 (a hub: 1-4 build on it) and 5 (a niche parent: 3 and 4 build on it).
+    fn family() -> Relations {
+        let parents = vec![vec![], vec![0], vec![0], vec![0, 5], vec![0, 5], vec![]];
+        let mut children = vec![Vec::new(); parents.len()];
+        for (i, ps) in parents.iter().enumerate() {
+            for &p in ps {
+                children[p].push(i);
+            }
+        }
+        Relations { parents, children }
+    }
+
+    #[test]
+    fn a_shared_niche_parent_says_more_than_a_shared_hub() {
+        let r = family();
+        assert!(r.parent_specificity(5) > r.parent_specificity(0));
+        assert!((0.0..=1.0).contains(&r.parent_specificity(0)));
+        // 3 and 4 share both parents: the relation names the more specific one.
+        assert_eq!(r.between(3, 4), Some(Relation::SharedParent(5)));
+        assert_eq!(r.between(1, 2), Some(Relation::SharedParent(0)));
+        assert_eq!(r.between(1, 0), Some(Relation::BuildsOn));
+        assert_eq!(r.between(0, 1), Some(Relation::BuiltOnBy));
+        assert_eq!(r.between(5, 1), None);
+    }
+
+    #[test]
+    fn word_forms_give_the_first_word_that_is_or_stems_to_a_term() {
+        let f = WordForms::of("Creative writers write; DeepSeek seeks 网页智能体");
+        assert_eq!(f.surface("creativ").as_deref(), Some("creative"));
+        assert_eq!(f.surface("writer").as_deref(), Some("writers"));
+        assert_eq!(f.surface("seek").as_deref(), Some("seeks"));
+        assert_eq!(f.surface("网页").as_deref(), Some("网页"));
+        assert_eq!(f.surface("agent"), None);
+    }
 }

@@ -162,6 +162,7 @@ pub struct Index {
     centroid: OnceLock<evidence::Centroid>,
     tags: OnceLock<evidence::Tags>,
     relations: OnceLock<evidence::Relations>,
+    surfaces: OnceLock<evidence::Surfaces>,
     path: Option<PathBuf>,
     /// `--exact`: never walk the graph, whatever the size.
     exact_scan: bool,
@@ -414,6 +415,7 @@ impl Index {
             centroid: OnceLock::new(),
             tags: OnceLock::new(),
             relations: OnceLock::new(),
+            surfaces: OnceLock::new(),
             path,
             exact_scan: false,
         };
@@ -658,6 +660,14 @@ impl Index {
     pub fn relations(&self) -> &evidence::Relations {
         self.relations
             .get_or_init(|| evidence::Relations::new(&self.table()))
+    }
+
+    /// Paper `i`'s words by stem ([`crate::text::WordForms`] of its [`passage_text`]), kept
+    /// once built on indexes small enough ([`evidence::Surfaces`]).
+    pub fn word_forms(&self, i: usize) -> Cow<'_, crate::text::WordForms> {
+        self.surfaces
+            .get_or_init(|| evidence::Surfaces::new(self.len()))
+            .get(i, || passage_text(&self.paper(i)))
     }
 
     /// The stored HNSW graph (validated at load), if the index has one.

@@ -90,7 +90,8 @@ pub fn run(common: &CommonArgs, addr: &str) -> Result<()> {
                 "--addr {addr:?} is not an address to listen on: give HOST:PORT, e.g. 127.0.0.1:8321"
             ))
         })?;
-    let session = app::open_session(common)?;
+    let mut session = app::open_session(common)?;
+    session.set_resident(true);
     let state = Arc::new(AppState {
         session,
         topics: OnceLock::new(),

@@ -211,16 +211,53 @@ fn case_pieces(word: &str) -> Vec<&str> {
 /// How a lexical term reads in `text`: the first word there that is the term or stems to it
 /// ("creativ" -> "creative"), lowercase. `None` when the term is only part of a longer name
 /// in `text` ("seek" inside "DeepSeek"), which is no evidence to show a person. CJK terms read
-/// as themselves when `text` contains them.
+/// as themselves when `text` contains them. To ask about many terms, build [`WordForms`] once.
 pub fn surface_form(term: &str, text: &str) -> Option<String> {
-    if term.chars().any(is_cjk) {
-        return fold(text).contains(term).then(|| term.to_string());
+    WordForms::of(text).surface(term)
+}
+
+/// The words of one text, indexed by what they are and what they stem to, so that
+/// [`WordForms::surface`] answers [`surface_form`] for many terms with one pass over the text
+/// (explanations ask about a dozen terms per result; stemming the text again for each was most
+/// of a warm `--like`).
+#[derive(Debug, Clone)]
+pub struct WordForms {
+    folded: String,
+    /// Word or stem -> the first word of the text that is it or stems to it.
+    first: std::collections::HashMap<String, String>,
+}
+
+impl WordForms {
+    pub fn of(text: &str) -> WordForms {
+        let folded = fold(text);
+        let mut first = std::collections::HashMap::new();
+        let mut seen = std::collections::HashSet::new();
+        let words = folded
+            .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+            .map(|w| w.trim_matches('-'))
+            .filter(|w| !w.is_empty());
+        for w in words {
+            if !seen.insert(w) {
+                continue;
+            }
+            first.entry(w.to_string()).or_insert_with(|| w.to_string());
+            first.entry(stem(w)).or_insert_with(|| w.to_string());
+        }
+        WordForms { folded, first }
     }
-    fold(text)
-        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
-        .map(|w| w.trim_matches('-'))
-        .find(|w| !w.is_empty() && (*w == term || stem(w) == term))
-        .map(str::to_string)
+
+    /// The text as [`fold`] gives it.
+    pub fn folded(&self) -> &str {
+        &self.folded
+    }
+
+    /// [`surface_form`] of `term` in this text.
+    pub fn surface(&self, term: &str) -> Option<String> {
+        if term.chars().any(is_cjk) {
+            return self.folded.contains(term).then(|| term.to_string());
+        }
+        self.first.get(term).cloned()
+    }
 }
 
 /// The Snowball (Porter 2) stem of a lowercase English word; short words stay as they are.
