@@ -255,8 +255,11 @@ impl Session {
     pub fn embedder(&self) -> Result<&Embedder, SessionError> {
         self.embedder
             .get_or_init(|| {
+                // A server builds the full tokenizer with the session (in parallel, ~1 s of
+                // CPU) rather than per-call reduced ones (tens of ms each, the p99 of search).
                 let options = EmbedderOptions {
                     spin_threads: self.resident,
+                    full_tokenizer: self.resident,
                     ..EmbedderOptions::default()
                 };
                 let e = load_embedder(&self.model_dir, options).map_err(|e| chain_text(&e))?;
