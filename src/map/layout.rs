@@ -66,7 +66,7 @@ fn layout_with(vectors: ArrayView2<f32>, neighbours: Option<&[Vec<usize>]>) -> V
     let data = normalized_rows(vectors);
     let k = K.min(n - 1);
     let knn = match neighbours.filter(|l| l.len() == n) {
-        Some(lists) => given_knn(&data, d, lists),
+        Some(lists) => given_knn(&data, d, lists, k),
         None => knn(&data, n, d, k),
     };
     let edges = fuzzy_graph(&knn, n);
@@ -243,9 +243,9 @@ fn knn(data: &[f32], n: usize, d: usize, k: usize) -> Vec<Vec<(f32, u32)>> {
     blocks.into_iter().flatten().collect()
 }
 
-/// [`knn`]'s output for given neighbour lists: cosine distances, nearest first, ties by index,
-/// without self links or rows out of range.
-fn given_knn(data: &[f32], d: usize, lists: &[Vec<usize>]) -> Vec<Vec<(f32, u32)>> {
+/// [`knn`]'s output for given neighbour lists: the `k` nearest of each list by cosine
+/// distance, nearest first, ties by index, without self links or rows out of range.
+fn given_knn(data: &[f32], d: usize, lists: &[Vec<usize>], k: usize) -> Vec<Vec<(f32, u32)>> {
     let n = lists.len();
     let row = |i: usize| &data[i * d..(i + 1) * d];
     lists
@@ -259,6 +259,7 @@ fn given_knn(data: &[f32], d: usize, lists: &[Vec<usize>]) -> Vec<Vec<(f32, u32)
                 .collect();
             out.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             out.dedup_by_key(|e| e.1);
+            out.truncate(k);
             out
         })
         .collect()
