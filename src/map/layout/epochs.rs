@@ -5,11 +5,14 @@ use super::SEED;
 use super::neighbours::Edge;
 use crate::util::SplitMix64 as Rng;
 use crate::util::vector::dot_balanced;
+use rayon::prelude::*;
 
 /// Negative samples per positive sample.
 const NEGATIVES: usize = 5;
 /// Weight of the repulsive (negative-sample) term.
 const GAMMA: f32 = 1.0;
+/// Columns per task in the PCA's power iteration.
+const PCA_COLUMNS: usize = 32;
 /// The start layout is scaled into [-INIT_SCALE, INIT_SCALE]^2.
 const INIT_SCALE: f32 = 10.0;
 
@@ -39,13 +42,23 @@ pub(super) fn pca_init(data: &[f32], n: usize, d: usize) -> Vec<[f32; 2]> {
                 break;
             }
             // v <- X^T (X v), summed row by row in order.
-            let proj: Vec<f32> = (0..n).map(|i| dot_balanced(crow(i), &v)).collect();
+            // Rows in parallel for the projections, slices of columns in parallel for the
+            // sum: each entry still adds its terms in row order.
+            let proj: Vec<f32> = (0..n)
+                .into_par_iter()
+                .map(|i| dot_balanced(crow(i), &v))
+                .collect();
             let mut next = vec![0f32; d];
-            for (i, &p) in proj.iter().enumerate() {
-                for (acc, x) in next.iter_mut().zip(crow(i)) {
-                    *acc += p * x;
-                }
-            }
+            next.par_chunks_mut(PCA_COLUMNS)
+                .enumerate()
+                .for_each(|(c, out)| {
+                    let lo = c * PCA_COLUMNS;
+                    for (i, &p) in proj.iter().enumerate() {
+                        for (acc, x) in out.iter_mut().zip(&crow(i)[lo..]) {
+                            *acc += p * x;
+                        }
+                    }
+                });
             v = next;
         }
         orthogonalize(&mut v, &comps);
@@ -209,7 +222,6 @@ pub(super) const SPREAD: f32 = 0.36;
 /// Pushes apart points closer than `min_sep` (sequentially, in index order, on a grid of
 /// cells of size `min_sep`), `iters` rounds: removes overlaps while keeping the picture.
 pub(super) fn spread(y: &mut [[f32; 2]], min_sep: f32, iters: usize) {
-    use std::collections::HashMap;
     let n = y.len();
     if n < 2 || min_sep.is_nan() || min_sep <= 0.0 {
         return;
@@ -222,18 +234,13 @@ pub(super) fn spread(y: &mut [[f32; 2]], min_sep: f32, iters: usize) {
     };
     let mut rng = Rng(SEED ^ 0x2545_f491_4f6c_dd1d);
     for _ in 0..iters {
-        let mut grid: HashMap<(i32, i32), Vec<u32>> = HashMap::new();
-        for (i, p) in y.iter().enumerate() {
-            grid.entry(cell(*p)).or_default().push(i as u32);
-        }
+        let grid = Grid::new(y, cell);
         let mut moved = false;
         for i in 0..n {
             let (cx, cy) = cell(y[i]);
             for gx in cx - 1..=cx + 1 {
                 for gy in cy - 1..=cy + 1 {
-                    let Some(members) = grid.get(&(gx, gy)) else {
-                        continue;
-                    };
+                    let members = grid.members(gx, gy);
                     for &j in members {
                         let j = j as usize;
                         if j <= i {
@@ -266,6 +273,87 @@ pub(super) fn spread(y: &mut [[f32; 2]], min_sep: f32, iters: usize) {
         }
         if !moved {
             break;
+        }
+    }
+}
+
+/// The points of each grid cell, in index order: a dense table over the occupied cells'
+/// bounding box (counting sort, `O(n + cells)`), or a hash map when that box is far larger
+/// than the number of points (outliers).
+enum Grid {
+    Dense {
+        x0: i64,
+        y0: i64,
+        width: i64,
+        height: i64,
+        start: Vec<u32>,
+        members: Vec<u32>,
+    },
+    Sparse(std::collections::HashMap<(i32, i32), Vec<u32>>),
+}
+
+impl Grid {
+    fn new(y: &[[f32; 2]], cell: impl Fn([f32; 2]) -> (i32, i32)) -> Grid {
+        let cells: Vec<(i32, i32)> = y.iter().map(|&p| cell(p)).collect();
+        let (mut x0, mut x1, mut y0, mut y1) = (i64::MAX, i64::MIN, i64::MAX, i64::MIN);
+        for &(cx, cy) in &cells {
+            (x0, x1) = (x0.min(cx.into()), x1.max(cx.into()));
+            (y0, y1) = (y0.min(cy.into()), y1.max(cy.into()));
+        }
+        let (width, height) = (x1 - x0 + 1, y1 - y0 + 1);
+        if cells.is_empty() || width.saturating_mul(height) > 64 * cells.len() as i64 + 4096 {
+            let mut map: std::collections::HashMap<(i32, i32), Vec<u32>> =
+                std::collections::HashMap::new();
+            for (i, &c) in cells.iter().enumerate() {
+                map.entry(c).or_default().push(i as u32);
+            }
+            return Grid::Sparse(map);
+        }
+        let slot =
+            |(cx, cy): (i32, i32)| ((i64::from(cx) - x0) * height + i64::from(cy) - y0) as usize;
+        let mut start = vec![0u32; (width * height) as usize + 1];
+        for &c in &cells {
+            start[slot(c) + 1] += 1;
+        }
+        for s in 1..start.len() {
+            start[s] += start[s - 1];
+        }
+        let mut fill = start.clone();
+        let mut members = vec![0u32; cells.len()];
+        for (i, &c) in cells.iter().enumerate() {
+            let at = &mut fill[slot(c)];
+            members[*at as usize] = i as u32;
+            *at += 1;
+        }
+        Grid::Dense {
+            x0,
+            y0,
+            width,
+            height,
+            start,
+            members,
+        }
+    }
+
+    /// The points in cell `(gx, gy)`, in index order.
+    fn members(&self, gx: i32, gy: i32) -> &[u32] {
+        match self {
+            Grid::Dense {
+                x0,
+                y0,
+                width,
+                height,
+                start,
+                members,
+            } => {
+                let (x, y) = (i64::from(gx) - x0, i64::from(gy) - y0);
+                if x < 0 || y < 0 || x >= *width || y >= *height {
+                    return &[];
+                }
+                let s = (x * height + y) as usize;
+                &members[start[s] as usize..start[s + 1] as usize]
+            }
+            Grid::Sparse(map) => map.get(&(gx, gy)).map_or(&[], |v| v.as_slice()),
         }
     }
 }

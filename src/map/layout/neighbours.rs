@@ -138,38 +138,14 @@ pub(super) struct Edge {
 /// UMAP's fuzzy simplicial set of the kNN graph, both directions of each edge, sorted by
 /// `(head, tail)`.
 pub(super) fn fuzzy_graph(knn: &[Vec<(f32, u32)>], n: usize) -> Vec<Edge> {
-    let mut directed: Vec<(u32, u32, f32)> = Vec::new();
-    for (i, nbrs) in knn.iter().enumerate() {
-        if nbrs.is_empty() {
-            continue;
-        }
-        let target = log2_det(nbrs.len() as f32).max(0.5);
-        let rho = nbrs.iter().map(|p| p.0).find(|&x| x > 0.0).unwrap_or(0.0);
-        let mean = nbrs.iter().map(|p| p.0).sum::<f32>() / nbrs.len() as f32;
-        let psum = |sigma: f32| -> f32 {
-            nbrs.iter()
-                .map(|p| exp_det(-(p.0 - rho).max(0.0) / sigma))
-                .sum()
-        };
-        // Binary search for sigma on a geometric scale.
-        let (mut lo, mut hi) = (1e-6f32, 1e3f32);
-        for _ in 0..64 {
-            let mid = (lo * hi).sqrt();
-            if psum(mid) > target {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-        let sigma = ((lo * hi).sqrt()).max(1e-3 * mean).max(1e-6);
-        for &(dist, j) in nbrs {
-            let w = exp_det(-(dist - rho).max(0.0) / sigma);
-            if w > 0.0 && w.is_finite() {
-                let (a, b) = (i as u32, j);
-                directed.push((a.min(b), a.max(b), w));
-            }
-        }
-    }
+    // Each row's weights depend on that row alone: computed in parallel, concatenated in row
+    // order (the same list as a sequential loop).
+    let per_row: Vec<Vec<(u32, u32, f32)>> = knn
+        .par_iter()
+        .enumerate()
+        .map(|(i, nbrs)| row_weights(i, nbrs))
+        .collect();
+    let mut directed: Vec<(u32, u32, f32)> = per_row.into_iter().flatten().collect();
     directed.sort_by_key(|x| (x.0, x.1));
     let mut edges = Vec::with_capacity(directed.len() * 2);
     let mut idx = 0;
@@ -199,4 +175,45 @@ pub(super) fn fuzzy_graph(knn: &[Vec<(f32, u32)>], n: usize) -> Vec<Edge> {
     edges.sort_by_key(|e| (e.head, e.tail));
     debug_assert!(edges.iter().all(|e| (e.head as usize) < n));
     edges
+}
+
+/// The directed fuzzy weights of row `i` with its neighbours `nbrs` (nearest first), as
+/// `(lower row, higher row, weight)`.
+fn row_weights(i: usize, nbrs: &[(f32, u32)]) -> Vec<(u32, u32, f32)> {
+    let mut directed = Vec::with_capacity(nbrs.len());
+    if nbrs.is_empty() {
+        return directed;
+    }
+    let target = log2_det(nbrs.len() as f32).max(0.5);
+    let rho = nbrs.iter().map(|p| p.0).find(|&x| x > 0.0).unwrap_or(0.0);
+    let mean = nbrs.iter().map(|p| p.0).sum::<f32>() / nbrs.len() as f32;
+    let psum = |sigma: f32| -> f32 {
+        nbrs.iter()
+            .map(|p| exp_det(-(p.0 - rho).max(0.0) / sigma))
+            .sum()
+    };
+    // Binary search for sigma on a geometric scale.
+    let (mut lo, mut hi) = (1e-6f32, 1e3f32);
+    for _ in 0..64 {
+        let mid = (lo * hi).sqrt();
+        let next = if psum(mid) > target {
+            (lo, mid)
+        } else {
+            (mid, hi)
+        };
+        if next == (lo, hi) {
+            // A fixed point: every further step would compute the same.
+            break;
+        }
+        (lo, hi) = next;
+    }
+    let sigma = ((lo * hi).sqrt()).max(1e-3 * mean).max(1e-6);
+    for &(dist, j) in nbrs {
+        let w = exp_det(-(dist - rho).max(0.0) / sigma);
+        if w > 0.0 && w.is_finite() {
+            let (a, b) = (i as u32, j);
+            directed.push((a.min(b), a.max(b), w));
+        }
+    }
+    directed
 }
