@@ -37,9 +37,11 @@ pub fn layout(vectors: ArrayView2<f32>) -> Vec<[f32; 2]> {
     layout_with(vectors, None)
 }
 
-/// [`layout`] with each point's neighbours given (`neighbours[i]`: rows near row `i`, any
-/// order), instead of the exact `O(n^2 d)` kNN search: large maps pass the links the index
-/// already found with its HNSW graph. Distances are still the rows' cosine distances.
+/// [`layout`] with each point's neighbour candidates given (`neighbours[i]`: rows near row
+/// `i`, any order, duplicates and self links ignored), instead of the exact `O(n^2 d)` kNN
+/// search: the 15 nearest candidates by the rows' cosine distance are the point's neighbours.
+/// Large maps pass candidates gathered from the links the index already has. Lists that do not
+/// cover every row are ignored (the exact search runs).
 pub fn layout_with_neighbours(
     vectors: ArrayView2<f32>,
     neighbours: &[Vec<usize>],
