@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use super::{Focus, MapCluster, MapData, MapPoint};
 use crate::engine::{communities, path::PathError, reading, topics::TopicError};
 use crate::index::Index;
+use crate::util::vector::dot;
 
 /// Related papers shown per paper, and the length of the focus's reading path.
 const RELATED: usize = 8;
@@ -24,8 +25,15 @@ pub enum MapError {
 /// The map of `index` (topics as clusters; with `focus`, that paper, its neighbours and its
 /// reading path).
 pub fn map_data(index: &Index, focus: Option<usize>) -> Result<MapData, MapError> {
-    // One set of links serves the topics and each paper's related papers (the best
-    // `RELATED` of its `communities::NEIGHBOURS`, the same as `neighbours(i, RELATED)`).
+    Ok(map_parts(index, focus)?.0)
+}
+
+/// [`map_data`] and the links it was built from (each paper's
+/// [`communities::NEIGHBOURS`] most related papers, best first).
+fn map_parts(index: &Index, focus: Option<usize>) -> Result<(MapData, Vec<Vec<usize>>), MapError> {
+    // One set of links serves the topics, each paper's related papers (the best `RELATED` of
+    // its `communities::NEIGHBOURS`, the same as `neighbours(i, RELATED)`) and, on a large
+    // index, the layout's neighbour candidates.
     let lists = communities::neighbour_lists(index);
     let clusters = communities::cluster_with(index, None, &lists)?;
     let papers = index.papers();
@@ -42,11 +50,8 @@ pub fn map_data(index: &Index, focus: Option<usize>) -> Result<MapData, MapError
         }
     }
     let related: Vec<Vec<usize>> = lists
-        .into_iter()
-        .map(|mut l| {
-            l.truncate(RELATED);
-            l
-        })
+        .iter()
+        .map(|l| l[..l.len().min(RELATED)].to_vec())
         .collect();
     let focus = match focus {
         Some(x) => {
@@ -63,7 +68,7 @@ pub fn map_data(index: &Index, focus: Option<usize>) -> Result<MapData, MapError
         }
         None => None,
     };
-    Ok(MapData {
+    let data = MapData {
         points: papers
             .iter()
             .zip(&cluster_of)
@@ -84,28 +89,17 @@ pub fn map_data(index: &Index, focus: Option<usize>) -> Result<MapData, MapError
             index.len(),
             clusters.len()
         ),
-    })
+    };
+    Ok((data, lists))
 }
 
 /// The map of `index` as a self-contained HTML page, or as an SVG picture.
 pub fn draw(index: &Index, focus: Option<usize>, svg: bool) -> Result<String, MapError> {
-    let data = map_data(index, focus)?;
+    let (data, lists) = map_parts(index, focus)?;
     let xy = if index.uses_graph() {
-        // The layout's exact kNN search is O(n^2 d); a large index asks its HNSW graph.
-        use rayon::prelude::*;
-        let knn: Vec<Vec<usize>> = (0..index.len())
-            .into_par_iter()
-            .map(|i| {
-                let v = index.vector(i).to_vec();
-                index
-                    .nearest(&v, LAYOUT_NEIGHBOURS + 1, false)
-                    .into_iter()
-                    .map(|(j, _)| j)
-                    .filter(|&j| j != i)
-                    .collect()
-            })
-            .collect();
-        super::layout_with_neighbours(index.vectors(), &knn)
+        // The layout's exact kNN search is O(n^2 d); a large index finds the neighbours from
+        // the links it already has.
+        super::layout_with_neighbours(index.vectors(), &layout_neighbours(index, &lists))
     } else {
         super::layout(index.vectors())
     };
@@ -114,4 +108,60 @@ pub fn draw(index: &Index, focus: Option<usize>, svg: bool) -> Result<String, Ma
     } else {
         super::render_html(&data, &xy)
     })
+}
+
+/// Each paper's [`LAYOUT_NEIGHBOURS`] nearest papers by cosine, approximately, from links
+/// already at hand rather than a search per paper: the candidates are the paper's base-layer
+/// links in the stored graph and its related papers (`lists`, from the topics); one round of
+/// neighbour descent (the nearest of the candidates' own nearest) then fills what they miss.
+/// Without a stored graph the related papers alone are the candidates. About 300 dot products
+/// per paper, where a graph search per paper computes thousands.
+fn layout_neighbours(index: &Index, lists: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    use rayon::prelude::*;
+    let n = index.len();
+    let graph = index.graph().filter(|g| g.len() == n);
+    let first: Vec<Vec<usize>> = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let links = graph.as_ref().map_or(&[][..], |g| g.neighbours(i, 0));
+            let mut cand: Vec<usize> = links.iter().map(|&j| j as usize).collect();
+            cand.extend(lists.get(i).into_iter().flatten());
+            nearest_of(index, i, cand, LAYOUT_NEIGHBOURS)
+        })
+        .collect();
+    (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let mut cand = first[i].clone();
+            for &j in &first[i] {
+                cand.extend(&first[j]);
+            }
+            nearest_of(index, i, cand, LAYOUT_NEIGHBOURS)
+        })
+        .collect()
+}
+
+/// The `k` candidates (rows other than `i`, duplicates allowed) most similar to row `i`, most
+/// similar first, ties to the lower row.
+fn nearest_of(index: &Index, i: usize, mut cand: Vec<usize>, k: usize) -> Vec<usize> {
+    let n = index.len();
+    cand.retain(|&j| j < n && j != i);
+    cand.sort_unstable();
+    cand.dedup();
+    let v = index.vector(i);
+    let v = v.as_slice().expect("index rows are contiguous");
+    let mut scored: Vec<(f32, usize)> = cand
+        .into_iter()
+        .map(|j| {
+            let w = index.vector(j);
+            (dot(v, w.as_slice().expect("index rows are contiguous")), j)
+        })
+        .collect();
+    let order = |a: &(f32, usize), b: &(f32, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+    if scored.len() > k {
+        scored.select_nth_unstable_by(k, order);
+        scored.truncate(k);
+    }
+    scored.sort_unstable_by(order);
+    scored.into_iter().map(|(_, j)| j).collect()
 }
