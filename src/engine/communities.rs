@@ -43,7 +43,7 @@ pub fn cluster_with(
         Some(k) => k..=k,
         None => k_range(n),
     };
-    let adjacency = symmetric(lists);
+    let adjacency = weighted(lists);
     let labels = if n < 3 {
         (0..n).collect()
     } else {
@@ -147,6 +147,43 @@ fn with_malloc_top_pad<R>(f: impl FnOnce() -> R) -> R {
     out
 }
 
+/// The symmetric links of `lists`, each weighted by how much the two papers' neighbourhoods
+/// overlap (Jaccard, each paper counting itself: shared-nearest-neighbour weighting, as
+/// PhenoGraph does). A link between two papers whose related work is largely the same weighs
+/// near 1, a chance link between two areas near 0, so the cut follows areas rather than the
+/// hubs a 10-NN graph of one field always has. Measured on the shipped list and two imported
+/// public lists (BENCHMARKS.md): NMI at the automatic k 0.657 -> 0.719, 0.635 -> 0.664,
+/// 0.314 -> 0.370.
+pub(crate) fn weighted(lists: &[Vec<usize>]) -> Vec<Vec<(usize, f64)>> {
+    let adj = symmetric(lists);
+    let sets: Vec<Vec<usize>> = lists
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let mut s: Vec<usize> = l.iter().copied().filter(|&j| j < lists.len()).collect();
+            s.push(i);
+            s.sort_unstable();
+            s.dedup();
+            s
+        })
+        .collect();
+    adj.par_iter()
+        .enumerate()
+        .map(|(i, a)| {
+            a.iter()
+                .map(|&j| {
+                    let inter = sets[i]
+                        .iter()
+                        .filter(|x| sets[j].binary_search(x).is_ok())
+                        .count();
+                    let union = sets[i].len() + sets[j].len() - inter;
+                    (j, inter as f64 / union.max(1) as f64)
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// Symmetric adjacency lists (sorted, no self loops) of per-paper link `lists`.
 pub(crate) fn symmetric(lists: &[Vec<usize>]) -> Vec<Vec<usize>> {
     let mut adj: Vec<Vec<usize>> = vec![Vec::new(); lists.len()];
@@ -168,12 +205,19 @@ pub(crate) fn symmetric(lists: &[Vec<usize>]) -> Vec<Vec<usize>> {
 /// The `dim` leading eigenvectors of `(I + D^-1/2 A D^-1/2) / 2` (the shift makes the spectrum
 /// non-negative, so the leading ones are the cluster indicators), by orthogonal iteration
 /// from a fixed start: deterministic.
-fn spectral_embedding(adj: &[Vec<usize>], dim: usize) -> Array2<f32> {
+fn spectral_embedding(adj: &[Vec<(usize, f64)>], dim: usize) -> Array2<f32> {
     let n = adj.len();
     let dim = dim.min(n);
     let inv_sqrt: Vec<f64> = adj
         .iter()
-        .map(|a| 1.0 / (a.len().max(1) as f64).sqrt())
+        .map(|a| {
+            let degree: f64 = a.iter().map(|&(_, w)| w).sum();
+            if degree > 0.0 {
+                1.0 / degree.sqrt()
+            } else {
+                0.0
+            }
+        })
         .collect();
     let mut q: Vec<Vec<f64>> = (0..dim)
         .map(|c| {
@@ -205,10 +249,10 @@ fn spectral_embedding(adj: &[Vec<usize>], dim: usize) -> Array2<f32> {
             .enumerate()
             .for_each(|(i, (out, a))| {
                 out.iter_mut().for_each(|s| *s = -0.0);
-                for &j in a {
+                for &(j, w) in a {
                     let r = &rows[j * dim..(j + 1) * dim];
                     for (s, x) in out.iter_mut().zip(r) {
-                        *s += x;
+                        *s += w * x;
                     }
                 }
                 for (c, s) in out.iter_mut().enumerate() {
@@ -284,9 +328,9 @@ fn cut(embedding: &Array2<f32>, k: usize) -> Vec<usize> {
     topics::kmeans_labels(rows.view(), k)
 }
 
-/// Newman's modularity of `labels` on the unweighted graph `adj`.
-pub fn modularity(adj: &[Vec<usize>], labels: &[usize]) -> f64 {
-    let two_m: f64 = adj.iter().map(|a| a.len() as f64).sum();
+/// Newman's modularity of `labels` on the weighted graph `adj`.
+pub fn modularity(adj: &[Vec<(usize, f64)>], labels: &[usize]) -> f64 {
+    let two_m: f64 = adj.iter().flatten().map(|&(_, w)| w).sum();
     if two_m == 0.0 {
         return 0.0;
     }
@@ -294,8 +338,12 @@ pub fn modularity(adj: &[Vec<usize>], labels: &[usize]) -> f64 {
     let mut inside = vec![0.0f64; k];
     let mut degree = vec![0.0f64; k];
     for (i, a) in adj.iter().enumerate() {
-        degree[labels[i]] += a.len() as f64;
-        inside[labels[i]] += a.iter().filter(|&&j| labels[j] == labels[i]).count() as f64;
+        degree[labels[i]] += a.iter().map(|&(_, w)| w).sum::<f64>();
+        inside[labels[i]] += a
+            .iter()
+            .filter(|&&(j, _)| labels[j] == labels[i])
+            .map(|&(_, w)| w)
+            .sum::<f64>();
     }
     (0..k)
         .map(|c| inside[c] / two_m - (degree[c] / two_m).powi(2))
@@ -309,7 +357,7 @@ mod tests {
     #[test]
     fn modularity_prefers_the_true_communities() {
         // two triangles joined by one edge
-        let adj = vec![
+        let lists = vec![
             vec![1, 2],
             vec![0, 2],
             vec![0, 1, 3],
@@ -317,6 +365,10 @@ mod tests {
             vec![3, 5],
             vec![3, 4],
         ];
+        let adj = weighted(&lists);
+        // The bridge 2-3 shares less of the two neighbourhoods than a triangle's edges.
+        let w = |i: usize, j: usize| adj[i].iter().find(|x| x.0 == j).unwrap().1;
+        assert!(w(2, 3) < w(0, 1), "{adj:?}");
         let good = modularity(&adj, &[0, 0, 0, 1, 1, 1]);
         let bad = modularity(&adj, &[0, 1, 0, 1, 0, 1]);
         assert!(good > 0.3 && good > bad, "{good} {bad}");

@@ -127,6 +127,25 @@ struct Scope {
     scored: Option<Vec<usize>>,
     /// The papers whose mean and spread standardize each signal; `None`: the pool.
     reference: Option<Vec<usize>>,
+    /// The lexical and tag similarities of the seeds, computed once to find the candidates
+    /// and reused by [`Scope::signals`] (each is a pass over the corpus).
+    seen: Vec<(usize, Similarities)>,
+}
+
+/// One paper's lexical and tag similarity to every paper of the index.
+#[derive(Clone)]
+struct Similarities {
+    lexical: Vec<f32>,
+    tags: Vec<f32>,
+}
+
+impl Similarities {
+    fn of(index: &Index, seed: usize) -> Similarities {
+        Similarities {
+            lexical: index.lexical().similar_to(seed),
+            tags: index.tags().similar_to(seed),
+        }
+    }
 }
 
 /// Size of the corpus sample that standardizes the signals of a large index.
@@ -139,6 +158,7 @@ impl Scope {
             pool: (0..index.len()).filter(|&i| keep(i)).collect(),
             scored: None,
             reference: None,
+            seen: Vec::new(),
         }
     }
 
@@ -151,8 +171,11 @@ impl Scope {
         keep: impl Fn(usize) -> bool,
     ) -> Scope {
         let mut pool = Vec::new();
+        let mut seen = Vec::with_capacity(seeds.len());
         for &s in seeds {
-            candidates(index, s, per_seed, &mut pool);
+            let sims = Similarities::of(index, s);
+            candidates(index, s, per_seed, &sims, &mut pool);
+            seen.push((s, sims));
         }
         pool.sort_unstable();
         pool.dedup();
@@ -169,6 +192,7 @@ impl Scope {
             pool,
             scored: Some(scored),
             reference: Some(reference),
+            seen,
         }
     }
 
@@ -189,7 +213,11 @@ impl Scope {
 
     /// The signals of `seed` over this scope.
     fn signals(&self, index: &Index, seed: usize) -> Signals {
-        signals(index, seed, self.scored.as_deref())
+        let sims = match self.seen.iter().find(|(s, _)| *s == seed) {
+            Some((_, sims)) => sims.clone(),
+            None => Similarities::of(index, seed),
+        };
+        signals(index, seed, self.scored.as_deref(), sims)
     }
 
     /// `sig`'s score for every member of the pool, in pool order.
@@ -201,7 +229,7 @@ impl Scope {
 
 /// Adds to `out` the papers a large index scores for `seed`: its `size` nearest by the stored
 /// graph, its best `size` by lexical and by tag similarity, and its `builds_on` relatives.
-fn candidates(index: &Index, seed: usize, size: usize, out: &mut Vec<usize>) {
+fn candidates(index: &Index, seed: usize, size: usize, sims: &Similarities, out: &mut Vec<usize>) {
     let v = index.vector(seed).to_vec();
     out.extend(
         index
@@ -209,12 +237,10 @@ fn candidates(index: &Index, seed: usize, size: usize, out: &mut Vec<usize>) {
             .into_iter()
             .map(|(i, _)| i),
     );
-    for values in [
-        index.lexical().similar_to(seed),
-        index.tags().similar_to(seed),
-    ] {
+    for values in [&sims.lexical, &sims.tags] {
         let scored: Vec<(usize, f32)> = values
-            .into_iter()
+            .iter()
+            .copied()
             .enumerate()
             .filter(|&(_, s)| s > 0.0)
             .collect();
@@ -229,8 +255,9 @@ fn candidates(index: &Index, seed: usize, size: usize, out: &mut Vec<usize>) {
     out.retain(|&i| i != seed);
 }
 
-/// The signals of `seed`; the dense cosine for the papers of `scored` only (all when `None`).
-fn signals(index: &Index, seed: usize, scored: Option<&[usize]>) -> Signals {
+/// The signals of `seed` (whose lexical and tag similarities are `sims`); the dense cosine for
+/// the papers of `scored` only (all when `None`).
+fn signals(index: &Index, seed: usize, scored: Option<&[usize]>, sims: Similarities) -> Signals {
     let seed_vector = index.vector(seed).to_vec();
     let dense = match scored {
         None => index.similarities(&seed_vector),
@@ -247,8 +274,7 @@ fn signals(index: &Index, seed: usize, scored: Option<&[usize]>) -> Signals {
         None => index.centroid().center(seed, &dense),
         Some(papers) => index.centroid().center_only(seed, &dense, papers),
     };
-    let lexical = index.lexical().similar_to(seed);
-    let tags = index.tags().similar_to(seed);
+    let Similarities { lexical, tags } = sims;
     let relations = index.relations();
     let link = |i: usize| match relations.between(seed, i) {
         Some(Relation::BuildsOn | Relation::BuiltOnBy) => fusion::LIKE_BUILDS_ON,
