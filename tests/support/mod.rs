@@ -95,10 +95,12 @@ pub fn chromium() -> Option<PathBuf> {
 /// The shipped index opened in-process, as every command opens it (no model is loaded until a
 /// query needs one): for engine behaviour the binary adds nothing to.
 pub fn session() -> recommend::session::Session {
-    let models = std::env::var_os("RECOMMEND_MODEL_DIR")
-        .map_or_else(|| root().join("models"), PathBuf::from);
-    recommend::session::Session::open(&root().join("index.bin"), models)
-        .expect("the shipped index opens")
+    // The model directory the binary would use (`RECOMMEND_MODEL_DIR`, else the checkout's).
+    recommend::session::Session::open(
+        &root().join("index.bin"),
+        recommend::model::default_model_dir(),
+    )
+    .expect("the shipped index opens")
 }
 
 /// The ids `--like SEEDS --unlike NEGATIVES -k TOP` ranks, best first, in-process.
@@ -138,5 +140,19 @@ pub fn pair_ids(list: &Value) -> Vec<&str> {
         .expect("a JSON list")
         .iter()
         .map(|p| p[0].as_str().expect("an id first"))
+        .collect()
+}
+
+/// The ids `search TEXT -k TOP` (hybrid) ranks on session `s`, best first, in-process (the model
+/// loads once per session, not once per query).
+pub fn search_ids(s: &recommend::session::Session, text: &str, top: usize) -> Vec<String> {
+    let q = recommend::session::QueryOptions {
+        top,
+        ..Default::default()
+    };
+    s.search(text, &q)
+        .expect("search works")
+        .into_iter()
+        .map(|h| s.index().table().id(h.paper).to_string())
         .collect()
 }
