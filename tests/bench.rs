@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 mod support;
-use support::{corpus_papers, ok_json, recommend};
+use support::{corpus_papers, ok_json, recommend, texts};
 
 #[test]
 fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
@@ -85,12 +85,7 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
     // Cross-lingual runs whenever the model is installed (null otherwise, with a note).
     if let Some(c) = r["crosslingual"].as_object() {
         for dir in ["zh_to_en", "en_to_zh"] {
-            let systems: Vec<&str> = c[dir]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x["system"].as_str().unwrap())
-                .collect();
+            let systems = texts(c[dir].as_array().unwrap(), "system");
             assert_eq!(
                 systems,
                 ["hybrid", "dense", "lexical", "tfidf", "tfidf-char-2-4"]

@@ -12,7 +12,7 @@ use recommend::index::ann::exact_search;
 use serde_json::Value;
 
 mod support;
-use support::{json_rows as json, recommend};
+use support::{json_rows as json, pair_ids, recommend, related_ids, texts};
 
 #[test]
 fn shipped_index_matches_shipped_corpus() {
@@ -42,21 +42,22 @@ fn like_returns_related_papers_never_the_seed() {
 #[test]
 fn like_finds_papers_of_the_same_line_of_work() {
     // GRPO's family: DAPO, Dr. GRPO, GSPO, VAPO all modify or follow GRPO.
-    let rows = json(&["--like", "GRPO", "-k", "10"]);
-    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let ids = related_ids(&["GRPO"], &[], 10);
     let family = ["dapo", "dr-grpo", "gspo", "vapo"];
-    let found = family.iter().filter(|f| ids.contains(f)).count();
+    let found = family
+        .iter()
+        .filter(|f| ids.iter().any(|i| i == *f))
+        .count();
     assert!(found >= 2, "GRPO's neighbours {ids:?}");
 }
 
 #[test]
 fn aliases_and_loose_spelling_resolve() {
-    let a = json(&["--like", "RLER", "-k", "3"]);
-    let b = json(&["--like", "dr tulu / rler", "-k", "3"]);
+    let a = related_ids(&["RLER"], &[], 3);
+    let b = related_ids(&["dr tulu / rler"], &[], 3);
     assert_eq!(a, b);
-    for r in &a {
-        assert_ne!(r["id"], "dr-tulu-rler");
-    }
+    assert_eq!(a.len(), 3);
+    assert!(!a.iter().any(|id| id == "dr-tulu-rler"), "{a:?}");
 }
 
 #[test]
@@ -81,13 +82,16 @@ fn ambiguous_title_lists_candidates() {
 
 #[test]
 fn several_seeds_and_a_negative_combine() {
-    let both = json(&["--like", "GRPO", "--like", "WebAgent-R1", "-k", "20"]);
-    let ids: Vec<&str> = both.iter().map(|r| r["id"].as_str().unwrap()).collect();
-    assert!(!ids.contains(&"grpo") && !ids.contains(&"webagent-r1"));
-    let plain = json(&["--like", "GRPO", "-k", "10"]);
-    let top = plain[0]["id"].as_str().unwrap().to_string();
-    let unliked = json(&["--like", "GRPO", "--unlike", &top, "-k", "10"]);
-    assert!(unliked.iter().all(|r| r["id"] != top.as_str()));
+    let both = related_ids(&["GRPO", "WebAgent-R1"], &[], 20);
+    assert_eq!(both.len(), 20);
+    assert!(
+        !both.iter().any(|id| id == "grpo" || id == "webagent-r1"),
+        "{both:?}"
+    );
+    let plain = related_ids(&["GRPO"], &[], 10);
+    let top = plain[0].clone();
+    let unliked = related_ids(&["GRPO"], &[&top], 10);
+    assert!(!unliked.contains(&top), "{unliked:?}");
     assert_ne!(plain, unliked);
 }
 
@@ -305,11 +309,11 @@ fn reasons_name_whole_phrases_not_character_pairs() {
         "5",
     ]);
     assert!(!rows.is_empty());
-    let whys: Vec<&str> = rows.iter().map(|r| r["why"].as_str().unwrap()).collect();
+    let whys = texts(&rows, "why");
     assert!(whys.iter().any(|w| w.contains("'强化学习'")), "{whys:?}");
     assert!(whys.iter().all(|w| !w.contains("'化学'")), "{whys:?}");
     let like = json(&["--like", "WebAgent-R1", "-k", "5"]);
-    let whys: Vec<&str> = like.iter().map(|r| r["why"].as_str().unwrap()).collect();
+    let whys = texts(&like, "why");
     assert!(whys.iter().all(|w| !w.contains("'到端'")), "{whys:?}");
 }
 
@@ -327,19 +331,9 @@ fn show_prints_the_whole_record_with_links_and_relations() {
     assert_eq!(r["arxiv"], "2503.14476");
     assert_eq!(r["href"], "https://arxiv.org/abs/2503.14476");
     assert!(r["summary"].as_str().unwrap().len() > 100);
-    let parents: Vec<&str> = r["builds_on_papers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p[0].as_str().unwrap())
-        .collect();
+    let parents = pair_ids(&r["builds_on_papers"]);
     assert!(parents.contains(&"grpo"), "{parents:?}");
-    let children: Vec<&str> = r["built_on_by"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p[0].as_str().unwrap())
-        .collect();
+    let children = pair_ids(&r["built_on_by"]);
     assert!(children.contains(&"vapo"), "{children:?}");
     let table = recommend()
         .env("COLUMNS", "120")

@@ -4,12 +4,12 @@ use predicates::str::contains;
 use serde_json::Value;
 
 mod support;
-use support::{json_rows, recommend};
+use support::{json_rows, recommend, search_ids, session, texts};
 
 fn ids(args: &[&str]) -> Vec<String> {
-    json_rows(args)
-        .iter()
-        .map(|r| r["id"].as_str().unwrap().to_string())
+    texts(&json_rows(args), "id")
+        .into_iter()
+        .map(str::to_string)
         .collect()
 }
 
@@ -33,8 +33,9 @@ const QUERIES: &[(&str, &str)] = &[
 
 #[test]
 fn cross_lingual_search_finds_the_described_papers() {
+    let session = session();
     for (query, want) in QUERIES {
-        let got = ids(&["search", query, "-k", "5"]);
+        let got = search_ids(&session, query, 5);
         assert!(
             got.iter().any(|id| id == want),
             "{query:?}: wanted {want:?} in the top 5, got {got:?}"

@@ -7,7 +7,7 @@ use recommend::corpus::Corpus;
 use serde_json::Value;
 
 mod support;
-use support::{ok_stdout, recommend};
+use support::{ok_stdout, recommend, texts};
 
 fn stdout(args: &[&str]) -> Vec<u8> {
     ok_stdout(recommend().args(args))
@@ -70,7 +70,7 @@ fn reading_path_puts_foundations_first_without_repeats() {
     ]))
     .unwrap();
     assert_eq!(steps.len(), 8);
-    let ids: Vec<&str> = steps.iter().map(|s| s["id"].as_str().unwrap()).collect();
+    let ids = texts(&steps, "id");
     assert_eq!(
         ids.iter().collect::<HashSet<_>>().len(),
         ids.len(),

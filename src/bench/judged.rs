@@ -293,6 +293,41 @@ pub fn like_scores(index: &Index, judged: &Judged) -> Vec<LikeScore> {
         .collect()
 }
 
+/// Hit@1, hit@5 and MRR (top 10) of one system on the judged queries in `lang`; `None` when
+/// there are none.
+fn language_score(
+    judged: &Judged,
+    name: &str,
+    lang: &str,
+    rank: &dyn Fn(usize) -> Vec<usize>,
+) -> Option<SearchScore> {
+    let (mut h1, mut h5, mut rr, mut n) = (0.0, 0.0, 0.0, 0usize);
+    for (q, (l, _, grades)) in judged.search.iter().enumerate() {
+        if l != lang {
+            continue;
+        }
+        n += 1;
+        let ranked = rank(q);
+        if let Some(pos) = ranked
+            .iter()
+            .take(10)
+            .position(|p| grades.get(p).is_some_and(|&g| g >= 1))
+        {
+            h1 += f64::from(pos == 0);
+            h5 += f64::from(pos < 5);
+            rr += 1.0 / (pos + 1) as f64;
+        }
+    }
+    (n > 0).then(|| SearchScore {
+        system: name.to_string(),
+        lang: lang.to_string(),
+        queries: n,
+        hit_at_1: h1 / n as f64,
+        hit_at_5: h5 / n as f64,
+        mrr: rr / n as f64,
+    })
+}
+
 /// Search figures per language for the shipped search, its halves and the baselines.
 pub fn search_scores(
     index: &Index,
@@ -351,34 +386,7 @@ pub fn search_scores(
     let mut out = Vec::new();
     for (name, rank) in &systems {
         for lang in ["zh", "en", "mixed"] {
-            let (mut h1, mut h5, mut rr, mut n) = (0.0, 0.0, 0.0, 0usize);
-            for (q, (l, _, grades)) in judged.search.iter().enumerate() {
-                if l != lang {
-                    continue;
-                }
-                n += 1;
-                let ranked = rank(q);
-                if let Some(pos) = ranked
-                    .iter()
-                    .take(10)
-                    .position(|p| grades.get(p).is_some_and(|&g| g >= 1))
-                {
-                    h1 += f64::from(pos == 0);
-                    h5 += f64::from(pos < 5);
-                    rr += 1.0 / (pos + 1) as f64;
-                }
-            }
-            if n == 0 {
-                continue;
-            }
-            out.push(SearchScore {
-                system: name.to_string(),
-                lang: lang.to_string(),
-                queries: n,
-                hit_at_1: h1 / n as f64,
-                hit_at_5: h5 / n as f64,
-                mrr: rr / n as f64,
-            });
+            out.extend(language_score(judged, name, lang, rank));
         }
     }
     Ok(out)

@@ -1,7 +1,8 @@
 //! The bench report for people and programs: its [`BenchReport::sections`] as one document
 //! each, rendered in the requested format (titled tables for a terminal).
 
-use super::BenchReport;
+use super::judged;
+use super::{BenchReport, Clusters, CrossLingual, JudgedReport, Latency, RelatedQuality};
 use crate::render::{self, Document, Format, col, wrap};
 
 /// `report` in `format`: one document per section; in a table each is preceded by its title.
@@ -34,4 +35,248 @@ pub fn render(report: &BenchReport, format: Format) -> String {
         }
     }
     text
+}
+
+/// One table of the report, for people.
+#[derive(Debug, Clone)]
+pub struct Section {
+    pub title: String,
+    pub columns: Vec<&'static str>,
+    pub rows: Vec<Vec<String>>,
+}
+
+fn f3(x: f64) -> String {
+    format!("{x:.3}")
+}
+
+fn ratio(a: f64, b: f64) -> String {
+    if b > 0.0 {
+        format!("{:.2}x", a / b)
+    } else {
+        "-".into()
+    }
+}
+
+fn opt(x: Option<f64>, digits: usize) -> String {
+    x.map_or("-".into(), |v| format!("{v:.digits$}"))
+}
+
+fn related_section(related: &[RelatedQuality], what: &str) -> Section {
+    let base = related.iter().find(|r| r.mode == "tfidf words");
+    Section {
+        title: format!(
+            "Related work{what} (--like, {} seeds): same-topic precision@5 and MRR",
+            related.first().map_or(0, |r| r.seeds)
+        ),
+        columns: vec!["system", "P@5", "MRR", "P@5 vs tfidf words"],
+        rows: related
+            .iter()
+            .map(|r| {
+                vec![
+                    r.mode.clone(),
+                    f3(r.precision_at_5),
+                    f3(r.mrr),
+                    base.map_or("-".into(), |b| ratio(r.precision_at_5, b.precision_at_5)),
+                ]
+            })
+            .collect(),
+    }
+}
+
+fn judged_sections(j: &JudgedReport, what: &str, out: &mut Vec<Section>) {
+    out.push(Section {
+        title: format!(
+            "Judged related work{what} ({} seeds, {})",
+            j.like.first().map_or(0, |l| l.seeds),
+            j.source
+        ),
+        columns: vec!["system", "related@5", "nDCG@10", "absurd@5"],
+        rows: j
+            .like
+            .iter()
+            .map(|l| {
+                vec![
+                    l.system.clone(),
+                    f3(l.related_at_5),
+                    f3(l.ndcg_at_10),
+                    f3(l.absurd_at_5),
+                ]
+            })
+            .collect(),
+    });
+    out.push(Section {
+        title: format!(
+            "Judged reading paths{what} (path --like SEED -n {}, {} seeds)",
+            judged::PATH_STEPS,
+            j.paths.seeds
+        ),
+        columns: vec!["steps", "judged related", "builds_on edges backwards"],
+        rows: vec![vec![
+            j.paths.steps.to_string(),
+            f3(j.paths.related_share),
+            j.paths.backwards_edges.to_string(),
+        ]],
+    });
+    if let Some(search) = &j.search {
+        out.push(Section {
+            title: format!("Judged search{what} (per query language)"),
+            columns: vec!["system", "lang", "queries", "hit@1", "hit@5", "MRR"],
+            rows: search
+                .iter()
+                .map(|s| {
+                    vec![
+                        s.system.clone(),
+                        s.lang.clone(),
+                        s.queries.to_string(),
+                        f3(s.hit_at_1),
+                        f3(s.hit_at_5),
+                        f3(s.mrr),
+                    ]
+                })
+                .collect(),
+        });
+    }
+}
+
+impl BenchReport {
+    /// The report as tables: related work, judged set, uncurated corpus, cross-lingual,
+    /// clusters, speed.
+    pub fn sections(&self) -> Vec<Section> {
+        let mut out = Vec::new();
+        out.push(related_section(&self.related, ""));
+        if let Some(j) = &self.judged {
+            judged_sections(j, "", &mut out);
+        }
+        if let Some(u) = &self.uncurated {
+            out.push(related_section(
+                &u.related,
+                " on titles + highlights only (no curated fields)",
+            ));
+            if let Some(j) = &u.judged {
+                judged_sections(j, " on titles + highlights only", &mut out);
+            }
+        }
+        if let Some(c) = &self.crosslingual {
+            out.push(crosslingual_section(c));
+        }
+        if let Some(c) = &self.clusters {
+            out.push(clusters_section(c));
+        }
+        out.push(self.speed_section());
+        out
+    }
+
+    /// Speed figures, the model's only when they were measured.
+    fn speed_section(&self) -> Section {
+        let s = &self.speed;
+        let lat = |l: &Latency| format!("p50 {:.2} ms, p95 {:.2} ms", l.p50_ms, l.p95_ms);
+        let mut rows = vec![
+            vec![
+                "machine".into(),
+                match self.machine.load_average {
+                    Some(l) => format!(
+                        "{} cores, {}, load average {l:.2} at start",
+                        self.machine.cores, self.machine.cpu
+                    ),
+                    None => format!("{} cores, {}", self.machine.cores, self.machine.cpu),
+                },
+                String::new(),
+            ],
+            vec![
+                "index load".into(),
+                opt(s.index_load_ms, 2) + " ms",
+                String::new(),
+            ],
+            vec![
+                format!("--like warm ({} queries)", s.like.queries),
+                lat(&s.like),
+                String::new(),
+            ],
+        ];
+        if !self.quick {
+            rows.push(vec![
+                "model load".into(),
+                opt(s.model_load_ms, 0) + " ms",
+                String::new(),
+            ]);
+            rows.push(vec![
+                format!("index build ({} passages)", self.corpus.papers),
+                opt(s.index_build_s, 2) + " s",
+                opt(s.passages_per_s, 1) + " passages/s",
+            ]);
+            rows.push(vec![
+                "embedding: titles, batched".into(),
+                opt(s.titles_per_s, 1) + "/s",
+                match (s.titles_per_s, s.titles_per_s_one_by_one) {
+                    (Some(a), Some(b)) => {
+                        format!("one by one {b:.1}/s: batched is {}", ratio(a, b))
+                    }
+                    _ => String::new(),
+                },
+            ]);
+            rows.push(vec![
+                "embedding: zh highlights, batched".into(),
+                opt(s.highlights_per_s, 1) + "/s",
+                String::new(),
+            ]);
+            if let (Some(t), Some(e)) = (&s.search, &s.search_embed) {
+                rows.push(vec![
+                    format!("free-text search warm ({} queries)", t.queries),
+                    lat(t),
+                    format!("of which query embedding p50 {:.2} ms", e.p50_ms),
+                ]);
+            }
+        }
+        Section {
+            title: "Speed".into(),
+            columns: vec!["measure", "value", "note"],
+            rows,
+        }
+    }
+}
+
+fn crosslingual_section(c: &CrossLingual) -> Section {
+    let mut rows = Vec::new();
+    for (dir, rs) in [
+        ("zh highlight -> en title", &c.zh_to_en),
+        ("en title -> zh highlight", &c.en_to_zh),
+    ] {
+        for r in rs {
+            rows.push(vec![
+                dir.to_string(),
+                r.system.clone(),
+                f3(r.recall_at_1),
+                f3(r.recall_at_10),
+                f3(r.mrr),
+            ]);
+        }
+    }
+    Section {
+        title: format!("Cross-lingual retrieval ({} queries each way)", c.queries),
+        columns: vec!["direction", "system", "R@1", "R@10", "MRR"],
+        rows,
+    }
+}
+
+fn clusters_section(c: &Clusters) -> Section {
+    Section {
+        title: format!(
+            "Topic clusters vs {} labels ({} papers)",
+            c.labels, c.papers
+        ),
+        columns: vec!["method", "k", "NMI", "ARI", "largest/median"],
+        rows: c
+            .results
+            .iter()
+            .map(|r| {
+                vec![
+                    r.method.clone(),
+                    r.k.to_string(),
+                    f3(r.nmi),
+                    f3(r.ari),
+                    format!("{:.2}", r.largest_over_median),
+                ]
+            })
+            .collect(),
+    }
 }

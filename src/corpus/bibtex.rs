@@ -257,39 +257,7 @@ pub fn parse(text: &str) -> (Vec<Entry>, Vec<BibProblem>) {
     let mut entries = Vec::new();
     for (chunk, mut raw) in raw_entries {
         let key = raw.key.v.to_string();
-        let mut dropped = Vec::new();
-        // Undefined abbreviations (`journal = jmlr` without `@string{jmlr=...}`) cost their
-        // field, not the entry: BibTeX itself warns and goes on.
-        let resolved = loop {
-            let bib = RawBibliography {
-                preamble: String::new(),
-                entries: vec![biblatex::Spanned::new(raw.clone(), 0..0)],
-                abbreviations: abbreviations.clone(),
-            };
-            match std::panic::catch_unwind(|| Bibliography::from_raw(bib)) {
-                Ok(Ok(b)) => break Ok(b),
-                Ok(Err(e)) => {
-                    if let ParseErrorKind::UnknownAbbreviation(name) = &e.kind
-                        && let Some(pos) = raw.fields.iter().position(|f| {
-                            f.value.v.iter().any(
-                                |c| matches!(c.v, biblatex::RawChunk::Abbreviation(a) if a == name),
-                            )
-                        })
-                    {
-                        let field = raw.fields.remove(pos);
-                        dropped.push(format!(
-                            "{} (undefined @string {name})",
-                            field.key.v.to_ascii_lowercase()
-                        ));
-                        continue;
-                    }
-                    break Err(format!("{} (the entry was not read)", e.kind));
-                }
-                Err(_) => {
-                    break Err("the BibTeX parser failed on this entry (it was not read)".into());
-                }
-            }
-        };
+        let (resolved, dropped) = resolve(&mut raw, &abbreviations);
         match resolved {
             Ok(bib) => {
                 for e in bib.iter() {
@@ -309,6 +277,47 @@ pub fn parse(text: &str) -> (Vec<Entry>, Vec<BibProblem>) {
         }
     }
     (entries, problems)
+}
+
+/// Resolve one entry against the file's abbreviations. Undefined abbreviations (`journal =
+/// jmlr` without `@string{jmlr=...}`) cost their field, not the entry: BibTeX itself warns and
+/// goes on; the dropped fields are returned, described.
+fn resolve(
+    raw: &mut biblatex::RawEntry<'_>,
+    abbreviations: &[biblatex::Pair<'_>],
+) -> (Result<Bibliography, String>, Vec<String>) {
+    let mut dropped = Vec::new();
+    let resolved = loop {
+        let bib = RawBibliography {
+            preamble: String::new(),
+            entries: vec![biblatex::Spanned::new(raw.clone(), 0..0)],
+            abbreviations: abbreviations.to_vec(),
+        };
+        match std::panic::catch_unwind(|| Bibliography::from_raw(bib)) {
+            Ok(Ok(b)) => break Ok(b),
+            Ok(Err(e)) => {
+                if let ParseErrorKind::UnknownAbbreviation(name) = &e.kind
+                    && let Some(pos) = raw.fields.iter().position(|f| {
+                        f.value.v.iter().any(
+                            |c| matches!(c.v, biblatex::RawChunk::Abbreviation(a) if a == name),
+                        )
+                    })
+                {
+                    let field = raw.fields.remove(pos);
+                    dropped.push(format!(
+                        "{} (undefined @string {name})",
+                        field.key.v.to_ascii_lowercase()
+                    ));
+                    continue;
+                }
+                break Err(format!("{} (the entry was not read)", e.kind));
+            }
+            Err(_) => {
+                break Err("the BibTeX parser failed on this entry (it was not read)".into());
+            }
+        }
+    };
+    (resolved, dropped)
 }
 
 /// One entry as a record: the citation key as `id`, fields by name, authors as a list of

@@ -19,26 +19,62 @@ pub struct Row {
 /// Parse `text` with `delimiter` (`b','` or `b'\t'`). Problems are `(line, message)`.
 pub fn parse(text: &str, delimiter: u8) -> (Vec<Row>, Vec<(usize, String)>) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut problems = Vec::new();
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .flexible(true)
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes());
-    let header: Vec<String> = match reader.headers() {
-        Ok(h) => h.iter().map(str::to_string).collect(),
-        Err(e) => {
-            problems.push((1, format!("cannot read the header row: {e}")));
-            return (Vec::new(), problems);
-        }
+    let header = match header(&mut reader) {
+        Ok(h) => h,
+        Err(problems) => return (Vec::new(), problems),
     };
-    if header.iter().all(String::is_empty) {
-        problems.push((
-            1,
-            "the first row must name the columns (title, abstract, authors, year, ...)".into(),
-        ));
+    let lines = Lines(text);
+    let mut problems = Vec::new();
+    let mut records = Vec::new();
+    for result in reader.records() {
+        match result {
+            Ok(r) => records.push(r),
+            Err(e) => {
+                let line = e.position().map_or(0, |p| lines.line_of(p.byte()));
+                problems.push((line, format!("cannot read this row: {e}")));
+            }
+        }
+    }
+    if let Some(p) = records.last().and_then(|last| unclosed_quote(&lines, last)) {
+        problems.push(p);
         return (Vec::new(), problems);
     }
+    let mut rows = Vec::new();
+    for record in records {
+        let line = record.position().map_or(0, |p| lines.line_of(p.byte()));
+        if record.iter().all(str::is_empty) {
+            continue;
+        }
+        match row_record(&header, &record, delimiter) {
+            Ok(fields) => rows.push(Row {
+                line,
+                record: fields,
+            }),
+            Err(message) => problems.push((line, message)),
+        }
+    }
+    (rows, problems)
+}
+
+/// The header row's column names, or the problems that make the file unreadable (no header,
+/// an empty one, a column named twice).
+fn header(reader: &mut csv::Reader<&[u8]>) -> Result<Vec<String>, Vec<(usize, String)>> {
+    let header: Vec<String> = match reader.headers() {
+        Ok(h) => h.iter().map(str::to_string).collect(),
+        Err(e) => return Err(vec![(1, format!("cannot read the header row: {e}"))]),
+    };
+    if header.iter().all(String::is_empty) {
+        return Err(vec![(
+            1,
+            "the first row must name the columns (title, abstract, authors, year, ...)".into(),
+        )]);
+    }
+    let mut problems = Vec::new();
     for (i, name) in header.iter().enumerate() {
         if let Some(j) = header[..i]
             .iter()
@@ -55,81 +91,80 @@ pub fn parse(text: &str, delimiter: u8) -> (Vec<Row>, Vec<(usize, String)>) {
             ));
         }
     }
-    if !problems.is_empty() {
-        return (Vec::new(), problems);
+    if problems.is_empty() {
+        Ok(header)
+    } else {
+        Err(problems)
     }
-    let mut rows = Vec::new();
-    // A record's position may fall on the line break that ends the row before it: skip line
-    // breaks, then count them.
-    let start_of = |byte: u64| {
+}
+
+/// Byte positions of the text as line numbers.
+struct Lines<'a>(&'a str);
+
+impl Lines<'_> {
+    /// A record's position may fall on the line break that ends the row before it: skip line
+    /// breaks.
+    fn start_of(&self, byte: u64) -> usize {
+        let text = self.0;
         let mut b = (byte as usize).min(text.len());
         while b < text.len() && matches!(text.as_bytes()[b], b'\r' | b'\n') {
             b += 1;
         }
         b
-    };
-    let line_of = |byte: u64| {
-        let b = start_of(byte);
-        1 + text.as_bytes()[..b].iter().filter(|&&c| c == b'\n').count()
-    };
-    let mut records = Vec::new();
-    for result in reader.records() {
-        match result {
-            Ok(r) => records.push(r),
-            Err(e) => {
-                let line = e.position().map_or(0, |p| line_of(p.byte()));
-                problems.push((line, format!("cannot read this row: {e}")));
-            }
-        }
     }
-    // A quote opened and never closed makes the reader take the rest of the file as one cell;
-    // the last record's raw text then holds an odd number of quotes.
-    if let Some(last) = records.last() {
-        let start = last.position().map_or(0, |p| start_of(p.byte()));
-        if text.is_char_boundary(start) && text[start..].matches('"').count() % 2 == 1 {
-            problems.push((
-                line_of(start as u64),
-                "a quoted cell in this row is never closed: the rest of the file was read into \
-                 it (a missing `\"`?)"
-                    .into(),
-            ));
-            return (rows, problems);
-        }
+
+    /// The line (from 1) of the record starting at `byte`.
+    fn line_of(&self, byte: u64) -> usize {
+        let b = self.start_of(byte);
+        1 + self.0.as_bytes()[..b]
+            .iter()
+            .filter(|&&c| c == b'\n')
+            .count()
     }
-    for record in records {
-        let line = record.position().map_or(0, |p| line_of(p.byte()));
-        if record.iter().all(str::is_empty) {
+}
+
+/// A quote opened and never closed makes the reader take the rest of the file as one cell;
+/// the last record's raw text then holds an odd number of quotes.
+fn unclosed_quote(lines: &Lines, last: &csv::StringRecord) -> Option<(usize, String)> {
+    let text = lines.0;
+    let start = last.position().map_or(0, |p| lines.start_of(p.byte()));
+    (text.is_char_boundary(start) && text[start..].matches('"').count() % 2 == 1).then(|| {
+        (
+            lines.line_of(start as u64),
+            "a quoted cell in this row is never closed: the rest of the file was read into \
+             it (a missing `\"`?)"
+                .into(),
+        )
+    })
+}
+
+/// One row's non-empty cells by column name; an error when it has more cells than the header
+/// names columns.
+fn row_record(
+    header: &[String],
+    record: &csv::StringRecord,
+    delimiter: u8,
+) -> Result<Record, String> {
+    if record.len() > header.len() && record.iter().skip(header.len()).any(|c| !c.is_empty()) {
+        return Err(format!(
+            "row has {} cells but the header names {} columns (an unquoted {} inside a \
+             cell?)",
+            record.len(),
+            header.len(),
+            if delimiter == b'\t' { "tab" } else { "comma" }
+        ));
+    }
+    let mut fields = Record::new();
+    for (i, cell) in record.iter().enumerate().take(header.len()) {
+        if cell.is_empty() {
             continue;
         }
-        if record.len() > header.len() && record.iter().skip(header.len()).any(|c| !c.is_empty()) {
-            problems.push((
-                line,
-                format!(
-                    "row has {} cells but the header names {} columns (an unquoted {} inside a \
-                     cell?)",
-                    record.len(),
-                    header.len(),
-                    if delimiter == b'\t' { "tab" } else { "comma" }
-                ),
-            ));
-            continue;
-        }
-        let mut fields = Record::new();
-        for (i, cell) in record.iter().enumerate().take(header.len()) {
-            if cell.is_empty() {
-                continue;
-            }
-            let name = if header[i].is_empty() {
-                format!("(column {} without a name)", i + 1)
-            } else {
-                header[i].clone()
-            };
-            fields.insert(name, Value::String(cell.to_string()));
-        }
-        rows.push(Row {
-            line,
-            record: fields,
-        });
+        let name = if header[i].is_empty() {
+            format!("(column {} without a name)", i + 1)
+        } else {
+            header[i].clone()
+        };
+        fields.insert(name, Value::String(cell.to_string()));
     }
-    (rows, problems)
+    Ok(fields)
 }

@@ -16,27 +16,82 @@ use super::error::Problem;
 use super::paper::{Kind, Paper};
 
 pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
-    let mut out: Vec<(usize, Paper)> = Vec::new();
+    let mut list = List {
+        out: Vec::new(),
+        slugs: HashMap::new(),
+        source: path
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        open: None,
+    };
     let mut problems = Vec::new();
     let mut topic = String::new();
-    let mut slugs: HashMap<String, usize> = HashMap::new();
     let lines: Vec<&str> = text.lines().collect();
-    // (line, title, topic, highlight lines) of an open `####` paper
-    let mut open: Option<(usize, String, String, Vec<String>)> = None;
-    let source = path
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    for (i, line) in lines.iter().enumerate() {
+        let line_no = i + 1;
+        let line = line.trim();
+        let heading = line.chars().take_while(|&c| c == '#').count();
+        if heading > 0 && line[heading..].starts_with(' ') {
+            list.close();
+            let name = line[heading..].trim().to_string();
+            if heading >= 4 {
+                list.open = Some((line_no, name, topic.clone(), Vec::new()));
+            } else {
+                topic = name;
+            }
+        } else if line.starts_with('|') {
+            list.close();
+            let next_is_separator = lines.get(i + 1).is_some_and(|l| is_separator(l));
+            if !(is_separator(line) || next_is_separator) {
+                // (not a header or separator row)
+                if let Err(message) = list.table_row(line_no, line, &topic) {
+                    problems.push(Problem {
+                        path: path.to_path_buf(),
+                        line: line_no,
+                        message,
+                    });
+                }
+            }
+        } else if let Some(item) = line
+            .strip_prefix("- [")
+            .or_else(|| line.strip_prefix("* ["))
+        {
+            list.close();
+            list.list_item(line_no, item, &topic);
+        } else if let Some((_, _, _, h)) = list.open.as_mut()
+            && !line.is_empty()
+        {
+            h.push(line.to_string());
+        }
+    }
+    list.close();
+    (list.out, problems)
+}
 
-    let mut push = |line: usize,
-                    title: &str,
-                    topic: &str,
-                    highlight: &str,
-                    link: Option<String>,
-                    out: &mut Vec<(usize, Paper)>| {
+/// The papers of a list as it is read.
+struct List {
+    out: Vec<(usize, Paper)>,
+    /// How many papers took each slug (for unique ids).
+    slugs: HashMap<String, usize>,
+    /// The file name, every paper's source.
+    source: String,
+    /// (line, title, topic, highlight lines) of an open `####` paper
+    open: Option<(usize, String, String, Vec<String>)>,
+}
+
+impl List {
+    fn push(
+        &mut self,
+        line: usize,
+        title: &str,
+        topic: &str,
+        highlight: &str,
+        link: Option<String>,
+    ) {
         let (title, open_source) = strip_open_source(title);
         let slug = slugify(&title);
-        let n = slugs.entry(slug.clone()).or_insert(0);
+        let n = self.slugs.entry(slug.clone()).or_insert(0);
         *n += 1;
         let id = if *n == 1 { slug } else { format!("{slug}-{n}") };
         let lower = format!("{title} {topic}").to_lowercase();
@@ -45,7 +100,7 @@ pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
         } else {
             Kind::Method
         };
-        out.push((
+        self.out.push((
             line,
             Paper {
                 id,
@@ -56,82 +111,45 @@ pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
                 kind,
                 open_source,
                 link,
-                sources: vec![source.clone()],
+                sources: vec![self.source.clone()],
                 ..Paper::default()
             },
         ));
-    };
+    }
 
-    let mut i = 0;
-    while i < lines.len() {
-        let line_no = i + 1;
-        let line = lines[i].trim();
-        let heading = line.chars().take_while(|&c| c == '#').count();
-        if heading > 0 && line[heading..].starts_with(' ') {
-            if let Some((l, t, tp, h)) = open.take() {
-                push(l, &t, &tp, &h.join(" "), None, &mut out);
-            }
-            let name = line[heading..].trim().to_string();
-            if heading >= 4 {
-                open = Some((line_no, name, topic.clone(), Vec::new()));
-            } else {
-                topic = name;
-            }
-        } else if line.starts_with('|') {
-            if let Some((l, t, tp, h)) = open.take() {
-                push(l, &t, &tp, &h.join(" "), None, &mut out);
-            }
-            let cells = table_cells(line);
-            let next_is_separator = lines.get(i + 1).is_some_and(|l| is_separator(l));
-            if is_separator(line) || next_is_separator {
-                // header or separator row
-            } else if cells.first().is_none_or(|c| c.is_empty()) {
-                problems.push(Problem {
-                    path: path.to_path_buf(),
-                    line: line_no,
-                    message: "table row has an empty first cell (the title)".into(),
-                });
-            } else {
-                let title = link_text(&cells[0]);
-                let highlight = cells.get(1).cloned().unwrap_or_default();
-                let link = cells.get(2).filter(|c| !c.is_empty()).map(|c| link_text(c));
-                push(line_no, &title, &topic, &highlight, link, &mut out);
-            }
-        } else if let Some(item) = line
-            .strip_prefix("- [")
-            .or_else(|| line.strip_prefix("* ["))
-        {
-            if let Some((l, t, tp, h)) = open.take() {
-                push(l, &t, &tp, &h.join(" "), None, &mut out);
-            }
-            if let Some(close) = item.find("](") {
-                let title = &item[..close];
-                let rest = &item[close + 2..];
-                let (url, desc) = match rest.find(')') {
-                    Some(end) => (&rest[..end], &rest[end + 1..]),
-                    None => (rest, ""),
-                };
-                let desc = desc.trim().trim_start_matches(['-', ':', '–', '—']).trim();
-                push(
-                    line_no,
-                    title,
-                    &topic,
-                    desc,
-                    Some(url.to_string()),
-                    &mut out,
-                );
-            }
-        } else if let Some((_, _, _, h)) = open.as_mut()
-            && !line.is_empty()
-        {
-            h.push(line.to_string());
+    /// Finish the open `####` paper, if any.
+    fn close(&mut self) {
+        if let Some((l, t, tp, h)) = self.open.take() {
+            self.push(l, &t, &tp, &h.join(" "), None);
         }
-        i += 1;
     }
-    if let Some((l, t, tp, h)) = open.take() {
-        push(l, &t, &tp, &h.join(" "), None, &mut out);
+
+    /// A table row (not a header): title, highlight, link.
+    fn table_row(&mut self, line_no: usize, line: &str, topic: &str) -> Result<(), String> {
+        let cells = table_cells(line);
+        if cells.first().is_none_or(|c| c.is_empty()) {
+            return Err("table row has an empty first cell (the title)".into());
+        }
+        let title = link_text(&cells[0]);
+        let highlight = cells.get(1).cloned().unwrap_or_default();
+        let link = cells.get(2).filter(|c| !c.is_empty()).map(|c| link_text(c));
+        self.push(line_no, &title, topic, &highlight, link);
+        Ok(())
     }
-    (out, problems)
+
+    /// `[Title](url) - description`, after the list marker.
+    fn list_item(&mut self, line_no: usize, item: &str, topic: &str) {
+        if let Some(close) = item.find("](") {
+            let title = &item[..close];
+            let rest = &item[close + 2..];
+            let (url, desc) = match rest.find(')') {
+                Some(end) => (&rest[..end], &rest[end + 1..]),
+                None => (rest, ""),
+            };
+            let desc = desc.trim().trim_start_matches(['-', ':', '–', '—']).trim();
+            self.push(line_no, title, topic, desc, Some(url.to_string()));
+        }
+    }
 }
 
 fn table_cells(line: &str) -> Vec<String> {

@@ -191,6 +191,27 @@ pub fn resolve_match_in(papers: &[Paper], query: &str) -> Result<Resolved, Resol
             }
         }
     }
+    let scored = fuzzy_scores(papers, &key);
+    if let Some(&(best, i)) = scored.first() {
+        let runner_up = scored.get(1).map_or(0.0, |s| s.0);
+        if best >= ACCEPT && best - runner_up >= MARGIN {
+            return at(i, Matched::Fuzzy);
+        }
+    }
+    let order = suggestions(papers, &key, &scored);
+    Err(ResolveError::Unknown {
+        query: q.to_string(),
+        suggestions: order
+            .into_iter()
+            .take(5)
+            .map(|i| entry(&papers[i]))
+            .collect(),
+    })
+}
+
+/// Every paper's best name similarity to `key` (Jaro-Winkler or normalized Levenshtein), best
+/// first, ties by paper.
+fn fuzzy_scores(papers: &[Paper], key: &str) -> Vec<(f64, usize)> {
     // A query more than twice as long as a name can reach neither ACCEPT nor, by edit
     // distance, SUGGEST against it (Jaro-Winkler stays under 0.9): skipping such pairs bounds
     // the cost of a long query, which would otherwise grow with its length times every name.
@@ -199,22 +220,19 @@ pub fn resolve_match_in(papers: &[Paper], query: &str) -> Result<Resolved, Resol
         .map(|i| {
             let best = names(&papers[i])
                 .filter(|n| key_len <= 2 * n.chars().count())
-                .map(|n| {
-                    strsim::jaro_winkler(&key, &n).max(strsim::normalized_levenshtein(&key, &n))
-                })
+                .map(|n| strsim::jaro_winkler(key, &n).max(strsim::normalized_levenshtein(key, &n)))
                 .fold(0.0, f64::max);
             (best, i)
         })
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    if let Some(&(best, i)) = scored.first() {
-        let runner_up = scored.get(1).map_or(0.0, |s| s.0);
-        if best >= ACCEPT && best - runner_up >= MARGIN {
-            return at(i, Matched::Fuzzy);
-        }
-    }
-    // A query that holds a whole name ("Search R1 Agentic Web" holds "Search-R1") suggests
-    // that paper, longest name first; then the close spellings.
+    scored
+}
+
+/// The papers to suggest for an unknown `key`, best first: a query that holds a whole name
+/// ("Search R1 Agentic Web" holds "Search-R1") suggests that paper, longest name first; then
+/// the close spellings of `scored`.
+fn suggestions(papers: &[Paper], key: &str, scored: &[(f64, usize)]) -> Vec<usize> {
     let mut held: Vec<(usize, usize)> = (0..papers.len())
         .filter_map(|i| {
             names(&papers[i])
@@ -226,19 +244,12 @@ pub fn resolve_match_in(papers: &[Paper], query: &str) -> Result<Resolved, Resol
         .collect();
     held.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut order: Vec<usize> = held.into_iter().map(|(_, i)| i).collect();
-    for &(score, i) in &scored {
+    for &(score, i) in scored {
         if score >= SUGGEST && !order.contains(&i) {
             order.push(i);
         }
     }
-    Err(ResolveError::Unknown {
-        query: q.to_string(),
-        suggestions: order
-            .into_iter()
-            .take(5)
-            .map(|i| entry(&papers[i]))
-            .collect(),
-    })
+    order
 }
 
 #[cfg(test)]

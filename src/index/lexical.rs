@@ -48,6 +48,29 @@ pub struct LexicalData {
     pub doc_len: Vec<f32>,
 }
 
+/// A document's weighted terms as (term id, summed weight), ascending by term id; weights of a
+/// term that occurs several times are added in the order they occur.
+fn term_frequencies(doc: &[(String, f32)], vocab: &[&str]) -> Vec<(u32, f32)> {
+    let mut tf: Vec<(u32, f32)> = doc
+        .iter()
+        .map(|(t, w)| {
+            let id = vocab
+                .binary_search(&t.as_str())
+                .expect("every term is in the vocabulary");
+            (id as u32, *w)
+        })
+        .collect();
+    tf.sort_by_key(|&(t, _)| t);
+    let mut merged: Vec<(u32, f32)> = Vec::new();
+    for (t, w) in tf {
+        match merged.last_mut() {
+            Some((lt, lw)) if *lt == t => *lw += w,
+            _ => merged.push((t, w)),
+        }
+    }
+    merged
+}
+
 impl LexicalData {
     pub fn build(papers: &[Paper]) -> LexicalData {
         let docs: Vec<Vec<(String, f32)>> = papers.iter().map(weighted_terms).collect();
@@ -58,23 +81,7 @@ impl LexicalData {
         let mut doc_len = Vec::with_capacity(docs.len());
         let mut doc_tf: Vec<Vec<(u32, f32)>> = Vec::with_capacity(docs.len());
         for (d, doc) in docs.iter().enumerate() {
-            let mut tf: Vec<(u32, f32)> = doc
-                .iter()
-                .map(|(t, w)| {
-                    let id = vocab
-                        .binary_search(&t.as_str())
-                        .expect("every term is in the vocabulary");
-                    (id as u32, *w)
-                })
-                .collect();
-            tf.sort_by_key(|&(t, _)| t);
-            let mut merged: Vec<(u32, f32)> = Vec::new();
-            for (t, w) in tf {
-                match merged.last_mut() {
-                    Some((lt, lw)) if *lt == t => *lw += w,
-                    _ => merged.push((t, w)),
-                }
-            }
+            let merged = term_frequencies(doc, &vocab);
             doc_len.push(merged.iter().map(|(_, w)| w).sum());
             for &(t, w) in &merged {
                 postings[t as usize].push((d as u32, w));

@@ -8,6 +8,7 @@ pub mod ann;
 pub mod evidence;
 pub mod format;
 pub mod graph;
+mod layout;
 pub mod lexical;
 mod output;
 pub mod papers;
@@ -32,7 +33,8 @@ pub use papers::PaperTable;
 pub use reuse::{Reuse, build_incremental};
 
 use crate::corpus::{self, Paper};
-use papers::{EXTRA_COLUMNS, PaperColumns, TEXT_COLUMNS, TextView};
+use layout::Layout;
+use papers::{PaperColumns, TEXT_COLUMNS, TextView};
 use storage::Storage;
 
 #[derive(Debug, thiserror::Error)]
@@ -107,44 +109,6 @@ pub struct IndexMeta {
     pub hnsw: HnswParams,
 }
 
-/// Section names of `index.bin`.
-mod section {
-    pub const VECTORS: &str = "vectors";
-    pub const KIND: &str = "papers.kind";
-    pub const OPEN_SOURCE: &str = "papers.open_source";
-    pub const NAMES: &str = "names";
-    pub const NAMES_OFFSETS: &str = "names.offsets";
-    pub const NAME_PAPERS: &str = "names.papers";
-    pub const LEXICAL: [&str; 10] = [
-        "lexical.vocab",
-        "lexical.vocab_offsets",
-        "lexical.posting_offsets",
-        "lexical.posting_docs",
-        "lexical.posting_tf",
-        "lexical.posting_weights",
-        "lexical.doc_offsets",
-        "lexical.doc_terms",
-        "lexical.doc_weights",
-        "lexical.doc_len",
-    ];
-}
-
-/// Byte ranges of the sections, validated once at load so that views never fail.
-#[derive(Debug, Clone)]
-struct Layout {
-    vectors: Range<usize>,
-    text: [(Range<usize>, Range<usize>); papers::COLUMNS],
-    extra: [Option<(Range<usize>, Range<usize>)>; papers::EXTRAS],
-    kind: Range<usize>,
-    open_source: Range<usize>,
-    names: (Range<usize>, Range<usize>),
-    name_papers: Range<usize>,
-    lexical: [Range<usize>; 10],
-    /// The HNSW graph's sections ([`graph::SECTIONS`]); absent in indexes built before the
-    /// graph was stored (those answer every query with the exact scan).
-    graph: Option<[Range<usize>; 5]>,
-}
-
 /// Below this many papers the exact scan answers dense queries: it is exact, and measured in
 /// `benches/ann.rs` (stored graph vs parallel scan, per query, same run, 2 cores) it is faster
 /// at 1,000 papers (0.16 vs 0.30 ms) and slower from 2,000 on (0.55 vs 0.44 ms; 5,000: 1.42 vs
@@ -166,10 +130,6 @@ pub struct Index {
     path: Option<PathBuf>,
     /// `--exact`: never walk the graph, whatever the size.
     exact_scan: bool,
-}
-
-fn le_bytes<T: Pod>(v: &[T]) -> &[u8] {
-    bytemuck::cast_slice(v)
 }
 
 /// The text embedded for a paper: its names, its English summary and its highlight, never its
@@ -240,172 +200,35 @@ impl Index {
         );
         let cols = PaperColumns::build(&papers);
         let lex = LexicalData::build(&papers);
-        let names: Vec<String> = TEXT_COLUMNS
-            .iter()
-            .chain(&EXTRA_COLUMNS)
-            .flat_map(|c| [format!("papers.{c}"), format!("papers.{c}.offsets")])
-            .collect();
-        let mut sections: Vec<(&str, &[u8])> = vec![(section::VECTORS, le_bytes(&vectors))];
-        for (k, col) in cols.text.iter().chain(&cols.extra).enumerate() {
-            sections.push((&names[2 * k], &col.text));
-            sections.push((&names[2 * k + 1], le_bytes(&col.offsets)));
-        }
-        sections.extend([
-            (section::KIND, &cols.kind[..]),
-            (section::OPEN_SOURCE, &cols.open_source[..]),
-            (section::NAMES, &cols.names.text[..]),
-            (section::NAMES_OFFSETS, le_bytes(&cols.names.offsets)),
-            (section::NAME_PAPERS, le_bytes(&cols.name_papers)),
-        ]);
-        let lexical: [&[u8]; 10] = [
-            &lex.vocab,
-            le_bytes(&lex.vocab_offsets),
-            le_bytes(&lex.posting_offsets),
-            le_bytes(&lex.posting_docs),
-            le_bytes(&lex.posting_tf),
-            le_bytes(&lex.posting_weights),
-            le_bytes(&lex.doc_offsets),
-            le_bytes(&lex.doc_terms),
-            le_bytes(&lex.doc_weights),
-            le_bytes(&lex.doc_len),
-        ];
-        sections.extend(section::LEXICAL.iter().copied().zip(lexical));
-        let graph_bytes: [&[u8]; 5] = [
-            &graph.levels,
-            le_bytes(&graph.slots),
-            le_bytes(&graph.offsets),
-            le_bytes(&graph.neighbours),
-            le_bytes(&graph.entry),
-        ];
-        sections.extend(graph::SECTIONS.iter().copied().zip(graph_bytes));
-        let bytes = format::encode(&meta, &sections)?;
+        let bytes = layout::encode(&meta, &vectors, &cols, &lex, &graph)?;
         let index = Index::open(Storage::from_bytes(&bytes), None)?;
         // The records are at hand: keep them rather than materializing them again.
         let _ = index.papers.set(papers);
         Ok(index)
     }
 
-    /// Validate `storage` and lay out its sections.
+    /// Validate `storage` and lay out its sections: the container ([`format::open`]), every
+    /// section's place and shape ([`Layout::locate`]), then the views that hold offsets.
     fn open(storage: Storage, path: Option<PathBuf>) -> Result<Index, IndexError> {
         let name = path
             .as_ref()
             .map_or("index".to_string(), |p| p.display().to_string());
-        let bytes = storage.bytes();
-        let container: format::Container<IndexMeta> = format::open(bytes, &name)?;
         let bad = |detail: String| IndexError::Inconsistent {
             path: name.clone(),
             detail,
         };
-        let meta = container.meta.clone();
-        let n = usize::try_from(meta.papers).map_err(|e| bad(e.to_string()))?;
-        let dim = usize::try_from(meta.dim).map_err(|e| bad(e.to_string()))?;
-        if n == 0 {
-            return Err(bad("it holds no papers".into()));
-        }
-        let range = |s: &str| -> Result<Range<usize>, IndexError> {
-            container
-                .range(s)
-                .ok_or_else(|| bad(format!("section {s} is missing")))
-        };
-        // A section viewed as `T`s: whole elements, aligned (the container aligns sections).
-        fn check<T: Pod>(bytes: &[u8], r: &Range<usize>) -> Option<usize> {
-            bytemuck::try_cast_slice::<u8, T>(&bytes[r.clone()])
-                .ok()
-                .map(<[T]>::len)
-        }
-        let vectors = range(section::VECTORS)?;
-        if dim == 0 || check::<f32>(bytes, &vectors) != Some(n.saturating_mul(dim)) {
-            return Err(bad(format!(
-                "vectors section does not hold {n} vectors of dimension {dim}"
-            )));
-        }
-        // The checksum only proves the bytes are the ones written: a forged file with a
-        // recomputed checksum may hold NaN or infinity, which would turn every score into NaN.
-        // A value is not finite when its exponent bits are all ones; the branch-free fold
-        // vectorizes (a 100k index: ~0.3x the rest of the load, see the report of issue 12).
-        {
-            use rayon::prelude::*;
-            const EXP: u32 = 0x7f80_0000;
-            const CHUNK: usize = 1 << 16;
-            let bits: &[u32] = bytemuck::cast_slice(&bytes[vectors.clone()]);
-            let bad_chunk = bits
-                .par_chunks(CHUNK)
-                .position_any(|c| c.iter().fold(0u32, |a, &b| a | u32::from(b & EXP == EXP)) != 0);
-            if let Some(c) = bad_chunk {
-                let at = c * CHUNK
-                    + bits[c * CHUNK..]
-                        .iter()
-                        .position(|&b| b & EXP == EXP)
-                        .unwrap_or(0);
-                return Err(bad(format!(
-                    "vector {} holds NaN or infinity",
-                    at / dim.max(1)
-                )));
+        let (meta, layout) = {
+            let bytes = storage.bytes();
+            let container: format::Container<IndexMeta> = format::open(bytes, &name)?;
+            let meta = container.meta.clone();
+            let n = usize::try_from(meta.papers).map_err(|e| bad(e.to_string()))?;
+            let dim = usize::try_from(meta.dim).map_err(|e| bad(e.to_string()))?;
+            if n == 0 {
+                return Err(bad("it holds no papers".into()));
             }
-        }
-        let text_range = |c: &str| -> Result<(Range<usize>, Range<usize>), IndexError> {
-            Ok((
-                range(&format!("papers.{c}"))?,
-                range(&format!("papers.{c}.offsets"))?,
-            ))
+            let layout = Layout::locate(&container, bytes, n, dim).map_err(bad)?;
+            (meta, layout)
         };
-        let mut text: Vec<(Range<usize>, Range<usize>)> = Vec::new();
-        for c in TEXT_COLUMNS {
-            text.push(text_range(c)?);
-        }
-        let text: [(Range<usize>, Range<usize>); papers::COLUMNS] =
-            text.try_into().expect("one range pair per column");
-        let extra = EXTRA_COLUMNS.map(|c| {
-            Some((
-                container.range(&format!("papers.{c}"))?,
-                container.range(&format!("papers.{c}.offsets"))?,
-            ))
-        });
-        let layout = Layout {
-            vectors,
-            text,
-            extra,
-            kind: range(section::KIND)?,
-            open_source: range(section::OPEN_SOURCE)?,
-            names: (range(section::NAMES)?, range(section::NAMES_OFFSETS)?),
-            name_papers: range(section::NAME_PAPERS)?,
-            lexical: {
-                let mut v = Vec::new();
-                for s in section::LEXICAL {
-                    v.push(range(s)?);
-                }
-                v.try_into().expect("ten lexical sections")
-            },
-            graph: match graph::SECTIONS.map(|s| container.range(s)) {
-                [Some(a), Some(b), Some(c), Some(d), Some(e)] => Some([a, b, c, d, e]),
-                [None, None, None, None, None] => None,
-                _ => return Err(bad("the HNSW graph sections are incomplete".into())),
-            },
-        };
-        // Views panic on misaligned or ragged sections and index by offsets: check both once.
-        let words = |r: &Range<usize>| check::<u64>(bytes, r).is_some();
-        let quads = |r: &Range<usize>| check::<u32>(bytes, r).is_some();
-        if !layout.text.iter().all(|(_, o)| words(o))
-            || !layout.extra.iter().flatten().all(|(_, o)| words(o))
-            || !words(&layout.names.1)
-            || !quads(&layout.name_papers)
-            || ![1, 2, 6].iter().all(|&i| words(&layout.lexical[i]))
-            || ![3, 4, 5, 7, 8, 9]
-                .iter()
-                .all(|&i| quads(&layout.lexical[i]))
-        {
-            return Err(bad("a section has a size that does not fit its type".into()));
-        }
-        if let Some(g) = &layout.graph
-            && !(words(&g[1]) && words(&g[2]) && quads(&g[3]) && quads(&g[4]))
-        {
-            return Err(bad(
-                "an HNSW graph section has a size that does not fit its type".into(),
-            ));
-        }
-        if layout.kind.len() != n || layout.open_source.len() != n {
-            return Err(bad(format!("paper fields do not cover {n} papers")));
-        }
         let index = Index {
             meta,
             storage,
@@ -419,29 +242,36 @@ impl Index {
             path,
             exact_scan: false,
         };
-        index
-            .paper_table(true)
-            .ok_or_else(|| bad("paper columns are inconsistent".into()))?;
-        Lexical::new(index.lexical_arrays()).map_err(bad)?;
-        if let Some(g) = &index.layout.graph {
+        index.check_views().map_err(bad)?;
+        Ok(index)
+    }
+
+    /// The checks that need the located sections: paper columns, lexical index and graph
+    /// offsets all in range, the lexical index covering every paper.
+    fn check_views(&self) -> Result<(), String> {
+        let n = self.len();
+        self.paper_table(true)
+            .ok_or_else(|| "paper columns are inconsistent".to_string())?;
+        Lexical::new(self.lexical_arrays())?;
+        if let Some(g) = &self.layout.graph {
             let s = |i: usize| g[i].clone();
             GraphView::new(
                 n,
-                &index.storage.bytes()[s(0)],
-                index.slice(&s(1)),
-                index.slice(&s(2)),
-                index.slice(&s(3)),
-                index.slice(&s(4)),
+                &self.storage.bytes()[s(0)],
+                self.slice(&s(1)),
+                self.slice(&s(2)),
+                self.slice(&s(3)),
+                self.slice(&s(4)),
             )
-            .map_err(|e| bad(format!("the HNSW graph is corrupt ({e})")))?;
+            .map_err(|e| format!("the HNSW graph is corrupt ({e})"))?;
         }
-        if index.lexical().len() != n {
-            return Err(bad(format!(
+        if self.lexical().len() != n {
+            return Err(format!(
                 "lexical index covers {} papers, not {n}",
-                index.lexical().len()
-            )));
+                self.lexical().len()
+            ));
         }
-        Ok(index)
+        Ok(())
     }
 
     /// Map and validate `path` (magic, version, checksum, then every section's shape and every

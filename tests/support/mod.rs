@@ -91,3 +91,68 @@ pub fn chromium() -> Option<PathBuf> {
     );
     Some(bin)
 }
+
+/// The shipped index opened in-process, as every command opens it (no model is loaded until a
+/// query needs one): for engine behaviour the binary adds nothing to.
+pub fn session() -> recommend::session::Session {
+    // The model directory the binary would use (`RECOMMEND_MODEL_DIR`, else the checkout's).
+    recommend::session::Session::open(
+        &root().join("index.bin"),
+        recommend::model::default_model_dir(),
+    )
+    .expect("the shipped index opens")
+}
+
+/// The ids `--like SEEDS --unlike NEGATIVES -k TOP` ranks, best first, in-process.
+pub fn related_ids(seeds: &[&str], negatives: &[&str], top: usize) -> Vec<String> {
+    let s = session();
+    let resolve = |names: &[&str]| -> Vec<usize> {
+        names
+            .iter()
+            .map(|n| recommend::engine::resolve::resolve(s.index(), n).expect("the name resolves"))
+            .collect()
+    };
+    let q = recommend::session::QueryOptions {
+        top,
+        ..Default::default()
+    };
+    s.related(&resolve(seeds), &resolve(negatives), &q)
+        .expect("related works")
+        .into_iter()
+        .map(|h| s.index().table().id(h.paper).to_string())
+        .collect()
+}
+
+/// The text field `key` of every record of `rows` (panics when one lacks it).
+pub fn texts<'a>(rows: &'a [Value], key: &str) -> Vec<&'a str> {
+    rows.iter()
+        .map(|r| {
+            r[key]
+                .as_str()
+                .unwrap_or_else(|| panic!("{key} missing: {r}"))
+        })
+        .collect()
+}
+
+/// The first items of a list of `[id, title]` pairs (`builds_on_papers`, `built_on_by`).
+pub fn pair_ids(list: &Value) -> Vec<&str> {
+    list.as_array()
+        .expect("a JSON list")
+        .iter()
+        .map(|p| p[0].as_str().expect("an id first"))
+        .collect()
+}
+
+/// The ids `search TEXT -k TOP` (hybrid) ranks on session `s`, best first, in-process (the model
+/// loads once per session, not once per query).
+pub fn search_ids(s: &recommend::session::Session, text: &str, top: usize) -> Vec<String> {
+    let q = recommend::session::QueryOptions {
+        top,
+        ..Default::default()
+    };
+    s.search(text, &q)
+        .expect("search works")
+        .into_iter()
+        .map(|h| s.index().table().id(h.paper).to_string())
+        .collect()
+}

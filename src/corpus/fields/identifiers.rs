@@ -1,0 +1,81 @@
+//! Identifiers as files write them: arXiv ids and DOIs in their many spellings, and the id of
+//! a record that has none.
+
+use super::super::markdown::slugify;
+use super::super::paper::{Paper, is_arxiv_id};
+
+/// `arXiv:2401.12345v2`, `https://arxiv.org/abs/2401.12345`, `2401.12345` -> `2401.12345`;
+/// `None` when what remains is not an arXiv id.
+pub fn normalize_arxiv(s: &str) -> Option<String> {
+    let mut t = s.trim();
+    for prefix in [
+        "https://arxiv.org/abs/",
+        "http://arxiv.org/abs/",
+        "https://arxiv.org/pdf/",
+        "http://arxiv.org/pdf/",
+        "arxiv.org/abs/",
+        "arxiv:",
+    ] {
+        // `get` rather than slicing: the cut may fall inside a multi-byte character.
+        if let Some(head) = t.get(..prefix.len())
+            && head.eq_ignore_ascii_case(prefix)
+        {
+            t = &t[prefix.len()..];
+            break;
+        }
+    }
+    let t = t.strip_suffix(".pdf").unwrap_or(t);
+    let t = match t.rfind('v') {
+        Some(v)
+            if v > 0
+                && v + 1 < t.len()
+                && t[v + 1..].bytes().all(|b| b.is_ascii_digit())
+                && t.as_bytes()[v - 1].is_ascii_digit() =>
+        {
+            &t[..v]
+        }
+        _ => t,
+    };
+    is_arxiv_id(t).then(|| t.to_string())
+}
+
+/// `doi:10.1/x`, `https://doi.org/10.1/x` -> `10.1/x`; `None` unless it looks like a DOI.
+pub fn normalize_doi(s: &str) -> Option<String> {
+    let mut t = s.trim();
+    for prefix in [
+        "https://doi.org/",
+        "http://doi.org/",
+        "https://dx.doi.org/",
+        "http://dx.doi.org/",
+        "doi:",
+    ] {
+        if t.len() >= prefix.len() && t[..prefix.len()].eq_ignore_ascii_case(prefix) {
+            t = t[prefix.len()..].trim();
+            break;
+        }
+    }
+    let ok = t.starts_with("10.")
+        && t.contains('/')
+        && !t.chars().any(|c| c.is_whitespace() || c.is_control());
+    ok.then(|| t.to_string())
+}
+
+/// The id of a record that has none: its arXiv id, else its DOI, else a slug of its title.
+pub fn derived_id(p: &Paper) -> String {
+    if let Some(a) = &p.arxiv {
+        return a.clone();
+    }
+    if let Some(d) = &p.doi {
+        return d.to_ascii_lowercase();
+    }
+    slugify(&p.title)
+}
+
+/// The year of an arXiv id's first version: `2503.14476` -> 2025, `cs/0112017` -> 2001.
+pub(super) fn arxiv_year(a: &str) -> Option<u16> {
+    let yy: u16 = match a.split_once('/') {
+        Some((_, num)) => num.get(..2)?.parse().ok()?,
+        None => a.get(..2)?.parse().ok()?,
+    };
+    Some(if yy >= 91 { 1900 + yy } else { 2000 + yy })
+}

@@ -1,0 +1,170 @@
+//! Values as a record holds them (JSON, or text from CSV and BibTeX) converted to a field's type:
+//! text on one line, lists, yes/no, years, kinds, authors. An error names the key and what it
+//! held.
+
+use serde_json::Value;
+
+use super::super::paper::Kind;
+
+/// The first year (1000-2999) written in `s` as four digits of their own: `2023-05-01`,
+/// `Mon, 2 Apr 2007 19:18:42 GMT`, `2017`.
+pub fn year_in(s: &str) -> Option<u16> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit() {
+            let start = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i - start == 4
+                && let Ok(y) = s[start..i].parse::<u16>()
+                && (1000..=2999).contains(&y)
+            {
+                return Some(y);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
+/// Text with line breaks or tabs (a wrapped arXiv title, a multi-line BibTeX abstract) becomes
+/// one line; text without them is kept exactly as written.
+pub(super) fn one_line(s: &str) -> String {
+    if s.contains(['\n', '\r', '\t']) {
+        s.split_whitespace().collect::<Vec<_>>().join(" ")
+    } else {
+        s.to_string()
+    }
+}
+
+fn describe(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "text",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A scalar as text; `None` for null or empty text.
+pub(super) fn scalar(key: &str, v: &Value) -> Result<Option<String>, String> {
+    match v {
+        Value::Null => Ok(None),
+        Value::String(s) => Ok((!s.trim().is_empty()).then(|| one_line(s))),
+        Value::Number(n) => Ok(Some(n.to_string())),
+        Value::Bool(b) => Ok(Some(b.to_string())),
+        other => Err(format!("`{key}` must be text, not {}", describe(other))),
+    }
+}
+
+/// How a list field written as one text splits into items.
+#[derive(Clone, Copy)]
+pub(super) enum Split {
+    /// `a; b` (names that may hold commas)
+    Semicolons,
+    /// `a, b; c` (keywords)
+    Commas,
+    /// `cs.CL cs.AI` (arXiv categories)
+    Spaces,
+}
+
+pub(super) fn items(key: &str, v: &Value, split: Split) -> Result<Vec<String>, String> {
+    let parts: Vec<String> = match v {
+        Value::Null => Vec::new(),
+        Value::Array(a) => {
+            let mut out = Vec::new();
+            for x in a {
+                if let Some(s) = scalar(key, x).map_err(|_| {
+                    format!("`{key}` must be a list of texts, not of {}", describe(x))
+                })? {
+                    out.push(s);
+                }
+            }
+            out
+        }
+        Value::String(s) => match split {
+            Split::Semicolons => s.split(';').map(str::to_string).collect(),
+            Split::Commas => s.split([';', ',']).map(str::to_string).collect(),
+            Split::Spaces => s.split_whitespace().map(str::to_string).collect(),
+        },
+        other => {
+            return Err(format!(
+                "`{key}` must be a list or text, not {}",
+                describe(other)
+            ));
+        }
+    };
+    Ok(parts
+        .into_iter()
+        .map(|s| one_line(&s).trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect())
+}
+
+pub(super) fn boolean(key: &str, v: &Value) -> Result<bool, String> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::Null => Ok(false),
+        Value::Number(n) if n.as_u64() == Some(0) => Ok(false),
+        Value::Number(n) if n.as_u64() == Some(1) => Ok(true),
+        Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
+            "true" | "yes" | "y" | "1" | "x" => Ok(true),
+            "false" | "no" | "n" | "0" | "" => Ok(false),
+            other => Err(format!(
+                "`{key}` {other:?} is not a yes/no value (true, false, yes, no, 1, 0)"
+            )),
+        },
+        other => Err(format!(
+            "`{key}` must be true or false, not {}",
+            describe(other)
+        )),
+    }
+}
+
+pub(super) fn year(key: &str, v: &Value) -> Result<Option<u16>, String> {
+    match v {
+        Value::Null => Ok(None),
+        Value::Number(n) => match n.as_u64().and_then(|y| u16::try_from(y).ok()) {
+            Some(y) => Ok(Some(y)),
+            None => Err(format!("`{key}` {n} is not a year")),
+        },
+        Value::String(s) if s.trim().is_empty() => Ok(None),
+        Value::String(s) => year_in(s)
+            .map(Some)
+            .ok_or_else(|| format!("`{key}` {s:?} holds no year")),
+        other => Err(format!(
+            "`{key}` must be a year or a date, not {}",
+            describe(other)
+        )),
+    }
+}
+
+pub(super) fn kind(v: &Value) -> Result<Option<Kind>, String> {
+    let Some(s) = scalar("kind", v)? else {
+        return Ok(None);
+    };
+    Kind::ALL
+        .iter()
+        .copied()
+        .find(|k| k.as_str() == s.trim())
+        .map(Some)
+        .ok_or_else(|| {
+            format!("unknown kind {s:?}; kind must be one of: survey, method, system, benchmark, dataset, model")
+        })
+}
+
+/// A list of authors: names joined by ", "; a text stays as written.
+pub(super) fn authors(v: &Value) -> Result<Option<String>, String> {
+    match v {
+        Value::Array(_) => {
+            let names = items("authors", v, Split::Semicolons)?;
+            Ok((!names.is_empty()).then(|| names.join(", ")))
+        }
+        other => scalar("authors", other),
+    }
+}

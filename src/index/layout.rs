@@ -1,0 +1,226 @@
+//! Where each array of `index.bin` lives: the section names, their byte ranges ([`Layout`]),
+//! and the checks that make every later view of them infallible.
+//!
+//! Building writes the sections in this order ([`encode`]); opening finds each one, checks that
+//! its size fits its element type and that every vector value is finite ([`Layout::locate`]).
+//! Errors are the detail of an [`IndexError::Inconsistent`](super::IndexError), as text.
+
+use std::ops::Range;
+
+use bytemuck::Pod;
+
+use super::IndexMeta;
+use super::format::{self, FormatError};
+use super::graph::{self, GraphData};
+use super::lexical::LexicalData;
+use super::papers::{self, EXTRA_COLUMNS, PaperColumns, TEXT_COLUMNS};
+
+/// Section names of `index.bin`.
+pub(super) mod section {
+    pub const VECTORS: &str = "vectors";
+    pub const KIND: &str = "papers.kind";
+    pub const OPEN_SOURCE: &str = "papers.open_source";
+    pub const NAMES: &str = "names";
+    pub const NAMES_OFFSETS: &str = "names.offsets";
+    pub const NAME_PAPERS: &str = "names.papers";
+    pub const LEXICAL: [&str; 10] = [
+        "lexical.vocab",
+        "lexical.vocab_offsets",
+        "lexical.posting_offsets",
+        "lexical.posting_docs",
+        "lexical.posting_tf",
+        "lexical.posting_weights",
+        "lexical.doc_offsets",
+        "lexical.doc_terms",
+        "lexical.doc_weights",
+        "lexical.doc_len",
+    ];
+}
+
+/// Byte ranges of the sections, validated once at load so that views never fail.
+#[derive(Debug, Clone)]
+pub(super) struct Layout {
+    pub(super) vectors: Range<usize>,
+    pub(super) text: [(Range<usize>, Range<usize>); papers::COLUMNS],
+    pub(super) extra: [Option<(Range<usize>, Range<usize>)>; papers::EXTRAS],
+    pub(super) kind: Range<usize>,
+    pub(super) open_source: Range<usize>,
+    pub(super) names: (Range<usize>, Range<usize>),
+    pub(super) name_papers: Range<usize>,
+    pub(super) lexical: [Range<usize>; 10],
+    /// The HNSW graph's sections ([`graph::SECTIONS`]); absent in indexes built before the
+    /// graph was stored (those answer every query with the exact scan).
+    pub(super) graph: Option<[Range<usize>; 5]>,
+}
+
+fn le_bytes<T: Pod>(v: &[T]) -> &[u8] {
+    bytemuck::cast_slice(v)
+}
+
+/// The bytes of `index.bin`: `meta` and every array, as named sections in the order above.
+pub(super) fn encode(
+    meta: &IndexMeta,
+    vectors: &[f32],
+    cols: &PaperColumns,
+    lex: &LexicalData,
+    graph: &GraphData,
+) -> Result<Vec<u8>, FormatError> {
+    let names: Vec<String> = TEXT_COLUMNS
+        .iter()
+        .chain(&EXTRA_COLUMNS)
+        .flat_map(|c| [format!("papers.{c}"), format!("papers.{c}.offsets")])
+        .collect();
+    let mut sections: Vec<(&str, &[u8])> = vec![(section::VECTORS, le_bytes(vectors))];
+    for (k, col) in cols.text.iter().chain(&cols.extra).enumerate() {
+        sections.push((&names[2 * k], &col.text));
+        sections.push((&names[2 * k + 1], le_bytes(&col.offsets)));
+    }
+    sections.extend([
+        (section::KIND, &cols.kind[..]),
+        (section::OPEN_SOURCE, &cols.open_source[..]),
+        (section::NAMES, &cols.names.text[..]),
+        (section::NAMES_OFFSETS, le_bytes(&cols.names.offsets)),
+        (section::NAME_PAPERS, le_bytes(&cols.name_papers)),
+    ]);
+    let lexical: [&[u8]; 10] = [
+        &lex.vocab,
+        le_bytes(&lex.vocab_offsets),
+        le_bytes(&lex.posting_offsets),
+        le_bytes(&lex.posting_docs),
+        le_bytes(&lex.posting_tf),
+        le_bytes(&lex.posting_weights),
+        le_bytes(&lex.doc_offsets),
+        le_bytes(&lex.doc_terms),
+        le_bytes(&lex.doc_weights),
+        le_bytes(&lex.doc_len),
+    ];
+    sections.extend(section::LEXICAL.iter().copied().zip(lexical));
+    let graph_bytes: [&[u8]; 5] = [
+        &graph.levels,
+        le_bytes(&graph.slots),
+        le_bytes(&graph.offsets),
+        le_bytes(&graph.neighbours),
+        le_bytes(&graph.entry),
+    ];
+    sections.extend(graph::SECTIONS.iter().copied().zip(graph_bytes));
+    format::encode(meta, &sections)
+}
+
+/// A section viewed as `T`s: whole elements, aligned (the container aligns sections).
+fn count<T: Pod>(bytes: &[u8], r: &Range<usize>) -> Option<usize> {
+    bytemuck::try_cast_slice::<u8, T>(&bytes[r.clone()])
+        .ok()
+        .map(<[T]>::len)
+}
+
+impl Layout {
+    /// Find every section of `container` (over `bytes`) for `n` papers of `dim` values, and
+    /// check what views rely on: vectors of the right shape and finite, every section sized to
+    /// its element type, the per-paper fields covering `n` papers.
+    pub(super) fn locate(
+        container: &format::Container<IndexMeta>,
+        bytes: &[u8],
+        n: usize,
+        dim: usize,
+    ) -> Result<Layout, String> {
+        let range = |s: &str| -> Result<Range<usize>, String> {
+            container
+                .range(s)
+                .ok_or_else(|| format!("section {s} is missing"))
+        };
+        let vectors = range(section::VECTORS)?;
+        if dim == 0 || count::<f32>(bytes, &vectors) != Some(n.saturating_mul(dim)) {
+            return Err(format!(
+                "vectors section does not hold {n} vectors of dimension {dim}"
+            ));
+        }
+        check_finite(&bytes[vectors.clone()], dim)?;
+        let mut text: Vec<(Range<usize>, Range<usize>)> = Vec::new();
+        for c in TEXT_COLUMNS {
+            text.push((
+                range(&format!("papers.{c}"))?,
+                range(&format!("papers.{c}.offsets"))?,
+            ));
+        }
+        let text: [(Range<usize>, Range<usize>); papers::COLUMNS] =
+            text.try_into().expect("one range pair per column");
+        let extra = EXTRA_COLUMNS.map(|c| {
+            Some((
+                container.range(&format!("papers.{c}"))?,
+                container.range(&format!("papers.{c}.offsets"))?,
+            ))
+        });
+        let layout = Layout {
+            vectors,
+            text,
+            extra,
+            kind: range(section::KIND)?,
+            open_source: range(section::OPEN_SOURCE)?,
+            names: (range(section::NAMES)?, range(section::NAMES_OFFSETS)?),
+            name_papers: range(section::NAME_PAPERS)?,
+            lexical: {
+                let mut v = Vec::new();
+                for s in section::LEXICAL {
+                    v.push(range(s)?);
+                }
+                v.try_into().expect("ten lexical sections")
+            },
+            graph: match graph::SECTIONS.map(|s| container.range(s)) {
+                [Some(a), Some(b), Some(c), Some(d), Some(e)] => Some([a, b, c, d, e]),
+                [None, None, None, None, None] => None,
+                _ => return Err("the HNSW graph sections are incomplete".into()),
+            },
+        };
+        layout.check_element_sizes(bytes)?;
+        if layout.kind.len() != n || layout.open_source.len() != n {
+            return Err(format!("paper fields do not cover {n} papers"));
+        }
+        Ok(layout)
+    }
+
+    /// Views panic on misaligned or ragged sections and index by offsets: check both once.
+    fn check_element_sizes(&self, bytes: &[u8]) -> Result<(), String> {
+        let words = |r: &Range<usize>| count::<u64>(bytes, r).is_some();
+        let quads = |r: &Range<usize>| count::<u32>(bytes, r).is_some();
+        if !self.text.iter().all(|(_, o)| words(o))
+            || !self.extra.iter().flatten().all(|(_, o)| words(o))
+            || !words(&self.names.1)
+            || !quads(&self.name_papers)
+            || ![1, 2, 6].iter().all(|&i| words(&self.lexical[i]))
+            || ![3, 4, 5, 7, 8, 9].iter().all(|&i| quads(&self.lexical[i]))
+        {
+            return Err("a section has a size that does not fit its type".into());
+        }
+        if let Some(g) = &self.graph
+            && !(words(&g[1]) && words(&g[2]) && quads(&g[3]) && quads(&g[4]))
+        {
+            return Err("an HNSW graph section has a size that does not fit its type".into());
+        }
+        Ok(())
+    }
+}
+
+/// The checksum only proves the bytes are the ones written: a forged file with a recomputed
+/// checksum may hold NaN or infinity, which would turn every score into NaN. A value is not
+/// finite when its exponent bits are all ones; the branch-free fold vectorizes (a 100k index:
+/// ~0.3x the rest of the load, see the report of issue 12).
+fn check_finite(vectors: &[u8], dim: usize) -> Result<(), String> {
+    use rayon::prelude::*;
+    const EXP: u32 = 0x7f80_0000;
+    const CHUNK: usize = 1 << 16;
+    let bits: &[u32] = bytemuck::cast_slice(vectors);
+    let bad_chunk = bits
+        .par_chunks(CHUNK)
+        .position_any(|c| c.iter().fold(0u32, |a, &b| a | u32::from(b & EXP == EXP)) != 0);
+    match bad_chunk {
+        Some(c) => {
+            let at = c * CHUNK
+                + bits[c * CHUNK..]
+                    .iter()
+                    .position(|&b| b & EXP == EXP)
+                    .unwrap_or(0);
+            Err(format!("vector {} holds NaN or infinity", at / dim.max(1)))
+        }
+        None => Ok(()),
+    }
+}
