@@ -54,7 +54,9 @@ fn topics_with_k_and_evaluation() {
         .assert()
         .success()
         .stderr(contains("NMI"))
-        .stderr(contains("tfidf k-means"))
+        // The clusters evaluated are the ones asked for: k=8 for every method.
+        .stderr(contains("given k): k=8 NMI"))
+        .stderr(contains("tfidf k-means: k=8 NMI"))
         .stderr(contains("dense e5 k-means"));
     recommend().args(["topics", "--k", "0"]).assert().code(2);
     recommend()

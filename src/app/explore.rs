@@ -52,7 +52,7 @@ pub(super) fn topics(common: &CommonArgs, k: Option<usize>, evaluate: bool) -> R
     }
     show(common, &doc)?;
     if evaluate {
-        let Some(c) = recommend::bench::clusters(index)? else {
+        let Some(c) = recommend::bench::clusters(index, k)? else {
             return Err(usage("the corpus has no topic labels to evaluate against"));
         };
         eprintln!(

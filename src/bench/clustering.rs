@@ -4,11 +4,11 @@ use super::{BenchError, ClusterScore, Clusters, tfidf};
 use crate::engine::topics;
 use crate::index::Index;
 
-/// Topic clusters against the labels: ours (graph communities, automatic k), then TF-IDF
-/// k-means and dense (e5) k-means at the same k; with the largest cluster's size over the
-/// median size (a catch-all shows as a large ratio).
-pub fn clusters(index: &Index) -> Result<Option<Clusters>, BenchError> {
-    let ours = crate::engine::communities::cluster(index, None)?;
+/// Topic clusters against the labels: ours (graph communities, `k` topics or the automatic
+/// number), then TF-IDF k-means and dense (e5) k-means at the same k; with the largest
+/// cluster's size over the median size (a catch-all shows as a large ratio).
+pub fn clusters(index: &Index, k: Option<usize>) -> Result<Option<Clusters>, BenchError> {
+    let ours = crate::engine::communities::cluster(index, k)?;
     let Some(agree) = topics::agreement(&ours, index.papers()) else {
         return Ok(None);
     };
@@ -46,7 +46,14 @@ pub fn clusters(index: &Index) -> Result<Option<Clusters>, BenchError> {
         labels: agree.labels,
         papers: agree.papers,
         results: vec![
-            score("ours (related-work graph, spectral, auto k)", &ours_labels),
+            score(
+                if k.is_some() {
+                    "ours (related-work graph, spectral, given k)"
+                } else {
+                    "ours (related-work graph, spectral, auto k)"
+                },
+                &ours_labels,
+            ),
             score("tfidf k-means", &tfidf),
             score("dense e5 k-means", &dense),
         ],

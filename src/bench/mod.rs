@@ -302,7 +302,7 @@ pub fn run(
             None
         }
     };
-    let clusters = clusters(index)?;
+    let clusters = clusters(index, None)?;
     if clusters.is_none() {
         notes.push("topic clusters skipped: the corpus has fewer than two topic labels".into());
     }
