@@ -1,4 +1,5 @@
-//! Topic clusters, reading paths and maps, through the binary on the shipped index.
+//! Topic clusters, reading paths and maps on the shipped index: what they contain checked
+//! in-process, what the binary adds (formats, exit codes, files) through the binary.
 
 use std::collections::HashSet;
 
@@ -7,40 +8,51 @@ use recommend::corpus::Corpus;
 use serde_json::Value;
 
 mod support;
-use support::{ok_stdout, recommend, texts};
+use recommend::engine::resolve::resolve;
+use recommend::engine::{communities, reading};
+use support::{ok_stdout, recommend, session, texts};
 
 fn stdout(args: &[&str]) -> Vec<u8> {
     ok_stdout(recommend().args(args))
 }
 
+/// In-process: topics are an engine behaviour; the binary adds only the rendering.
 #[test]
 fn topics_cover_every_paper_once_and_are_deterministic() {
-    let a = stdout(&["topics", "--format", "json"]);
-    let b = stdout(&["topics", "--format", "json"]);
-    assert_eq!(a, b, "two runs must give byte-identical JSON");
-    let topics: Vec<Value> = serde_json::from_slice(&a).unwrap();
-    assert!(topics.len() >= 4, "{} topics", topics.len());
+    let s = session();
+    let a = communities::cluster(s.index(), None).unwrap();
+    let b = communities::cluster(s.index(), None).unwrap();
+    assert_eq!(
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&b).unwrap(),
+        "two runs must give identical topics"
+    );
+    assert!(a.len() >= 4, "{} topics", a.len());
     let corpus = Corpus::load(std::path::Path::new("corpus")).unwrap();
     let mut seen = HashSet::new();
-    for t in &topics {
-        for key in ["id", "label", "keywords", "papers", "central"] {
-            assert!(t.get(key).is_some(), "{key} missing");
-        }
-        assert!(!t["label"].as_str().unwrap().is_empty());
-        let papers = t["papers"].as_array().unwrap();
-        assert!(!papers.is_empty());
-        assert!(papers.contains(&t["central"]));
-        for p in papers {
-            assert!(
-                seen.insert(p.as_str().unwrap().to_string()),
-                "{p} in two topics"
-            );
+    for t in &a {
+        assert!(!t.label.is_empty());
+        assert!(!t.papers.is_empty());
+        assert!(t.papers.contains(&t.central));
+        for p in &t.papers {
+            assert!(seen.insert(p.clone()), "{p} in two topics");
         }
     }
     assert_eq!(
         seen.len(),
         corpus.papers.len(),
         "every paper in exactly one topic"
+    );
+    // The binary prints the same topics, with every field.
+    let printed: Vec<Value> =
+        serde_json::from_slice(&stdout(&["topics", "--format", "json"])).unwrap();
+    assert_eq!(
+        printed,
+        serde_json::to_value(&a)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone()
     );
 }
 
@@ -65,14 +77,15 @@ fn topics_with_k_and_evaluation() {
         .code(2);
 }
 
+/// In-process: the order of a reading path is an engine behaviour.
 #[test]
 fn reading_path_puts_foundations_first_without_repeats() {
-    let steps: Vec<Value> = serde_json::from_slice(&stdout(&[
-        "path", "--like", "DAPO", "-n", "8", "--format", "json",
-    ]))
-    .unwrap();
+    let s = session();
+    let index = s.index();
+    let dapo = resolve(index, "DAPO").unwrap();
+    let steps = reading::reading_path(index, dapo, 8).unwrap();
     assert_eq!(steps.len(), 8);
-    let ids = texts(&steps, "id");
+    let ids: Vec<&str> = steps.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(
         ids.iter().collect::<HashSet<_>>().len(),
         ids.len(),
@@ -81,7 +94,7 @@ fn reading_path_puts_foundations_first_without_repeats() {
     // The liked paper has its place in the order, after what it builds on.
     let at = |id: &str| ids.iter().position(|x| *x == id);
     let me = at("dapo").expect("the liked paper is on its path");
-    let corpus = recommend::corpus::Corpus::load(std::path::Path::new("corpus")).unwrap();
+    let corpus = Corpus::load(std::path::Path::new("corpus")).unwrap();
     let paper = |id: &str| corpus.papers.iter().find(|p| p.id == id).unwrap();
     // DAPO builds on GRPO and DeepSeek-R1, and both count DAPO among their closest work.
     for parent in &paper("dapo").builds_on {
@@ -97,13 +110,27 @@ fn reading_path_puts_foundations_first_without_repeats() {
         }
     }
     for (i, s) in steps.iter().enumerate() {
-        assert_eq!(s["step"], i + 1);
-        assert!(!s["why"].as_str().unwrap().is_empty());
-        assert!(s["url"].as_str().unwrap().starts_with("https://"), "{s}");
+        assert_eq!(s.step, i + 1);
+        assert!(!s.why.is_empty());
+        assert!(s.url.as_deref().unwrap().starts_with("https://"), "{s:?}");
     }
+    let again = reading::reading_path(index, dapo, 8).unwrap();
     assert_eq!(
-        stdout(&["path", "--like", "Search-R1", "--format", "json"]),
-        stdout(&["path", "--like", "Search-R1", "--format", "json"])
+        serde_json::to_string(&steps).unwrap(),
+        serde_json::to_string(&again).unwrap()
+    );
+    // The binary prints the same path.
+    let printed: Vec<Value> = serde_json::from_slice(&stdout(&[
+        "path", "--like", "DAPO", "-n", "8", "--format", "json",
+    ]))
+    .unwrap();
+    assert_eq!(
+        printed,
+        serde_json::to_value(&steps)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone()
     );
 }
 
