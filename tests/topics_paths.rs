@@ -10,7 +10,7 @@ use serde_json::Value;
 mod support;
 use recommend::engine::resolve::resolve;
 use recommend::engine::{communities, reading};
-use support::{ok_stdout, recommend, session, texts};
+use support::{ok_stdout, recommend, session};
 
 fn stdout(args: &[&str]) -> Vec<u8> {
     ok_stdout(recommend().args(args))
