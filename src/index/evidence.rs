@@ -247,14 +247,14 @@ pub enum Relation {
 /// Each paper's words indexed by their stems ([`WordForms`]), built on first use and kept, so
 /// that explanations (a dozen shared terms per result, a dozen results per query) stem a
 /// paper's text once per process rather than once per question. Kept only for indexes of up
-/// to [`Surfaces::MAX_PAPERS`] papers (a few KB each); above that they are built per call, so a
+/// to [`Surfaces::MAX_PAPERS`] papers (~10-20 KB each, so at most some 40 MB); above that they are built per call, so a
 /// long-running server's memory cannot grow with every paper it ever explained.
 pub struct Surfaces {
     forms: Box<[std::sync::OnceLock<WordForms>]>,
 }
 
 impl Surfaces {
-    pub const MAX_PAPERS: usize = 10_000;
+    pub const MAX_PAPERS: usize = 2_000;
 
     /// A cache for `n` papers (empty above [`Surfaces::MAX_PAPERS`]).
     pub fn new(n: usize) -> Surfaces {
