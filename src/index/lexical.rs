@@ -179,19 +179,21 @@ pub struct Lexical<'a> {
     avg_len: f32,
 }
 
-/// The arrays of a lexical index, in section order (see [`LexicalData`] for their meaning).
-pub type LexicalArrays<'a> = (
-    &'a [u8],
-    &'a [u64],
-    &'a [u64],
-    &'a [u32],
-    &'a [f32],
-    &'a [f32],
-    &'a [u64],
-    &'a [u32],
-    &'a [f32],
-    &'a [f32],
-);
+/// The arrays of a lexical index as read from `index.bin`, by name (see [`LexicalData`] for
+/// their meaning).
+#[derive(Debug, Clone, Copy)]
+pub struct LexicalArrays<'a> {
+    pub vocab: &'a [u8],
+    pub vocab_offsets: &'a [u64],
+    pub posting_offsets: &'a [u64],
+    pub posting_docs: &'a [u32],
+    pub posting_tf: &'a [f32],
+    pub posting_weights: &'a [f32],
+    pub doc_offsets: &'a [u64],
+    pub doc_terms: &'a [u32],
+    pub doc_weights: &'a [f32],
+    pub doc_len: &'a [f32],
+}
 
 /// `offsets` are `n + 1` non-decreasing positions from 0 to at most `len` (the shape of every
 /// offsets section in `index.bin`).
@@ -206,10 +208,18 @@ impl<'a> Lexical<'a> {
     /// Check arrays read from a file and view them; `Err` names the first broken invariant.
     /// O(size of the index): run once per load, then use [`Lexical::trusted`].
     pub fn new(arrays: LexicalArrays<'a>) -> Result<Lexical<'a>, String> {
-        let (vocab, vocab_offsets, posting_offsets, posting_docs, posting_tf, posting_weights) =
-            (arrays.0, arrays.1, arrays.2, arrays.3, arrays.4, arrays.5);
-        let (doc_offsets, doc_terms, doc_weights, doc_len) =
-            (arrays.6, arrays.7, arrays.8, arrays.9);
+        let LexicalArrays {
+            vocab,
+            vocab_offsets,
+            posting_offsets,
+            posting_docs,
+            posting_tf,
+            posting_weights,
+            doc_offsets,
+            doc_terms,
+            doc_weights,
+            doc_len,
+        } = arrays;
         let terms = vocab_offsets.len().saturating_sub(1);
         let docs = doc_len.len();
         if !valid_offsets(vocab_offsets, terms, vocab.len()) || std::str::from_utf8(vocab).is_err()
@@ -234,18 +244,30 @@ impl<'a> Lexical<'a> {
 
     /// View arrays that [`Lexical::new`] accepted before, without checking them again.
     pub fn trusted(arrays: LexicalArrays<'a>) -> Lexical<'a> {
+        let LexicalArrays {
+            vocab,
+            vocab_offsets,
+            posting_offsets,
+            posting_docs,
+            posting_tf,
+            posting_weights,
+            doc_offsets,
+            doc_terms,
+            doc_weights,
+            doc_len,
+        } = arrays;
         Lexical {
-            vocab: arrays.0,
-            vocab_offsets: arrays.1,
-            posting_offsets: arrays.2,
-            posting_docs: arrays.3,
-            posting_tf: arrays.4,
-            posting_weights: arrays.5,
-            doc_offsets: arrays.6,
-            doc_terms: arrays.7,
-            doc_weights: arrays.8,
-            doc_len: arrays.9,
-            avg_len: average(arrays.9),
+            vocab,
+            vocab_offsets,
+            posting_offsets,
+            posting_docs,
+            posting_tf,
+            posting_weights,
+            doc_offsets,
+            doc_terms,
+            doc_weights,
+            doc_len,
+            avg_len: average(doc_len),
         }
     }
 

@@ -336,19 +336,21 @@ impl Index {
     }
 
     fn lexical_arrays(&self) -> lexical::LexicalArrays<'_> {
+        // `layout.lexical` holds the sections in `section::LEXICAL` order, as `layout::write`
+        // writes them.
         let l = &self.layout.lexical;
-        (
-            &self.storage.bytes()[l[0].clone()],
-            self.slice(&l[1]),
-            self.slice(&l[2]),
-            self.slice(&l[3]),
-            self.slice(&l[4]),
-            self.slice(&l[5]),
-            self.slice(&l[6]),
-            self.slice(&l[7]),
-            self.slice(&l[8]),
-            self.slice(&l[9]),
-        )
+        lexical::LexicalArrays {
+            vocab: &self.storage.bytes()[l[0].clone()],
+            vocab_offsets: self.slice(&l[1]),
+            posting_offsets: self.slice(&l[2]),
+            posting_docs: self.slice(&l[3]),
+            posting_tf: self.slice(&l[4]),
+            posting_weights: self.slice(&l[5]),
+            doc_offsets: self.slice(&l[6]),
+            doc_terms: self.slice(&l[7]),
+            doc_weights: self.slice(&l[8]),
+            doc_len: self.slice(&l[9]),
+        }
     }
 
     /// The lexical index (validated at load, so cheap to view).
