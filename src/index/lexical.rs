@@ -208,34 +208,24 @@ impl<'a> Lexical<'a> {
     /// Check arrays read from a file and view them; `Err` names the first broken invariant.
     /// O(size of the index): run once per load, then use [`Lexical::trusted`].
     pub fn new(arrays: LexicalArrays<'a>) -> Result<Lexical<'a>, String> {
-        let LexicalArrays {
-            vocab,
-            vocab_offsets,
-            posting_offsets,
-            posting_docs,
-            posting_tf,
-            posting_weights,
-            doc_offsets,
-            doc_terms,
-            doc_weights,
-            doc_len,
-        } = arrays;
-        let terms = vocab_offsets.len().saturating_sub(1);
-        let docs = doc_len.len();
-        if !valid_offsets(vocab_offsets, terms, vocab.len()) || std::str::from_utf8(vocab).is_err()
+        let a = &arrays;
+        let terms = a.vocab_offsets.len().saturating_sub(1);
+        let docs = a.doc_len.len();
+        if !valid_offsets(a.vocab_offsets, terms, a.vocab.len())
+            || std::str::from_utf8(a.vocab).is_err()
         {
             return Err("lexical vocabulary offsets or text are invalid".into());
         }
-        if !valid_offsets(posting_offsets, terms, posting_docs.len())
-            || posting_tf.len() != posting_docs.len()
-            || posting_weights.len() != posting_docs.len()
-            || posting_docs.iter().any(|&d| d as usize >= docs)
+        if !valid_offsets(a.posting_offsets, terms, a.posting_docs.len())
+            || a.posting_tf.len() != a.posting_docs.len()
+            || a.posting_weights.len() != a.posting_docs.len()
+            || a.posting_docs.iter().any(|&d| d as usize >= docs)
         {
             return Err("lexical postings are invalid".into());
         }
-        if !valid_offsets(doc_offsets, docs, doc_terms.len())
-            || doc_weights.len() != doc_terms.len()
-            || doc_terms.iter().any(|&t| t as usize >= terms)
+        if !valid_offsets(a.doc_offsets, docs, a.doc_terms.len())
+            || a.doc_weights.len() != a.doc_terms.len()
+            || a.doc_terms.iter().any(|&t| t as usize >= terms)
         {
             return Err("lexical document vectors are invalid".into());
         }
