@@ -140,7 +140,7 @@ impl LexicalData {
     }
 
     pub fn view(&self) -> Lexical<'_> {
-        Lexical {
+        Lexical::trusted(LexicalArrays {
             vocab: &self.vocab,
             vocab_offsets: &self.vocab_offsets,
             posting_offsets: &self.posting_offsets,
@@ -151,8 +151,7 @@ impl LexicalData {
             doc_terms: &self.doc_terms,
             doc_weights: &self.doc_weights,
             doc_len: &self.doc_len,
-            avg_len: average(&self.doc_len),
-        }
+        })
     }
 }
 
@@ -166,16 +165,7 @@ fn average(v: &[f32]) -> f32 {
 /// the methods never panic, whatever file the arrays came from.
 #[derive(Debug, Clone, Copy)]
 pub struct Lexical<'a> {
-    vocab: &'a [u8],
-    vocab_offsets: &'a [u64],
-    posting_offsets: &'a [u64],
-    posting_docs: &'a [u32],
-    posting_tf: &'a [f32],
-    posting_weights: &'a [f32],
-    doc_offsets: &'a [u64],
-    doc_terms: &'a [u32],
-    doc_weights: &'a [f32],
-    doc_len: &'a [f32],
+    a: LexicalArrays<'a>,
     avg_len: f32,
 }
 
@@ -234,52 +224,31 @@ impl<'a> Lexical<'a> {
 
     /// View arrays that [`Lexical::new`] accepted before, without checking them again.
     pub fn trusted(arrays: LexicalArrays<'a>) -> Lexical<'a> {
-        let LexicalArrays {
-            vocab,
-            vocab_offsets,
-            posting_offsets,
-            posting_docs,
-            posting_tf,
-            posting_weights,
-            doc_offsets,
-            doc_terms,
-            doc_weights,
-            doc_len,
-        } = arrays;
         Lexical {
-            vocab,
-            vocab_offsets,
-            posting_offsets,
-            posting_docs,
-            posting_tf,
-            posting_weights,
-            doc_offsets,
-            doc_terms,
-            doc_weights,
-            doc_len,
-            avg_len: average(doc_len),
+            avg_len: average(arrays.doc_len),
+            a: arrays,
         }
     }
 
     pub fn len(&self) -> usize {
-        self.doc_len.len()
+        self.a.doc_len.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.doc_len.is_empty()
+        self.a.doc_len.is_empty()
     }
 
     fn terms_len(&self) -> usize {
-        self.vocab_offsets.len().saturating_sub(1)
+        self.a.vocab_offsets.len().saturating_sub(1)
     }
 
     fn term(&self, t: usize) -> &'a str {
         let (a, b) = (
-            self.vocab_offsets[t] as usize,
-            self.vocab_offsets[t + 1] as usize,
+            self.a.vocab_offsets[t] as usize,
+            self.a.vocab_offsets[t + 1] as usize,
         );
         // Validated as UTF-8 as a whole, and every term starts at a term boundary.
-        std::str::from_utf8(&self.vocab[a..b]).unwrap_or("")
+        std::str::from_utf8(&self.a.vocab[a..b]).unwrap_or("")
     }
 
     fn term_id(&self, term: &str) -> Option<usize> {
@@ -296,13 +265,13 @@ impl<'a> Lexical<'a> {
     }
 
     fn postings(&self, t: usize) -> (&'a [u32], &'a [f32]) {
-        let r = self.posting_offsets[t] as usize..self.posting_offsets[t + 1] as usize;
-        (&self.posting_docs[r.clone()], &self.posting_tf[r])
+        let r = self.a.posting_offsets[t] as usize..self.a.posting_offsets[t + 1] as usize;
+        (&self.a.posting_docs[r.clone()], &self.a.posting_tf[r])
     }
 
     fn doc(&self, d: usize) -> (&'a [u32], &'a [f32]) {
-        let r = self.doc_offsets[d] as usize..self.doc_offsets[d + 1] as usize;
-        (&self.doc_terms[r.clone()], &self.doc_weights[r])
+        let r = self.a.doc_offsets[d] as usize..self.a.doc_offsets[d + 1] as usize;
+        (&self.a.doc_terms[r.clone()], &self.a.doc_weights[r])
     }
 
     /// Robertson-Spärck Jones inverse document frequency, floored at zero: a term in half the
@@ -334,7 +303,7 @@ impl<'a> Lexical<'a> {
             let idf = weight * self.idf(t);
             let (docs, tfs) = self.postings(t);
             for (&d, &tf) in docs.iter().zip(tfs) {
-                let len = self.doc_len[d as usize] / self.avg_len.max(1e-6);
+                let len = self.a.doc_len[d as usize] / self.avg_len.max(1e-6);
                 let denom = tf + BM25_K1 * (1.0 - BM25_B + BM25_B * len);
                 scores[d as usize] += idf * tf * (BM25_K1 + 1.0) / denom;
             }
@@ -347,11 +316,11 @@ impl<'a> Lexical<'a> {
         let mut scores = vec![0.0f32; self.len()];
         let (terms, weights) = self.doc(doc);
         for (&t, &w) in terms.iter().zip(weights) {
-            let r = self.posting_offsets[t as usize] as usize
-                ..self.posting_offsets[t as usize + 1] as usize;
-            for (&d, &pw) in self.posting_docs[r.clone()]
+            let r = self.a.posting_offsets[t as usize] as usize
+                ..self.a.posting_offsets[t as usize + 1] as usize;
+            for (&d, &pw) in self.a.posting_docs[r.clone()]
                 .iter()
-                .zip(&self.posting_weights[r])
+                .zip(&self.a.posting_weights[r])
             {
                 scores[d as usize] += w * pw;
             }
