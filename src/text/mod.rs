@@ -208,18 +208,10 @@ fn case_pieces(word: &str) -> Vec<&str> {
     cuts.windows(2).map(|w| &word[w[0]..w[1]]).collect()
 }
 
-/// How a lexical term reads in `text`: the first word there that is the term or stems to it
-/// ("creativ" -> "creative"), lowercase. `None` when the term is only part of a longer name
-/// in `text` ("seek" inside "DeepSeek"), which is no evidence to show a person. CJK terms read
-/// as themselves when `text` contains them. To ask about many terms, build [`WordForms`] once.
-pub fn surface_form(term: &str, text: &str) -> Option<String> {
-    WordForms::of(text).surface(term)
-}
-
 /// The words of one text, indexed by what they are and what they stem to, so that
-/// [`WordForms::surface`] answers [`surface_form`] for many terms with one pass over the text
-/// (explanations ask about a dozen terms per result; stemming the text again for each was most
-/// of a warm `--like`).
+/// [`WordForms::surface`] answers for many terms with one pass over the text (explanations ask
+/// about a dozen terms per result; stemming the text again for each was most of a warm
+/// `--like`).
 #[derive(Debug, Clone)]
 pub struct WordForms {
     folded: String,
@@ -251,7 +243,10 @@ impl WordForms {
         &self.folded
     }
 
-    /// [`surface_form`] of `term` in this text.
+    /// How a lexical term reads in this text: the first word that is the term or stems to it
+    /// ("creativ" -> "creative"), lowercase. `None` when the term is only part of a longer
+    /// name here ("seek" inside "DeepSeek"), which is no evidence to show a person. CJK terms
+    /// read as themselves when the text contains them.
     pub fn surface(&self, term: &str) -> Option<String> {
         if term.chars().any(is_cjk) {
             return self.folded.contains(term).then(|| term.to_string());
