@@ -14,6 +14,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::thread::JoinHandle;
 
 use crate::corpus::{Corpus, CorpusError, LoadOptions};
 use crate::engine::{self, Filters, Hit, Mode, ResolveError};
@@ -193,12 +194,26 @@ pub enum ModelState {
     Unavailable(String),
 }
 
+/// How the model is loaded: a server builds the full tokenizer with the session (in parallel,
+/// ~1 s of CPU) rather than per-call reduced ones (tens of ms each, the p99 of search), and
+/// lets ONNX Runtime's threads spin between calls that follow each other.
+fn embedder_options(resident: bool) -> EmbedderOptions {
+    EmbedderOptions {
+        spin_threads: resident,
+        full_tokenizer: resident,
+        ..EmbedderOptions::default()
+    }
+}
+
 /// An opened index and, once asked for, the model (see the module documentation).
 pub struct Session {
     index_path: PathBuf,
     model_dir: PathBuf,
     index: Index,
     embedder: OnceLock<Result<Embedder, String>>,
+    /// A model load started by [`Session::open_loading_model`], taken by the first
+    /// [`Session::embedder`].
+    preload: std::sync::Mutex<Option<JoinHandle<Result<Embedder, SessionError>>>>,
     /// A long-lived process (`serve`): the model is tuned for calls that follow each other.
     resident: bool,
 }
@@ -224,8 +239,34 @@ impl Session {
             model_dir,
             index,
             embedder: OnceLock::new(),
+            preload: std::sync::Mutex::new(None),
             resident: false,
         })
+    }
+
+    /// [`Session::open`] for a command that will embed a query: the model starts loading on a
+    /// spare thread before the index is opened, so that loading ONNX Runtime (~50 ms before
+    /// the session is even created) overlaps opening and checking the index. Only a model
+    /// already installed is preloaded: installing (a download) waits until the index is known
+    /// to be usable.
+    /// `queries` are the texts the command will search for: their tokenizer is prepared with
+    /// the model.
+    pub fn open_loading_model(
+        index_path: &Path,
+        model_dir: PathBuf,
+        queries: &[String],
+    ) -> Result<Session, SessionError> {
+        let preload = model::is_installed(&model_dir).then(|| {
+            let dir = model_dir.clone();
+            let options = EmbedderOptions {
+                first_texts: queries.iter().map(|q| (q.clone(), Role::Query)).collect(),
+                ..embedder_options(false)
+            };
+            std::thread::spawn(move || load_embedder(&dir, options))
+        });
+        let session = Session::open(index_path, model_dir)?;
+        *session.preload.lock().unwrap_or_else(|e| e.into_inner()) = preload;
+        Ok(session)
     }
 
     pub fn index(&self) -> &Index {
@@ -255,14 +296,18 @@ impl Session {
     pub fn embedder(&self) -> Result<&Embedder, SessionError> {
         self.embedder
             .get_or_init(|| {
-                // A server builds the full tokenizer with the session (in parallel, ~1 s of
-                // CPU) rather than per-call reduced ones (tens of ms each, the p99 of search).
-                let options = EmbedderOptions {
-                    spin_threads: self.resident,
-                    full_tokenizer: self.resident,
-                    ..EmbedderOptions::default()
+                let preload = self
+                    .preload
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take();
+                let loaded = match preload {
+                    Some(handle) if !self.resident => handle.join().unwrap_or_else(|_| {
+                        Err(SessionError::Unavailable("the model load panicked".into()))
+                    }),
+                    _ => load_embedder(&self.model_dir, embedder_options(self.resident)),
                 };
-                let e = load_embedder(&self.model_dir, options).map_err(|e| chain_text(&e))?;
+                let e = loaded.map_err(|e| chain_text(&e))?;
                 self.check_model(&e).map_err(|e| chain_text(&e))?;
                 Ok(e)
             })

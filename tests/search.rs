@@ -43,6 +43,32 @@ fn cross_lingual_search_finds_the_described_papers() {
     }
 }
 
+/// A one-shot `search` loads the model while the index opens, with the query's tokenizer
+/// prepared beside the session: it must answer exactly as a session that loads on demand.
+#[test]
+fn a_session_preloading_the_model_answers_the_same() {
+    let plain = session();
+    let q = recommend::session::QueryOptions::default();
+    let answer = |s: &recommend::session::Session, text: &str| -> Vec<(usize, f32, f32, String)> {
+        s.search(text, &q)
+            .expect("search works")
+            .into_iter()
+            .map(|h| (h.paper, h.score, h.dense, h.why))
+            .collect()
+    };
+    for (query, _) in QUERIES {
+        let preloaded = recommend::session::Session::open_loading_model(
+            &support::root().join("index.bin"),
+            recommend::model::default_model_dir(),
+            &[query.to_string()],
+        )
+        .expect("the shipped index opens");
+        let got = answer(&preloaded, query);
+        assert!(!got.is_empty(), "{query:?}");
+        assert_eq!(got, answer(&plain, query), "{query:?}");
+    }
+}
+
 #[test]
 fn search_modes_and_batch() {
     let dense = ids(&["search", "--mode", "dense", "multi-agent debate", "-k", "3"]);

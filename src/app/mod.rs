@@ -165,6 +165,16 @@ pub(crate) fn open_session(common: &CommonArgs) -> Result<Session> {
     Ok(session)
 }
 
+/// [`open_session`] for a command that embeds a query: the model loads while the index opens.
+pub(crate) fn open_session_loading_model(
+    common: &CommonArgs,
+    queries: &[String],
+) -> Result<Session> {
+    let mut session = Session::open_loading_model(&common.index, model_dir(common), queries)?;
+    session.set_exact_scan(common.exact);
+    Ok(session)
+}
+
 // ---------------------------------------------------------------- output
 
 /// Write to stdout; a closed pipe (`| head`) ends quietly instead of panicking.

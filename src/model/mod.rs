@@ -28,6 +28,20 @@ pub use provision::{
 
 use std::path::PathBuf;
 
+/// Whether `dir` holds a complete install (every file a load reads is present): loading can
+/// then start without installing or regenerating anything. Presence only; the load verifies.
+pub fn is_installed(dir: &std::path::Path) -> bool {
+    [
+        files::MANIFEST,
+        files::ONNX,
+        files::OPTIMIZED,
+        files::WEIGHTS,
+        files::ORT_LIB,
+    ]
+    .iter()
+    .all(|f| dir.join(f).is_file())
+}
+
 /// Embedding dimension of multilingual-e5-small.
 pub const DIM: usize = 384;
 
