@@ -77,7 +77,11 @@ impl Centroid {
 }
 
 /// Curated tags as sparse unit vectors, each tag weighted by its inverse document frequency
-/// (a tag every paper carries says nothing; a rare shared tag says a lot).
+/// ln((1 + n) / (1 + df)) (a tag every paper carries says nothing; a rare shared tag says a
+/// lot). Without the "+ 1" floor of the smoothed TF-IDF: with it, a tag on a quarter of the
+/// list (`grpo-family`, `reasoning`) still weighed half as much as one shared by two papers,
+/// and pulled the field's foundations into every top 5 (judged related@5 0.836 -> 0.846,
+/// section P@5 0.667 -> 0.681, path steps related 87.2% -> 89.3% without it).
 #[derive(Debug, Clone, Default)]
 pub struct Tags {
     pub names: Vec<String>,
@@ -113,7 +117,7 @@ impl Tags {
         let n = table.len() as f32;
         let idf: Vec<f32> = df
             .iter()
-            .map(|&d| ((1.0 + n) / (1.0 + d as f32)).ln() + 1.0)
+            .map(|&d| ((1.0 + n) / (1.0 + d as f32)).ln())
             .collect();
         let rows = raw
             .into_iter()

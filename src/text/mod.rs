@@ -150,6 +150,12 @@ pub fn terms(text: &str) -> Vec<String> {
     out
 }
 
+/// A stopword, or the plural of one ("results", "improvements" of "result", "improvement"):
+/// the list names each word once.
+fn is_function_word(lower: &str) -> bool {
+    is_stopword(lower) || (lower.len() > 3 && lower.strip_suffix('s').is_some_and(is_stopword))
+}
+
 /// Terms of one run of letters, digits and hyphens (case kept, width folded).
 fn latin_terms(run: &str, out: &mut Vec<String>) {
     let run = run.trim_matches('-');
@@ -163,7 +169,7 @@ fn latin_terms(run: &str, out: &mut Vec<String>) {
     for part in parts {
         let lower = part.to_lowercase();
         // Numbers ("2025", "3b", "64") match by coincidence, never by topic.
-        if is_stopword(&lower) || lower.starts_with(|c: char| c.is_ascii_digit()) {
+        if is_function_word(&lower) || lower.starts_with(|c: char| c.is_ascii_digit()) {
             continue;
         }
         let pieces = case_pieces(part);
@@ -172,7 +178,7 @@ fn latin_terms(run: &str, out: &mut Vec<String>) {
             out.push(lower);
             for piece in pieces {
                 let p = piece.to_lowercase();
-                if p.chars().count() >= 2 && !is_stopword(&p) {
+                if p.chars().count() >= 2 && !is_function_word(&p) {
                     out.push(stem(&p));
                 }
             }
@@ -309,6 +315,13 @@ mod tests {
             ["writer", "write", "write"]
         );
         assert_eq!(terms("agents of agentic"), ["agent", "agent"]);
+    }
+
+    #[test]
+    fn plurals_of_function_words_are_function_words_too() {
+        // "results" is no more evidence than "result"; "no" and "further" are NLTK's.
+        assert_eq!(terms("Results: no further gains"), ["gain"]);
+        assert_eq!(terms("Results-Aware"), ["results-aware", "awar"]);
     }
 
     #[test]
