@@ -28,6 +28,13 @@ pub const LIKE_SHARED_PARENT: f32 = 0.5;
 pub const LIKE_FEEDBACK: f32 = 0.6;
 /// How many of the best candidates feed back.
 pub const LIKE_FEEDBACK_TOP: usize = 5;
+/// Related work on a list without curated evidence: added (in standard deviations) to a
+/// candidate that has the seed among its own closest papers (`retrieve::reciprocity`).
+pub const LIKE_RECIPROCAL: f32 = 0.5;
+/// How many of a candidate's closest papers are checked for the seed.
+pub const LIKE_RECIPROCAL_K: usize = 10;
+/// How many of the best candidates are checked.
+pub const LIKE_RECIPROCAL_TOP: usize = 15;
 /// Free-text search: the query-passage embedding cosine.
 pub const SEARCH_DENSE: f32 = 1.0;
 /// Free-text search: BM25 of the query and its glossary translations.
