@@ -1,0 +1,101 @@
+//! The stored HNSW graph alone at a size `Index::build` takes hours to reach on 2 cores (1M
+//! papers): build time and peak memory of the graph, its size as `index.bin` sections, and
+//! recall@10 and per-query time of the graph walk against the exact scan.
+//!
+//! `cargo run --release --example graph_scale -- [N] [QUERIES]` (default 1,000,000 and 200).
+//! Vectors are the synthetic corpus of `benches/ann.rs` (clustered unit vectors, 384-d,
+//! sqrt(n) topics, seed 42), queries held out from the same clusters. The graph is built as
+//! `recommend index` builds it (`GraphData::build`, parallel inserts above 2,000 papers) and
+//! searched as queries search it (`GraphView::search` with the stored `ef_search`); the scan is
+//! `ann::exact_search`, the loop `Index::nearest(.., exact)` runs. What this leaves out of a
+//! real 1M index: the lexical sections and the checksum over them (see `benches/ann.rs`).
+
+use std::time::Instant;
+
+use ndarray::Array2;
+use recommend::bench::synthetic;
+use recommend::index::GraphData;
+use recommend::index::ann::{HnswParams, exact_search};
+
+const DIM: usize = 384;
+const K: usize = 10;
+
+/// Peak resident set size of this process (VmHWM), in MiB.
+fn peak_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let n: usize = args
+        .next()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1_000_000);
+    let queries: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(200);
+    let topics = (n as f64).sqrt().round().max(2.0) as usize;
+
+    let t = Instant::now();
+    let (papers, mut vectors) = synthetic::corpus(n + queries, DIM, topics, 42);
+    drop(papers);
+    let held_out = vectors.split_off(n);
+    let mut flat = Vec::with_capacity(n * DIM);
+    for v in vectors.drain(..) {
+        flat.extend(v);
+    }
+    let matrix = Array2::from_shape_vec((n, DIM), flat).expect("n x 384");
+    eprintln!(
+        "{n} vectors in {:.1} s, peak {:.0} MiB",
+        t.elapsed().as_secs_f64(),
+        peak_mib()
+    );
+
+    let params = HnswParams::default();
+    let before = peak_mib();
+    let t = Instant::now();
+    let graph = GraphData::build(matrix.view(), params);
+    let build_s = t.elapsed().as_secs_f64();
+    let bytes = graph.levels.len()
+        + 8 * (graph.slots.len() + graph.offsets.len())
+        + 4 * graph.neighbours.len();
+    eprintln!(
+        "graph build {build_s:.1} s, peak {:.0} MiB ({:.0} MiB before the build), sections {:.1} MiB, {} links",
+        peak_mib(),
+        before,
+        bytes as f64 / (1024.0 * 1024.0),
+        graph.neighbours.len()
+    );
+
+    let view = graph.view();
+    let data = matrix.as_slice().expect("standard layout");
+    let (mut hits, mut graph_s, mut scan_s) = (0usize, 0.0f64, 0.0f64);
+    for q in &held_out {
+        let t = Instant::now();
+        let approx = view.search(data, DIM, q, K, params.ef_search.max(K));
+        graph_s += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let exact = exact_search(matrix.view(), q, K);
+        scan_s += t.elapsed().as_secs_f64();
+        hits += exact
+            .iter()
+            .filter(|(i, _)| approx.iter().any(|(j, _)| j == i))
+            .count();
+    }
+    let per = |s: f64| 1000.0 * s / held_out.len() as f64;
+    println!(
+        "n={n} build_s={build_s:.1} peak_mib={:.0} graph_mib={:.1} recall@10={:.4} graph_ms={:.3} scan_ms={:.3} speedup={:.1}x",
+        peak_mib(),
+        bytes as f64 / (1024.0 * 1024.0),
+        hits as f64 / (K * held_out.len()) as f64,
+        per(graph_s),
+        per(scan_s),
+        scan_s / graph_s
+    );
+}
