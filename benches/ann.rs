@@ -25,6 +25,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use recommend::bench::speed::peak_rss;
 use recommend::bench::synthetic;
 use recommend::index::{GraphView, Index, format};
 
@@ -37,19 +38,6 @@ fn sizes() -> Vec<usize> {
         .ok()
         .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![2_000, 5_000, 10_000, 100_000])
-}
-
-/// Peak resident set size of this process (VmHWM), in bytes.
-fn peak_rss() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
 }
 
 /// Reset the peak to the current resident size (Linux >= 4.0); false if not possible.

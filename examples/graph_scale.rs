@@ -20,17 +20,9 @@ use recommend::index::ann::{HnswParams, exact_search};
 const DIM: usize = 384;
 const K: usize = 10;
 
-/// Peak resident set size of this process (VmHWM), in MiB.
+/// Peak resident set size of this process, in MiB.
 fn peak_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<f64>().ok())
-        })
-        .map_or(0.0, |kb| kb / 1024.0)
+    recommend::bench::speed::peak_rss() as f64 / (1024.0 * 1024.0)
 }
 
 fn main() {

@@ -192,6 +192,20 @@ pub fn throughput_one_by_one(embedder: &Embedder, texts: &[String]) -> Result<f6
     Ok(texts.len() as f64 / t.elapsed().as_secs_f64())
 }
 
+/// Peak resident set size of this process (`VmHWM` in `/proc/self/status`), in bytes; 0 where
+/// the kernel does not report it. For benchmarks that report memory beside time.
+pub fn peak_rss() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
