@@ -114,12 +114,21 @@ static PENDING: Mutex<Option<JoinHandle<()>>> = Mutex::new(None);
 /// are ignored. Runs outside `texts` stay exact: they use the full dictionary.
 pub fn focus(texts: Vec<String>) {
     let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
-    if FOCUSED.get().is_some() || pending.is_some() {
+    if FOCUSED.get().is_some() || pending.is_some() || !worth_focusing(&texts) {
         return;
     }
     *pending = Some(std::thread::spawn(move || {
         let _ = FOCUSED.set(Focused::build(texts));
     }));
+}
+
+/// Above this many characters (a large `--queries` file) a focused dictionary costs more than
+/// the full one: a set of every substring of up to [`MAX_WORD_CHARS`] characters, and a scan
+/// of the texts per run.
+const FOCUS_MAX_CHARS: usize = 20_000;
+
+fn worth_focusing(texts: &[String]) -> bool {
+    texts.iter().map(|t| t.chars().count()).sum::<usize>() <= FOCUS_MAX_CHARS
 }
 
 /// The segmenter for `run`: the focused one when it covers the run, else the full one.
@@ -233,6 +242,15 @@ mod tests {
             };
             assert_eq!(words(&f.jieba), words(jieba()), "{r}");
         }
+    }
+
+    #[test]
+    fn large_batches_are_not_focused() {
+        assert!(worth_focusing(&["强化学习".repeat(100)]));
+        assert!(!worth_focusing(&vec![
+            "强化学习训练网页智能体".to_string();
+            5_000
+        ]));
     }
 
     #[test]
