@@ -10,6 +10,15 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     use clap::{CommandFactory, FromArgMatches, parser::ValueSource};
+    // ONNX Runtime (1.29 on, Linux too) collects telemetry for Microsoft unless this is set
+    // before it loads: a device id and a 2 MB event cache under ~/.cache/Microsoft, a session
+    // file in /tmp, an uploader. An offline tool has no use for any of it, and starting it was
+    // ~25 ms of every cold query. A value the user set is kept.
+    if std::env::var_os("ORT_DISABLE_TELEMETRY").is_none() {
+        // SAFETY: the first statement of `main`: no other thread exists yet to read or write
+        // the environment concurrently.
+        unsafe { std::env::set_var("ORT_DISABLE_TELEMETRY", "1") };
+    }
     let parsed = cli::Cli::command()
         .try_get_matches()
         .and_then(|m| cli::Cli::from_arg_matches(&m).map(|c| (m, c)));

@@ -69,6 +69,34 @@ fn a_session_preloading_the_model_answers_the_same() {
     }
 }
 
+/// ONNX Runtime keeps a device id and an event cache for Microsoft's telemetry under
+/// `~/.cache/Microsoft` unless told not to before it loads: an offline tool writes none of it.
+#[test]
+fn the_model_runtime_leaves_no_telemetry_behind() {
+    recommend().args(["model", "install"]).assert().success();
+    let home = tempfile::tempdir().unwrap();
+    recommend()
+        .env("HOME", home.path())
+        .env_remove("ORT_DISABLE_TELEMETRY")
+        .args(["search", "强化学习训练网页智能体", "-k", "3"])
+        .assert()
+        .success();
+    let left: Vec<_> = walkdir(home.path());
+    assert!(left.is_empty(), "files left in HOME: {left:?}");
+}
+
+fn walkdir(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walkdir(&p));
+        }
+        out.push(p);
+    }
+    out
+}
+
 #[test]
 fn search_modes_and_batch() {
     let dense = ids(&["search", "--mode", "dense", "multi-agent debate", "-k", "3"]);
