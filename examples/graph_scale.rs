@@ -1,7 +1,7 @@
 //! The stored HNSW graph alone at a size `Index::build` takes hours to reach on 2 cores (1M
 //! papers): build time and peak memory of the graph, its size as `index.bin` sections, and
-//! recall@10 and per-query time of the graph walk against the exact scan, at the stored
-//! `ef_search` and at wider beams.
+//! recall@10 and per-query time of the graph walk against the exact scan, at the `ef_search`
+//! `recommend index` would store for it (`calibrate_ef`) and at the other beams of its ladder.
 //!
 //! `cargo run --release --example graph_scale -- [N] [QUERIES]` (default 1,000,000 and 200).
 //! Vectors are the synthetic corpus of `benches/ann.rs` (clustered unit vectors, 384-d,
@@ -17,6 +17,7 @@ use ndarray::Array2;
 use recommend::bench::synthetic;
 use recommend::index::GraphData;
 use recommend::index::ann::{HnswParams, exact_search};
+use recommend::index::graph::{EF_LADDER, EF_TARGET_RECALL, calibrate_ef};
 
 const DIM: usize = 384;
 const K: usize = 10;
@@ -74,8 +75,22 @@ fn main() {
         .map(|q| exact_search(matrix.view(), q, K))
         .collect();
     let scan_ms = 1000.0 * t.elapsed().as_secs_f64() / held_out.len() as f64;
-    // The stored `ef_search` first (what queries use), then wider beams.
-    for ef in [params.ef_search, 128, 256, 512] {
+    // The beam `recommend index` stores for this graph, measured on its own papers.
+    let t = Instant::now();
+    let stored = calibrate_ef(view, matrix.view(), EF_TARGET_RECALL);
+    eprintln!(
+        "calibrated ef_search {stored} in {:.1} s (target recall@10 {EF_TARGET_RECALL} on the index's own papers)",
+        t.elapsed().as_secs_f64()
+    );
+    // Held-out queries at the stored beam first (what queries use), then the ladder.
+    let mut beams = vec![stored];
+    beams.extend(
+        EF_LADDER
+            .iter()
+            .copied()
+            .filter(|&ef| ef != stored && ef <= 1024),
+    );
+    for ef in beams {
         let (mut hits, mut graph_s) = (0usize, 0.0f64);
         for (q, truth) in held_out.iter().zip(&exact) {
             let t = Instant::now();
@@ -88,7 +103,7 @@ fn main() {
         }
         let graph_ms = 1000.0 * graph_s / held_out.len() as f64;
         println!(
-            "n={n} build_s={build_s:.1} peak_mib={:.0} graph_mib={:.1} ef={ef} recall@10={:.4} graph_ms={graph_ms:.3} scan_ms={scan_ms:.3} speedup={:.1}x",
+            "n={n} build_s={build_s:.1} peak_mib={:.0} graph_mib={:.1} stored_ef={stored} ef={ef} recall@10={:.4} graph_ms={graph_ms:.3} scan_ms={scan_ms:.3} speedup={:.1}x",
             peak_mib(),
             bytes as f64 / (1024.0 * 1024.0),
             hits as f64 / (K * held_out.len()) as f64,

@@ -317,3 +317,77 @@ fn exact_is_accepted_by_every_query_command_and_changes_nothing_on_a_small_index
         assert_eq!(run(args), run(&exact), "{args:?}");
     }
 }
+
+/// The beam an index stores is measured on its own graph: it reaches the recall target there,
+/// and a poorer graph (fewer links per paper, as at a million papers) gets a wider one.
+#[test]
+fn the_stored_beam_is_calibrated_to_reach_the_recall_target_on_its_graph() {
+    use recommend::index::graph::{EF_LADDER, EF_TARGET_RECALL, calibrate_ef};
+    let n = 3000;
+    let (_, vectors) = synthetic::corpus(n, 48, 12, 5);
+    let v =
+        ndarray::Array2::from_shape_vec((n, 48), vectors.into_iter().flatten().collect()).unwrap();
+    let flat = v.as_slice().unwrap();
+    let recall = |view: GraphView<'_>, ef: usize| {
+        let (mut found, mut total) = (0, 0);
+        for q in (0..n).step_by(29) {
+            let query = v.row(q).to_vec();
+            let exact: Vec<usize> = exact_search(v.view(), &query, 11)
+                .iter()
+                .map(|h| h.0)
+                .filter(|&j| j != q)
+                .take(10)
+                .collect();
+            let got: Vec<usize> = view
+                .search(flat, 48, &query, 11, ef)
+                .iter()
+                .map(|h| h.0)
+                .filter(|&j| j != q)
+                .collect();
+            found += exact.iter().filter(|j| got.contains(j)).count();
+            total += exact.len();
+        }
+        found as f64 / total as f64
+    };
+
+    let full = GraphData::build(v.view(), HnswParams::default());
+    let ef_full = calibrate_ef(full.view(), v.view(), EF_TARGET_RECALL);
+    assert!(EF_LADDER.contains(&ef_full));
+    assert!(recall(full.view(), ef_full) >= 0.98, "ef {ef_full}");
+
+    // The same graph keeping only 3 base-layer links per paper: the walk needs a wider beam.
+    let mut thin = full.clone();
+    let mut neighbours = Vec::new();
+    let mut offsets = vec![0u64];
+    for i in 0..n {
+        for l in 0..=usize::from(thin.levels[i]) {
+            let slot = thin.slots[i] as usize + l;
+            let list =
+                &full.neighbours[full.offsets[slot] as usize..full.offsets[slot + 1] as usize];
+            let keep = if l == 0 {
+                3.min(list.len())
+            } else {
+                list.len()
+            };
+            neighbours.extend_from_slice(&list[..keep]);
+            offsets.push(neighbours.len() as u64);
+        }
+    }
+    (thin.neighbours, thin.offsets) = (neighbours, offsets);
+    let view = GraphView::new(
+        n,
+        &thin.levels,
+        &thin.slots,
+        &thin.offsets,
+        &thin.neighbours,
+        &thin.entry,
+    )
+    .expect("still a valid graph");
+    let ef_thin = calibrate_ef(view, v.view(), EF_TARGET_RECALL);
+    assert!(
+        ef_thin > ef_full,
+        "thin graph ef {ef_thin} vs full {ef_full}"
+    );
+    // The narrowest beam would have missed the target on the thin graph.
+    assert!(recall(view, EF_LADDER[0]) < EF_TARGET_RECALL);
+}

@@ -16,7 +16,8 @@ pub struct HnswParams {
     /// Links per node (M).
     pub max_connections: usize,
     pub ef_construction: usize,
-    /// Beam width at query time; raised to `k` when `k` is larger.
+    /// Beam width at query time; raised to `k` when `k` is larger. `recommend index` measures
+    /// it on each graph it stores ([`super::graph::calibrate_ef`]); 64 below that size.
     pub ef_search: usize,
 }
 

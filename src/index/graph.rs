@@ -292,6 +292,74 @@ impl<'a> GraphView<'a> {
     }
 }
 
+/// The beam widths [`calibrate_ef`] tries, narrowest first.
+pub const EF_LADDER: [usize; 10] = [64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536];
+
+/// Recall@10 the stored `ef_search` must reach on the index's own papers ([`calibrate_ef`]).
+///
+/// Held-out queries (free text, a query between papers) are harder than a paper's own vector:
+/// measured on 100k and 1M synthetic papers (`examples/graph_scale.rs`, BENCHMARKS.md) they
+/// land a few points lower, so the calibration aims above the 0.95-0.98 a user should see.
+pub const EF_TARGET_RECALL: f64 = 0.99;
+
+/// How many of its own papers an index probes to pick its `ef_search`.
+const EF_PROBES: usize = 200;
+
+/// The narrowest beam of [`EF_LADDER`] whose recall@10 reaches `target`, measured on
+/// [`EF_PROBES`] papers spread evenly over the index: each paper's vector is the query, the
+/// paper itself is left out of both answers, and the truth is the exact scan. A fixed beam
+/// (64 in hnsw_rs's examples) that reaches 0.99 at 100k papers reaches only 0.86 at 1M on 384-d
+/// embeddings, so the beam must grow with the graph, and by how much depends on the vectors:
+/// measuring beats a formula in n. Deterministic for a given graph; costs [`EF_PROBES`] exact
+/// scans (~50 s at 1M papers on 2 cores, under 5% of the graph's build) plus the walks.
+/// Returns the widest beam when none reaches `target`.
+pub fn calibrate_ef(graph: GraphView<'_>, vectors: ArrayView2<f32>, target: f64) -> usize {
+    use rayon::prelude::*;
+    const K: usize = 10;
+    let n = vectors.nrows();
+    let dim = vectors.ncols();
+    let widest = EF_LADDER[EF_LADDER.len() - 1];
+    let Some(flat) = vectors.as_slice() else {
+        return widest;
+    };
+    if n <= K + 1 || graph.len() != n {
+        return EF_LADDER[0];
+    }
+    let probes: Vec<usize> = (0..EF_PROBES.min(n))
+        .map(|p| (p * n) / EF_PROBES.min(n))
+        .collect();
+    let without = |hits: Vec<(usize, f32)>, me: usize| -> Vec<usize> {
+        hits.into_iter()
+            .map(|(j, _)| j)
+            .filter(|&j| j != me)
+            .take(K)
+            .collect()
+    };
+    let truth: Vec<Vec<usize>> = probes
+        .par_iter()
+        .map(|&i| {
+            let q = &flat[i * dim..(i + 1) * dim];
+            without(super::ann::exact_search(vectors, q, K + 1), i)
+        })
+        .collect();
+    for ef in EF_LADDER {
+        let found: usize = probes
+            .par_iter()
+            .zip(&truth)
+            .map(|(&i, t)| {
+                let q = &flat[i * dim..(i + 1) * dim];
+                let got = without(graph.search(flat, dim, q, K + 1, ef), i);
+                t.iter().filter(|j| got.contains(j)).count()
+            })
+            .sum();
+        let wanted: usize = truth.iter().map(Vec::len).sum();
+        if found as f64 >= target * wanted.max(1) as f64 {
+            return ef;
+        }
+    }
+    widest
+}
+
 /// A similarity and a row, ordered by similarity (total order), then by row.
 #[derive(Debug, Clone, Copy)]
 struct Scored(f32, usize);

@@ -182,7 +182,7 @@ impl Index {
             return Err(IndexError::NonFinite);
         }
         let source = source.into();
-        let meta = IndexMeta {
+        let mut meta = IndexMeta {
             model_id: model_id.to_string(),
             corpus_hash: corpus::content_hash(&papers),
             corpus_fingerprint: source.fingerprint,
@@ -198,6 +198,15 @@ impl Index {
                 .expect("vectors were checked to have one dimension"),
             meta.hnsw,
         );
+        if papers.len() >= GRAPH_MIN_PAPERS {
+            // Queries walk the graph from this size on: give them the beam it needs.
+            meta.hnsw.ef_search = graph::calibrate_ef(
+                graph.view(),
+                ArrayView2::from_shape((papers.len(), dim), &vectors[..])
+                    .expect("vectors were checked to have one dimension"),
+                graph::EF_TARGET_RECALL,
+            );
+        }
         let cols = PaperColumns::build(&papers);
         let lex = LexicalData::build(&papers);
         let bytes = layout::encode(&meta, &vectors, &cols, &lex, &graph)?;
@@ -528,8 +537,9 @@ impl Index {
 
     /// The `k` papers whose vectors are most similar to `query` (unit length, `dim` values), as
     /// (paper, cosine), best first, ties by paper. `exact` forces the exact scan; otherwise large
-    /// indexes ([`Index::uses_graph`]) answer from the stored HNSW graph (approximate: recall@10
-    /// ~0.99 at 100k papers, BENCHMARKS.md) and small ones from the scan. A `query` of another
+    /// indexes ([`Index::uses_graph`]) answer from the stored HNSW graph with the beam measured
+    /// for it at build time (approximate: recall@10 0.99 on the index's own papers, BENCHMARKS.md
+    /// for held-out queries at 100k and 1M) and small ones from the scan. A `query` of another
     /// length compares the common prefix: wrong but never a panic.
     pub fn nearest(&self, query: &[f32], k: usize, exact: bool) -> Vec<(usize, f32)> {
         match self.graph() {
