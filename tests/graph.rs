@@ -391,3 +391,41 @@ fn the_stored_beam_is_calibrated_to_reach_the_recall_target_on_its_graph() {
     // The narrowest beam would have missed the target on the thin graph.
     assert!(recall(view, EF_LADDER[0]) < EF_TARGET_RECALL);
 }
+
+/// `recommend bench` on a large index reports the stored graph against the exact scan, and
+/// skips (with a note) the quality sections that would rank every paper against every other.
+#[test]
+fn bench_on_a_large_index_reports_the_graph_and_skips_quadratic_sections() {
+    use recommend::bench::{self, QUALITY_MAX_PAPERS};
+    use recommend::index::Index;
+    let n = QUALITY_MAX_PAPERS + 100;
+    let (papers, vectors) = synthetic::corpus(n, 32, 70, 17);
+    let mut given = Some(vectors);
+    let index = Index::build(papers, "papers.jsonl", "m", &mut |_| {
+        given.take().ok_or_else(|| "embedded twice".to_string())
+    })
+    .unwrap();
+    let opts = bench::Options {
+        quick: true,
+        latency_queries: 20,
+        ..Default::default()
+    };
+    let report = bench::run(&index, None, &opts).unwrap();
+    let g = report.graph.as_ref().expect("a graph section");
+    assert_eq!(g.papers, n);
+    assert_eq!(g.ef_search, index.meta.hnsw.ef_search);
+    assert_eq!(g.probes, bench::graph::PROBES);
+    assert!(g.recall_at_10 >= 0.95, "recall {}", g.recall_at_10);
+    assert!(g.graph_ms > 0.0 && g.scan_ms > 0.0);
+    assert!(report.related.is_empty() && report.clusters.is_none());
+    assert!(
+        report.notes.iter().any(|n| n.contains("skipped above")),
+        "{:?}",
+        report.notes
+    );
+    // The JSON has the section; the tables show it.
+    let json = serde_json::to_value(&report).unwrap();
+    assert!(json["graph"]["recall_at_10"].as_f64().is_some());
+    let text = bench::tables::render(&report, recommend::render::Format::Table);
+    assert!(text.contains("HNSW graph vs exact scan"), "{text}");
+}

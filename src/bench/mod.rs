@@ -5,6 +5,7 @@
 
 mod clustering;
 pub mod crosslingual;
+pub mod graph;
 pub mod judged;
 pub mod quality;
 pub mod speed;
@@ -138,6 +139,8 @@ pub struct BenchReport {
     pub crosslingual: Option<CrossLingual>,
     /// `None` when the corpus has fewer than two topic labels.
     pub clusters: Option<Clusters>,
+    /// The stored HNSW graph against the exact scan; `None` below the size queries use it.
+    pub graph: Option<graph::GraphFigures>,
     pub speed: Speed,
     /// What was skipped, and why.
     pub notes: Vec<String>,
@@ -268,13 +271,23 @@ fn measure_speed(
     Ok(speed)
 }
 
+/// Above this many papers `recommend bench` measures scale, not quality: the graph, `--like`
+/// latency and the index load. The quality sections rank every paper against every other with
+/// each baseline (quadratic: hours at 100k papers) or embed the whole corpus again (titles-only
+/// and cross-lingual: an hour at 10k papers on 2 cores), so they are skipped, and said so.
+pub const QUALITY_MAX_PAPERS: usize = 5_000;
+
 /// Measure everything on `index`. Without an embedder, cross-lingual retrieval and the model's
 /// speed figures are skipped (and said so in `notes`); with `quick`, only the model's speed.
+/// Above [`QUALITY_MAX_PAPERS`], only the graph and the speed figures that need no re-embedding.
 pub fn run(
     index: &Index,
     embedder: Option<&Embedder>,
     opts: &Options,
 ) -> Result<BenchReport, BenchError> {
+    if index.len() > QUALITY_MAX_PAPERS {
+        return run_scale(index, embedder, opts);
+    }
     let mut notes = Vec::new();
     let papers = index.papers();
     let topics_n = papers
@@ -306,6 +319,7 @@ pub fn run(
     if clusters.is_none() {
         notes.push("topic clusters skipped: the corpus has fewer than two topic labels".into());
     }
+    let graph = graph::measure(index);
     let speed = measure_speed(index, embedder, opts, &mut notes)?;
     Ok(BenchReport {
         recommend: env!("CARGO_PKG_VERSION").into(),
@@ -322,6 +336,68 @@ pub fn run(
         uncurated,
         crosslingual,
         clusters,
+        graph,
+        speed,
+        notes,
+    })
+}
+
+/// [`run`] on an index above [`QUALITY_MAX_PAPERS`]: the graph against the scan, `--like`
+/// latency, index load, and warm search when the model is there and not `quick`.
+fn run_scale(
+    index: &Index,
+    embedder: Option<&Embedder>,
+    opts: &Options,
+) -> Result<BenchReport, BenchError> {
+    let mut notes = vec![format!(
+        "{} papers: quality sections (related work, judged set, titles-only, cross-lingual, \
+         topics) and embedding throughput skipped above {QUALITY_MAX_PAPERS} papers",
+        index.len()
+    )];
+    let papers = index.papers();
+    let queries = if opts.latency_queries == 0 {
+        100
+    } else {
+        opts.latency_queries
+    };
+    let mut speed = Speed {
+        index_load_ms: opts.index_load.map(ms),
+        like: speed::like_latency(index, queries),
+        model_load_ms: None,
+        index_build_s: None,
+        passages_per_s: None,
+        titles_per_s: None,
+        titles_per_s_one_by_one: None,
+        highlights_per_s: None,
+        search: None,
+        search_embed: None,
+    };
+    match embedder {
+        Some(e) if !opts.quick => {
+            speed.model_load_ms = Some(ms(e.load_timings().total));
+            let qs = speed::search_queries(papers, queries);
+            let (total, embed) = speed::search_latency(index, e, &qs)?;
+            speed.search = Some(total);
+            speed.search_embed = Some(embed);
+        }
+        _ => notes.push("warm search skipped (--quick, or no model)".into()),
+    }
+    Ok(BenchReport {
+        recommend: env!("CARGO_PKG_VERSION").into(),
+        quick: opts.quick,
+        machine: speed::machine(),
+        corpus: CorpusInfo {
+            source: index.meta.corpus_source.clone(),
+            papers: papers.len(),
+            topics: 0,
+            model_id: index.meta.model_id.clone(),
+        },
+        related: Vec::new(),
+        judged: None,
+        uncurated: None,
+        crosslingual: None,
+        clusters: None,
+        graph: graph::measure(index),
         speed,
         notes,
     })
