@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::index::graph::{neighbours_of, probe_papers};
 use crate::index::{GRAPH_MIN_PAPERS, Index};
 
 /// Papers probed.
@@ -42,14 +43,8 @@ pub fn measure(index: &Index) -> Option<GraphFigures> {
     let flat = vectors.as_slice()?;
     let dim = index.dim();
     let ef = index.meta.hnsw.ef_search.max(K + 1);
-    let probes: Vec<usize> = (0..PROBES.min(n)).map(|p| p * n / PROBES.min(n)).collect();
-    let without = |hits: Vec<(usize, f32)>, me: usize| -> Vec<usize> {
-        hits.into_iter()
-            .map(|(j, _)| j)
-            .filter(|&j| j != me)
-            .take(K)
-            .collect()
-    };
+    let probes = probe_papers(n, PROBES);
+    let without = |hits, me| neighbours_of(hits, me, K);
     let queries: Vec<Vec<f32>> = probes.iter().map(|&i| index.vector(i).to_vec()).collect();
     let t = Instant::now();
     let exact: Vec<Vec<usize>> = probes

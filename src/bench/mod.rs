@@ -211,12 +211,14 @@ fn uncurated_report(
 }
 
 /// The speed figures: `--like` latency always; the model's figures with an embedder and
-/// without `quick` (else a note says why they are missing).
+/// without `quick` (else a note says why they are missing): warm search, and with `reembed`
+/// also the index build and embedding throughput (which embed the whole corpus again).
 fn measure_speed(
     index: &Index,
     embedder: Option<&Embedder>,
     opts: &Options,
     notes: &mut Vec<String>,
+    reembed: bool,
 ) -> Result<Speed, BenchError> {
     let papers = index.papers();
     let queries = if opts.latency_queries == 0 {
@@ -237,6 +239,13 @@ fn measure_speed(
         search_embed: None,
     };
     match embedder {
+        Some(e) if !opts.quick && !reembed => {
+            speed.model_load_ms = Some(ms(e.load_timings().total));
+            let qs = speed::search_queries(papers, queries);
+            let (total, embed) = speed::search_latency(index, e, &qs)?;
+            speed.search = Some(total);
+            speed.search_embed = Some(embed);
+        }
         Some(e) if !opts.quick => {
             speed.model_load_ms = Some(ms(e.load_timings().total));
             let build = match opts.index_build {
@@ -320,17 +329,12 @@ pub fn run(
         notes.push("topic clusters skipped: the corpus has fewer than two topic labels".into());
     }
     let graph = graph::measure(index);
-    let speed = measure_speed(index, embedder, opts, &mut notes)?;
+    let speed = measure_speed(index, embedder, opts, &mut notes, true)?;
     Ok(BenchReport {
         recommend: env!("CARGO_PKG_VERSION").into(),
         quick: opts.quick,
         machine: speed::machine(),
-        corpus: CorpusInfo {
-            source: index.meta.corpus_source.clone(),
-            papers: papers.len(),
-            topics: topics_n,
-            model_id: index.meta.model_id.clone(),
-        },
+        corpus: corpus_info(index, topics_n),
         related,
         judged,
         uncurated,
@@ -340,6 +344,15 @@ pub fn run(
         speed,
         notes,
     })
+}
+
+fn corpus_info(index: &Index, topics: usize) -> CorpusInfo {
+    CorpusInfo {
+        source: index.meta.corpus_source.clone(),
+        papers: index.len(),
+        topics,
+        model_id: index.meta.model_id.clone(),
+    }
 }
 
 /// [`run`] on an index above [`QUALITY_MAX_PAPERS`]: the graph against the scan, `--like`
@@ -354,44 +367,12 @@ fn run_scale(
          topics) and embedding throughput skipped above {QUALITY_MAX_PAPERS} papers",
         index.len()
     )];
-    let papers = index.papers();
-    let queries = if opts.latency_queries == 0 {
-        100
-    } else {
-        opts.latency_queries
-    };
-    let mut speed = Speed {
-        index_load_ms: opts.index_load.map(ms),
-        like: speed::like_latency(index, queries),
-        model_load_ms: None,
-        index_build_s: None,
-        passages_per_s: None,
-        titles_per_s: None,
-        titles_per_s_one_by_one: None,
-        highlights_per_s: None,
-        search: None,
-        search_embed: None,
-    };
-    match embedder {
-        Some(e) if !opts.quick => {
-            speed.model_load_ms = Some(ms(e.load_timings().total));
-            let qs = speed::search_queries(papers, queries);
-            let (total, embed) = speed::search_latency(index, e, &qs)?;
-            speed.search = Some(total);
-            speed.search_embed = Some(embed);
-        }
-        _ => notes.push("warm search skipped (--quick, or no model)".into()),
-    }
+    let speed = measure_speed(index, embedder, opts, &mut notes, false)?;
     Ok(BenchReport {
         recommend: env!("CARGO_PKG_VERSION").into(),
         quick: opts.quick,
         machine: speed::machine(),
-        corpus: CorpusInfo {
-            source: index.meta.corpus_source.clone(),
-            papers: papers.len(),
-            topics: 0,
-            model_id: index.meta.model_id.clone(),
-        },
+        corpus: corpus_info(index, 0),
         related: Vec::new(),
         judged: None,
         uncurated: None,

@@ -325,16 +325,8 @@ pub fn calibrate_ef(graph: GraphView<'_>, vectors: ArrayView2<f32>, target: f64)
     if n <= K + 1 || graph.len() != n {
         return EF_LADDER[0];
     }
-    let probes: Vec<usize> = (0..EF_PROBES.min(n))
-        .map(|p| (p * n) / EF_PROBES.min(n))
-        .collect();
-    let without = |hits: Vec<(usize, f32)>, me: usize| -> Vec<usize> {
-        hits.into_iter()
-            .map(|(j, _)| j)
-            .filter(|&j| j != me)
-            .take(K)
-            .collect()
-    };
+    let probes = probe_papers(n, EF_PROBES);
+    let without = |hits, me| neighbours_of(hits, me, K);
     let truth: Vec<Vec<usize>> = probes
         .par_iter()
         .map(|&i| {
@@ -358,6 +350,22 @@ pub fn calibrate_ef(graph: GraphView<'_>, vectors: ArrayView2<f32>, target: f64)
         }
     }
     widest
+}
+
+/// `count` papers spread evenly over `n` (all of them when `n <= count`): the queries of a
+/// self-recall measurement.
+pub fn probe_papers(n: usize, count: usize) -> Vec<usize> {
+    let count = count.min(n);
+    (0..count).map(|p| p * n / count).collect()
+}
+
+/// The first `k` papers of `hits` other than `me`: a paper's neighbours when it is the query.
+pub fn neighbours_of(hits: Vec<(usize, f32)>, me: usize, k: usize) -> Vec<usize> {
+    hits.into_iter()
+        .map(|(j, _)| j)
+        .filter(|&j| j != me)
+        .take(k)
+        .collect()
 }
 
 /// A similarity and a row, ordered by similarity (total order), then by row.
