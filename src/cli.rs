@@ -32,6 +32,10 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
+/// The environment variables options are read from (`env = ...` below); `main` treats an
+/// empty one as unset.
+pub const ENV_OPTIONS: [&str; 2] = ["RECOMMEND_INDEX", "RECOMMEND_MODEL_DIR"];
+
 /// The ids of the query flags [`Cli`] takes for `--like` itself: given before a command
 /// (`recommend -k 3 search ...`) they would be silently ignored, so they are refused there.
 pub const LIKE_ONLY_FLAGS: [&str; 5] = ["top", "topic", "kind", "open_source", "mode"];

@@ -19,6 +19,14 @@ fn main() -> ExitCode {
         // the environment concurrently.
         unsafe { std::env::set_var("ORT_DISABLE_TELEMETRY", "1") };
     }
+    // An empty variable means "not set", as the library reads `RECOMMEND_MODEL_DIR`; clap would
+    // take it for a flag given without its value ("a value is required for '--model-dir'").
+    for var in cli::ENV_OPTIONS {
+        if std::env::var_os(var).is_some_and(|v| v.is_empty()) {
+            // SAFETY: as above, still before any other thread exists.
+            unsafe { std::env::remove_var(var) };
+        }
+    }
     let parsed = cli::Cli::command()
         .try_get_matches()
         .and_then(|m| cli::Cli::from_arg_matches(&m).map(|c| (m, c)));
