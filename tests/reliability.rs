@@ -827,15 +827,11 @@ fn control_characters_and_bidi_overrides_never_reach_the_terminal() {
 fn an_empty_environment_variable_counts_as_unset() {
     // `export RECOMMEND_INDEX=` is a common way to clear a setting: the defaults apply, as
     // without the variable, instead of "a value is required for '--index'".
-    let out = recommend(&root())
-        .env("RECOMMEND_INDEX", "")
-        .env("RECOMMEND_MODEL_DIR", "")
-        .args(["--like", "GRPO", "-k", "3", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let rows: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let rows = support::ok_json(
+        recommend(&root())
+            .env("RECOMMEND_INDEX", "")
+            .env("RECOMMEND_MODEL_DIR", "")
+            .args(["--like", "GRPO", "-k", "3", "--format", "json"]),
+    );
     assert_eq!(rows.as_array().map(Vec::len), Some(3));
 }
