@@ -134,6 +134,42 @@ fn reading_path_puts_foundations_first_without_repeats() {
     );
 }
 
+/// Every step of a reading path is among the liked paper's own closest related work, what it
+/// builds on included: Search-R1 builds on PPO, but PPO (which most of the list builds on) is
+/// not among Search-R1's closest work, so it is background, not a step.
+#[test]
+fn every_path_step_is_among_the_papers_related_work() {
+    for seed in ["search-r1", "math-shepherd", "dapo", "webagent-r1", "gigpo"] {
+        let related: Vec<Value> =
+            serde_json::from_slice(&stdout(&["--like", seed, "-k", "6", "--format", "json"]))
+                .unwrap();
+        let related: HashSet<&str> = related.iter().map(|r| r["id"].as_str().unwrap()).collect();
+        let path: Vec<Value> = serde_json::from_slice(&stdout(&[
+            "path", "--like", seed, "-n", "6", "--format", "json",
+        ]))
+        .unwrap();
+        assert!(path.len() >= 2, "{seed}: {path:?}");
+        for step in &path {
+            let id = step["id"].as_str().unwrap();
+            assert!(
+                id == seed || related.contains(id),
+                "{seed}: step {id} is not in its top 6 {related:?}"
+            );
+        }
+    }
+    let search_r1: Vec<Value> = serde_json::from_slice(&stdout(&[
+        "path",
+        "--like",
+        "search-r1",
+        "-n",
+        "6",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert!(search_r1.iter().all(|s| s["id"] != "ppo"), "{search_r1:?}");
+}
+
 #[test]
 fn path_to_reaches_the_target() {
     let steps: Vec<Value> = serde_json::from_slice(&stdout(&[
