@@ -56,6 +56,73 @@ fn topics_cover_every_paper_once_and_are_deterministic() {
     );
 }
 
+/// The automatic topics name areas: no label part (the label split at " · ", " & " and "与")
+/// is a generic word of the whole field, whether one the issue names or a word more than a
+/// quarter of the papers use; and there are about as many topics as the list has sections.
+#[test]
+fn automatic_topic_labels_are_free_of_corpus_wide_generic_words() {
+    let topics: Vec<Value> =
+        serde_json::from_slice(&stdout(&["topics", "--format", "json"])).unwrap();
+    let corpus = Corpus::load(std::path::Path::new("corpus")).unwrap();
+    let texts: Vec<String> = corpus
+        .papers
+        .iter()
+        .map(|p| format!("{} {} {}", p.title, p.highlight, p.summary).to_lowercase())
+        .collect();
+    let words: Vec<HashSet<&str>> = texts
+        .iter()
+        .map(|t| {
+            t.split(|c: char| !(c.is_alphanumeric() || c == '-'))
+                .filter(|w| !w.is_empty())
+                .collect()
+        })
+        .collect();
+    let sections: HashSet<&str> = corpus.papers.iter().map(|p| p.topic.as_str()).collect();
+    assert!(
+        topics.len() > 9 && topics.len() <= sections.len(),
+        "{} topics for {} sections",
+        topics.len(),
+        sections.len()
+    );
+    let named = [
+        "训练",
+        "优化",
+        "生成",
+        "代表",
+        "learning",
+        "reinforcement",
+        "agents",
+        "agent",
+        "rl",
+        "llm",
+        "training",
+        "models",
+    ];
+    for t in &topics {
+        let label = t["label"].as_str().unwrap();
+        for part in label
+            .split(" · ")
+            .flat_map(|p| p.split(" & "))
+            .flat_map(|p| p.split('与'))
+        {
+            let part = part.trim().to_lowercase();
+            assert!(!named.contains(&part.as_str()), "{label}: {part}");
+            let users = if part.chars().any(|c| c as u32 >= 0x4e00) {
+                texts.iter().filter(|t| t.contains(&part)).count()
+            } else if !part.contains(' ') {
+                words.iter().filter(|w| w.contains(part.as_str())).count()
+            } else {
+                continue;
+            };
+            assert!(
+                users * 4 <= texts.len(),
+                "{label}: '{part}' is in {users} of {} papers",
+                texts.len()
+            );
+        }
+    }
+}
+
 #[test]
 fn topics_with_k_and_evaluation() {
     let t: Vec<Value> =

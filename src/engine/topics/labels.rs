@@ -270,7 +270,14 @@ pub(super) fn distinctive(
 /// A bilingual label from the curated tags most particular to the cluster: coverage (share of
 /// the cluster carrying the tag) times concentration (share of the tag's papers in the
 /// cluster). "Web agents & GUI agents · 网页智能体与GUI 智能体".
-pub(super) fn tag_label(papers: &[Paper], members: &[usize]) -> Option<String> {
+///
+/// A tag named by one word that more than a quarter of the papers use ("Reasoning" in an RL
+/// list) names no area, the same rule as for keywords; `terms[i]` holds paper `i`'s term keys.
+pub(super) fn tag_label(
+    papers: &[Paper],
+    members: &[usize],
+    terms: &[BTreeSet<String>],
+) -> Option<String> {
     let mut total: BTreeMap<&str, usize> = BTreeMap::new();
     for p in papers {
         for t in &p.tags {
@@ -283,9 +290,17 @@ pub(super) fn tag_label(papers: &[Paper], members: &[usize]) -> Option<String> {
             *inside.entry(t).or_default() += 1;
         }
     }
+    let generic = |tag: &str| {
+        let en = crate::corpus::paper::tag_names()
+            .find(|(t, _, _)| *t == tag)
+            .map_or(tag.to_string(), |(_, en, _)| en.to_lowercase());
+        let df = |word: &str| terms.iter().filter(|t| t.contains(word)).count();
+        papers.len() >= 20 && !en.contains(' ') && df(&en) * 4 > papers.len()
+    };
     let size = members.len().max(1) as f64;
     let mut scored: Vec<(f64, &str)> = inside
         .iter()
+        .filter(|(t, _)| !generic(t))
         .filter(|(_, c)| **c >= 2.min(members.len()))
         .map(|(t, &c)| ((c as f64 / size) * (c as f64 / total[t] as f64), *t))
         .collect();

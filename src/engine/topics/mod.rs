@@ -155,7 +155,7 @@ pub(crate) fn topics_from_labels(
     let tagged = index.is_some_and(|ix| !ix.tags().is_empty());
     for (t, m) in topics.iter_mut().zip(&members) {
         let keywords = distinctive(&terms, m, &t.keywords);
-        t.label = match tagged.then(|| tag_label(papers, m)).flatten() {
+        t.label = match tagged.then(|| tag_label(papers, m, &terms)).flatten() {
             Some(label) => label,
             None => make_label(&keywords),
         };
