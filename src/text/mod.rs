@@ -147,7 +147,34 @@ pub fn terms(text: &str) -> Vec<String> {
     }
     latin_terms(&word, &mut out);
     segment::chinese_terms(&cjk, &mut out);
+    abbreviate(&mut out);
     out
+}
+
+/// The field's standard abbreviations and the stemmed words they stand for.
+const ABBREVIATIONS: [(&str, &[&str]); 2] = [
+    ("rl", &["reinforc", "learn"]),
+    ("llm", &["larg", "languag", "model"]),
+];
+
+/// Spelled-out names of the field's standard abbreviations become the abbreviation, so
+/// "reinforcement learning" and "RL" are one term. Otherwise a list whose titles mostly say
+/// "RL" makes "reinforcement" a rare, telling word, and a query saying "reinforcement
+/// learning" ranks the few titles that spell it out first, whatever they are about.
+fn abbreviate(terms: &mut Vec<String>) {
+    for (short, words) in ABBREVIATIONS {
+        let mut i = 0;
+        while i + words.len() <= terms.len() {
+            if terms[i..i + words.len()]
+                .iter()
+                .zip(words)
+                .all(|(t, w)| t == w)
+            {
+                terms.splice(i..i + words.len(), [short.to_string()]);
+            }
+            i += 1;
+        }
+    }
 }
 
 /// A stopword, or the plural of one ("results", "improvements" of "result", "improvement"):
@@ -315,6 +342,18 @@ mod tests {
             ["writer", "write", "write"]
         );
         assert_eq!(terms("agents of agentic"), ["agent", "agent"]);
+    }
+
+    #[test]
+    fn spelled_out_abbreviations_are_the_abbreviation() {
+        assert_eq!(
+            terms("Reinforcement Learning with Large Language Models"),
+            terms("RL with LLM")
+        );
+        assert_eq!(terms("deep reinforcement learning"), ["deep", "rl"]);
+        // Only the whole name: each word alone stays itself.
+        assert_eq!(terms("learning to reinforce"), ["learn", "reinforc"]);
+        assert_eq!(terms("large models"), ["larg", "model"]);
     }
 
     #[test]
