@@ -699,6 +699,50 @@ fn an_index_with_nan_or_infinite_vectors_is_refused() {
         .success();
 }
 
+/// An index whose lexical postings come from another revision of the word analysis
+/// (`text::TERMS_VERSION`) would match queries against terms it does not hold: it is refused
+/// with the command that fixes it, and that command re-indexes without embedding anything.
+#[test]
+fn an_index_built_with_another_word_analysis_is_refused_until_rebuilt() {
+    let t = sandbox();
+    let d = t.path();
+    // The stamp rewritten to an older revision (same length) and the checksum recomputed.
+    let mut bytes = fs::read(d.join("index.bin")).unwrap();
+    let now = format!(" (terms v{})", recommend::text::TERMS_VERSION);
+    let old = format!(" (terms v{})", recommend::text::TERMS_VERSION - 1);
+    let at = bytes
+        .windows(now.len())
+        .position(|w| w == now.as_bytes())
+        .expect("the index records its terms revision");
+    bytes[at..at + old.len()].copy_from_slice(old.as_bytes());
+    let body_end = bytes.len() - 8;
+    let crc = crc32fast::hash(&bytes[..body_end]);
+    bytes[body_end..body_end + 4].copy_from_slice(&crc.to_le_bytes());
+    fs::write(d.join("index.bin"), bytes).unwrap();
+    for args in [vec!["--like", "GRPO"], vec!["topics"], vec!["list"]] {
+        recommend(d)
+            .args(&args)
+            .assert()
+            .code(1)
+            .stdout(predicate::str::is_empty())
+            .stderr(
+                contains(format!(
+                    "built by recommend {}{old}, whose word analysis differs",
+                    env!("CARGO_PKG_VERSION")
+                ))
+                .and(contains("recommend index --corpus corpus --out index.bin"))
+                .and(contains("nothing is embedded again")),
+            );
+    }
+    recommend(d)
+        .args(["index", "--corpus", "corpus", "--out", "index.bin"])
+        .env("RECOMMEND_MODEL_DIR", d.join("no-model-here"))
+        .assert()
+        .success()
+        .stderr(contains("0 embedded"));
+    recommend(d).args(["--like", "GRPO"]).assert().success();
+}
+
 // ------------------------------------------------------------------ 9. messages
 
 #[test]

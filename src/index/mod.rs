@@ -37,6 +37,16 @@ use layout::Layout;
 use papers::{PaperColumns, TEXT_COLUMNS, TextView};
 use storage::Storage;
 
+/// What an index records as its maker: the recommend version and the [`terms_stamp`].
+fn built_by() -> String {
+    format!("recommend {}{}", env!("CARGO_PKG_VERSION"), terms_stamp())
+}
+
+/// The end of `built_by` naming the revision of the word analysis the postings come from.
+fn terms_stamp() -> String {
+    format!(" (terms v{})", crate::text::TERMS_VERSION)
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
     #[error(transparent)]
@@ -50,6 +60,17 @@ pub enum IndexError {
         corpus: String,
         found: String,
         expected: String,
+    },
+    #[error(
+        "{index} was built by {built_by}, whose word analysis differs from this recommend's \
+         (terms v{current}); rebuild it with `recommend index --corpus {corpus} --out {index}` \
+         (the vectors are reused: nothing is embedded again)"
+    )]
+    OldTerms {
+        index: String,
+        corpus: String,
+        built_by: String,
+        current: u32,
     },
     #[error("{path} is inconsistent: {detail}; rebuild it with `recommend index`")]
     Inconsistent { path: String, detail: String },
@@ -187,7 +208,7 @@ impl Index {
             corpus_hash: corpus::content_hash(&papers),
             corpus_fingerprint: source.fingerprint,
             corpus_source: source.path,
-            built_by: format!("recommend {}", env!("CARGO_PKG_VERSION")),
+            built_by: built_by(),
             papers: papers.len() as u64,
             dim: dim as u64,
             hnsw: HnswParams::default(),
@@ -405,6 +426,24 @@ impl Index {
             .corpus_fingerprint
             .as_ref()
             .is_some_and(|f| corpus::fingerprint(corpus_path).is_ok_and(|g| &g == f))
+    }
+
+    /// Whether the lexical postings were built by this recommend's [`crate::text::terms`]
+    /// ([`crate::text::TERMS_VERSION`], recorded in `built_by`); `corpus_name` is named in the
+    /// error, for the command that rebuilds the index.
+    pub fn check_terms(&self, corpus_name: &str) -> Result<(), IndexError> {
+        if self.meta.built_by.ends_with(&terms_stamp()) {
+            return Ok(());
+        }
+        Err(IndexError::OldTerms {
+            index: self
+                .path
+                .as_ref()
+                .map_or("index".into(), |p| p.display().to_string()),
+            corpus: corpus_name.to_string(),
+            built_by: self.meta.built_by.clone(),
+            current: crate::text::TERMS_VERSION,
+        })
     }
 
     /// Check the index against the papers of the corpus it claims to come from.

@@ -117,6 +117,11 @@ pub fn fold(text: &str) -> String {
     fold_width(text).to_lowercase()
 }
 
+/// The revision of [`terms`]: bump it whenever `terms` returns something else for some text.
+/// An index records the revision its lexical postings were built with, and one built with
+/// another is refused until it is rebuilt (its query terms would not meet its postings).
+pub const TERMS_VERSION: u32 = 2;
+
 /// The terms the lexical index stores for `text`, in order, repeats kept (for term frequency).
 ///
 /// ```
