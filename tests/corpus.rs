@@ -224,6 +224,28 @@ fn each_validation_error_names_file_line_and_cause() {
     }
 }
 
+/// Names that differ only in case and punctuation are one name; a `+` makes another
+/// ("R1-Searcher++" follows "R1-Searcher" in real lists).
+#[test]
+fn a_successor_named_with_plus_signs_is_not_ambiguous() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("list.jsonl");
+    let text = format!(
+        "{OK}\n{}\n{}\n",
+        r#"{"id":"r1-searcher","title":"R1-Searcher"}"#,
+        r#"{"id":"r1-searcher-pp","title":"R1-Searcher++"}"#
+    );
+    std::fs::write(&path, text).unwrap();
+    let corpus = Corpus::load_with(&[path], &LoadOptions::default()).unwrap();
+    assert_eq!(corpus.papers.len(), 3);
+    // "R1 Searcher!" is still the first one's name, so it is still ambiguous with it.
+    let problems = problems_of(&format!(
+        "{}\n{}\n",
+        r#"{"id":"r1-searcher","title":"R1-Searcher"}"#, r#"{"id":"other","title":"R1 Searcher!"}"#
+    ));
+    assert!(problems[0].contains("ambiguous"), "{problems:?}");
+}
+
 #[test]
 fn a_builds_on_cycle_is_reported_with_its_line() {
     let problems = problems_of(

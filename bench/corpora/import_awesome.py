@@ -25,6 +25,8 @@ Row filtering (generic, see README.md next to this file):
 * a row whose only links are Code/Dataset/Blog/Website/Model/... links (no
   paper link) is a software release, data set, product or blog post -> skipped;
 * a row with no link at all is kept (a paper listed without a link);
+* with the profile flag keep_rows_with_unusable_paper_link, a row whose
+  Paper link is not http(s) is kept too, without link;
 * an exact repeat of an earlier row (same topic, title and link, after topic
   aliasing) is skipped, so a section pasted twice counts once.  The same paper
   listed under two different topics is kept in both.
@@ -35,7 +37,10 @@ import re
 import sys
 import unicodedata
 
-# Per-list settings.  Only topic aliases differ between lists today.
+# Per-list settings.  Besides topic aliases, a profile may add title and
+# highlight column names (tried after the built-in ones) and may keep a row
+# whose Paper link is not http(s) (kept without link).  All of these default
+# to "off", so the older profiles parse exactly as before.
 PROFILES = {
     # yh-yao/awesome-rl-ai-agents: the four "## Task: X" sections are repeated
     # later as "### X" under "## Task Agents" (the later copy has one more row).
@@ -50,6 +55,19 @@ PROFILES = {
     # YsTvT/Awesome-Agent-RL-Papers: titles are links, no description column.
     "Awesome-Agent-RL-Papers": {
         "topic_aliases": {},
+    },
+    # xhyumiracle/Awesome-AgenticLLM-RL-Papers (paper list of the survey "The
+    # Landscape of Agentic Reinforcement Learning for LLMs"): flat "## SecN.M"
+    # sections, one table each.  The Environments and Frameworks tables name
+    # their title column "Environment / Benchmark" and "Framework", and the
+    # Frameworks table describes rows under "Key Features".  One paper row
+    # (DeepSeek-Prover-v2) has a Paper link without a scheme; it is kept,
+    # without link, instead of being taken for a code/model-only row.
+    "Awesome-AgenticLLM-RL-Papers": {
+        "topic_aliases": {},
+        "extra_title_columns": ["environment / benchmark", "framework"],
+        "extra_highlight_columns": ["key features"],
+        "keep_rows_with_unusable_paper_link": True,
     },
     "generic": {"topic_aliases": {}},
 }
@@ -152,10 +170,14 @@ def pick_column(headers, names):
 
 def parse(markdown, profile):
     aliases = profile.get("topic_aliases", {})
+    title_columns = TITLE_COLUMNS + profile.get("extra_title_columns", [])
+    highlight_columns = HIGHLIGHT_COLUMNS + profile.get("extra_highlight_columns", [])
+    keep_unusable = profile.get("keep_rows_with_unusable_paper_link", False)
     lines = markdown.splitlines()
     topic = ""
     rows = []
     skipped = []
+    notes = []
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -172,8 +194,8 @@ def parse(markdown, profile):
             continue
         headers = [strip_md(h).lower() for h in split_row(line)]
         headers = [re.sub(r"[^\w\s./&-]", "", h).strip() for h in headers]
-        t_col = pick_column(headers, TITLE_COLUMNS)
-        h_col = pick_column(headers, HIGHLIGHT_COLUMNS)
+        t_col = pick_column(headers, title_columns)
+        h_col = pick_column(headers, highlight_columns)
         i += 2
         while i < len(lines) and lines[i].lstrip().startswith("|"):
             cells = split_row(lines[i])
@@ -190,6 +212,7 @@ def parse(markdown, profile):
                 continue
             # links: paper-labelled links anywhere, else a link on the title
             paper_link = None
+            unusable_paper_link = None
             non_paper = []
             for j, c in enumerate(cells):
                 for label, url in links_in(c):
@@ -198,6 +221,8 @@ def parse(markdown, profile):
                     if PAPER_LABELS.match(label) or ARXIV_ID.match(label):
                         if paper_link is None and is_http(url):
                             paper_link = url
+                        elif not is_http(url) and unusable_paper_link is None:
+                            unusable_paper_link = url
                     elif NON_PAPER_LABELS.match(label):
                         non_paper.append(label)
             if paper_link is None:
@@ -206,8 +231,12 @@ def parse(markdown, profile):
                         paper_link = url
                         break
             if paper_link is None and non_paper:
-                skipped.append((topic, title, "no paper link, only: " + ", ".join(non_paper)))
-                continue
+                if keep_unusable and unusable_paper_link is not None:
+                    notes.append((topic, title, "kept without link: Paper link %r is not http(s)"
+                                  % unusable_paper_link))
+                else:
+                    skipped.append((topic, title, "no paper link, only: " + ", ".join(non_paper)))
+                    continue
             rec = {"title": title, "topic": topic}
             if h_col is not None and h_col < len(cells):
                 hl = strip_md(cells[h_col])
@@ -216,7 +245,7 @@ def parse(markdown, profile):
             if paper_link:
                 rec["link"] = paper_link
             rows.append(rec)
-    return rows, skipped
+    return rows, skipped, notes
 
 
 def build(rows):
@@ -252,7 +281,7 @@ def cmd_convert(args):
     profile = PROFILES[args.profile]
     with open(args.input, encoding="utf-8") as f:
         md = f.read()
-    rows, skipped = parse(md, profile)
+    rows, skipped, notes = parse(md, profile)
     recs, dups = build(rows)
     with open(args.output, "w", encoding="utf-8", newline="\n") as f:
         for r in recs:
@@ -267,6 +296,8 @@ def cmd_convert(args):
         print("  skipped [%s] %s (%s)" % (t, title, why))
     for r in dups:
         print("  skipped [%s] %s (repeat of an earlier row)" % (r["topic"], r["title"]))
+    for t, title, why in notes:
+        print("  note [%s] %s (%s)" % (t, title, why))
     return 0
 
 

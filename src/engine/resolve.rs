@@ -286,6 +286,15 @@ mod tests {
     }
 
     #[test]
+    fn a_successor_named_with_plus_signs_is_its_own_paper() {
+        let mut c = corpus();
+        c.push(paper("r1-searcher", "R1-Searcher", &[]));
+        c.push(paper("r1-searcher-pp", "R1-Searcher++", &[]));
+        assert_eq!(resolve_in(&c, "R1-Searcher"), Ok(6));
+        assert_eq!(resolve_in(&c, "r1 searcher++"), Ok(7));
+    }
+
+    #[test]
     fn containment_and_fuzzy() {
         let c = corpus();
         assert_eq!(resolve_in(&c, "WebAgent"), Ok(0));

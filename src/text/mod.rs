@@ -117,10 +117,11 @@ pub fn fold(text: &str) -> String {
     fold_width(text).to_lowercase()
 }
 
-/// The revision of [`terms`]: bump it whenever `terms` returns something else for some text.
-/// An index records the revision its lexical postings were built with, and one built with
-/// another is refused until it is rebuilt (its query terms would not meet its postings).
-pub const TERMS_VERSION: u32 = 2;
+/// The revision of [`terms`] and [`name_key`]: bump it whenever either returns something else
+/// for some text. An index records the revision its lexical postings and name table were built
+/// with, and one built with another is refused until it is rebuilt (its query terms and name
+/// keys would not meet its own).
+pub const TERMS_VERSION: u32 = 3;
 
 /// The terms the lexical index stores for `text`, in order, repeats kept (for term frequency).
 ///
@@ -316,10 +317,15 @@ pub fn fold_width(text: &str) -> String {
         .collect()
 }
 
-/// A key for comparing names: lowercase alphanumerics (and CJK) only, so "Dr. GRPO", "dr grpo"
-/// and "DR-GRPO" all compare equal.
+/// A key for comparing names: lowercase alphanumerics (and CJK) and `+` only, so "Dr. GRPO",
+/// "dr grpo" and "DR-GRPO" all compare equal. A `+` names another thing ("R1-Searcher++" is
+/// the successor of "R1-Searcher", as C++ is not C), so it is kept: a list holding both
+/// must be able to name each.
 pub fn name_key(text: &str) -> String {
-    fold(text).chars().filter(|c| c.is_alphanumeric()).collect()
+    fold(text)
+        .chars()
+        .filter(|&c| c.is_alphanumeric() || c == '+')
+        .collect()
 }
 
 #[cfg(test)]
@@ -394,6 +400,7 @@ mod tests {
     fn name_keys_ignore_case_and_punctuation() {
         assert_eq!(name_key("Dr. GRPO"), name_key("dr-grpo"));
         assert_eq!(name_key("Tülu 3"), "tülu3");
+        assert_ne!(name_key("R1-Searcher++"), name_key("R1-Searcher"));
     }
 
     #[test]
