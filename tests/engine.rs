@@ -374,6 +374,48 @@ fn reasons_name_whole_phrases_not_character_pairs() {
     assert!(whys.iter().all(|w| !w.contains("'到端'")), "{whys:?}");
 }
 
+/// Shared words cited as evidence are what the papers are about, not the prose their long
+/// summaries share ("tackles", "reports", "plus" were cited before); names a summary holds
+/// (benchmarks such as ALFWorld) still count.
+#[test]
+fn reasons_cite_no_prose_words_of_the_summaries() {
+    let prose = [
+        "tackles", "tackle", "calling", "plus", "names", "values", "reports", "several", "gives",
+        "steps", "human", "first",
+    ];
+    let mut cited = Vec::new();
+    for seed in [
+        "pyvision-rl",
+        "toolrl",
+        "medvr",
+        "gigpo",
+        "ragen",
+        "dapo",
+        "rstar2-agent",
+    ] {
+        for why in texts(&json(&["--like", seed, "-k", "8"]), "why") {
+            if let Some(shares) = why.split("shares ").nth(1) {
+                cited.extend(
+                    shares
+                        .split(';')
+                        .next()
+                        .unwrap()
+                        .split(", ")
+                        .map(|t| t.trim_matches('\'').to_string()),
+                );
+            }
+        }
+    }
+    assert!(cited.len() > 20, "{cited:?}");
+    for word in prose {
+        assert!(
+            !cited.iter().any(|c| c == word),
+            "'{word}' cited: {cited:?}"
+        );
+    }
+    assert!(cited.iter().any(|c| c == "alfworld"), "{cited:?}");
+}
+
 #[test]
 fn show_prints_the_whole_record_with_links_and_relations() {
     let out = recommend()

@@ -52,10 +52,28 @@ pub fn shared_tags(index: &Index, a: usize, b: usize) -> Option<String> {
 
 /// The specific terms `a` and `b` share, as phrases ("shares 'webarena', '网页'").
 pub fn shared_terms(index: &Index, a: usize, b: usize) -> Option<String> {
-    let shared = index.lexical().shared_terms(a, b, 4 * MAX_TERMS);
+    let mut shared = index.lexical().shared_terms(a, b, 4 * MAX_TERMS);
     if shared.is_empty() {
         return None;
     }
+    // A word that only the long summaries share is usually the prose they are written in
+    // ("tackles", "reports", "plus"); what a summary alone can vouch for is a name (ALFWorld,
+    // AIME24, MuJoCo). The title, aliases and highlight say what the paper is.
+    let papers = [index.paper(a), index.paper(b)];
+    let short: std::collections::HashSet<String> = papers
+        .iter()
+        .flat_map(|p| {
+            let text = format!("{} {} {}", p.title, p.aliases.join(" "), p.highlight);
+            crate::text::terms(&text)
+        })
+        .collect();
+    shared.retain(|t| {
+        t.chars().any(crate::text::is_cjk)
+            || short.contains(t)
+            || papers
+                .iter()
+                .any(|p| crate::text::written_as_name(&p.summary, t))
+    });
     let forms = [index.word_forms(a), index.word_forms(b)];
     let terms: Vec<String> = shared.iter().filter_map(|t| readable(t, &forms)).collect();
     let mut phrases = join_phrases(&terms, &[forms[0].folded(), forms[1].folded()]);

@@ -295,7 +295,7 @@ impl WordForms {
 }
 
 /// The Snowball (Porter 2) stem of a lowercase English word; short words stay as they are.
-fn stem(word: &str) -> String {
+pub(crate) fn stem(word: &str) -> String {
     static STEMMER: std::sync::OnceLock<rust_stemmers::Stemmer> = std::sync::OnceLock::new();
     if word.chars().count() <= 3 || !word.chars().all(|c| c.is_ascii_lowercase()) {
         return word.to_string();
@@ -304,6 +304,22 @@ fn stem(word: &str) -> String {
         .get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English))
         .stem(word)
         .into_owned()
+}
+
+/// Whether `text` writes the lexical term `term` as a name somewhere: a word that is or stems to
+/// it and has an uppercase letter after its first character, or a digit, or is an acronym
+/// ("ALFWorld", "AIME24", "UIUC"), as opposed to an ordinary word ("tackles", "Reports").
+pub fn written_as_name(text: &str, term: &str) -> bool {
+    fold_width(text)
+        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .map(|w| w.trim_matches('-'))
+        .filter(|w| !w.is_empty())
+        .any(|w| {
+            let lower = w.to_lowercase();
+            (lower == term || stem(&lower) == term)
+                && (w.chars().skip(1).any(char::is_uppercase)
+                    || w.chars().any(|c| c.is_ascii_digit()))
+        })
 }
 
 /// Fold full-width ASCII (common in Chinese text) to ASCII, keeping case.
@@ -353,6 +369,17 @@ mod tests {
             ["writer", "write", "write"]
         );
         assert_eq!(terms("agents of agentic"), ["agent", "agent"]);
+    }
+
+    #[test]
+    fn names_are_told_from_ordinary_words() {
+        let text = "It tackles ALFWorld and AIME24, Reports gains; UIUC";
+        for name in ["alfworld", "aime24", "uiuc"] {
+            assert!(written_as_name(text, name), "{name}");
+        }
+        for word in ["tackl", "tackles", "report", "gain"] {
+            assert!(!written_as_name(text, word), "{word}");
+        }
     }
 
     #[test]
