@@ -59,20 +59,31 @@ pub fn shared_terms(index: &Index, a: usize, b: usize) -> Option<String> {
     // A word that only the long summaries share is usually the prose they are written in
     // ("tackles", "reports", "plus"); what a summary alone can vouch for is a name (ALFWorld,
     // AIME24, MuJoCo). The title, aliases and highlight say what the paper is.
+    // Chinese terms are kept as they are, so only the Latin words of the short fields are
+    // needed: the Chinese text is blanked, which also spares loading the segmenter here.
     let papers = [index.paper(a), index.paper(b)];
     let short: std::collections::HashSet<String> = papers
         .iter()
         .flat_map(|p| {
-            let text = format!("{} {} {}", p.title, p.aliases.join(" "), p.highlight);
+            let text: String = format!("{} {} {}", p.title, p.aliases.join(" "), p.highlight)
+                .chars()
+                .map(|c| if crate::text::is_cjk(c) { ' ' } else { c })
+                .collect();
             crate::text::terms(&text)
         })
         .collect();
+    let mut names: Option<std::collections::HashSet<String>> = None;
     shared.retain(|t| {
         t.chars().any(crate::text::is_cjk)
             || short.contains(t)
-            || papers
-                .iter()
-                .any(|p| crate::text::written_as_name(&p.summary, t))
+            || names
+                .get_or_insert_with(|| {
+                    papers
+                        .iter()
+                        .flat_map(|p| crate::text::names_in(&p.summary))
+                        .collect()
+                })
+                .contains(t)
     });
     let forms = [index.word_forms(a), index.word_forms(b)];
     let terms: Vec<String> = shared.iter().filter_map(|t| readable(t, &forms)).collect();

@@ -306,20 +306,23 @@ pub(crate) fn stem(word: &str) -> String {
         .into_owned()
 }
 
-/// Whether `text` writes the lexical term `term` as a name somewhere: a word that is or stems to
-/// it and has an uppercase letter after its first character, or a digit, or is an acronym
-/// ("ALFWorld", "AIME24", "UIUC"), as opposed to an ordinary word ("tackles", "Reports").
-pub fn written_as_name(text: &str, term: &str) -> bool {
-    fold_width(text)
+/// The lexical terms `text` writes as names: words with an uppercase letter after their first
+/// character, or a digit ("ALFWorld", "AIME24", "UIUC"), each as itself and as its stem, as
+/// opposed to ordinary words ("tackles", "Reports").
+pub fn names_in(text: &str) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    for w in fold_width(text)
         .split(|c: char| !(c.is_alphanumeric() || c == '-'))
         .map(|w| w.trim_matches('-'))
         .filter(|w| !w.is_empty())
-        .any(|w| {
+    {
+        if w.chars().skip(1).any(char::is_uppercase) || w.chars().any(|c| c.is_ascii_digit()) {
             let lower = w.to_lowercase();
-            (lower == term || stem(&lower) == term)
-                && (w.chars().skip(1).any(char::is_uppercase)
-                    || w.chars().any(|c| c.is_ascii_digit()))
-        })
+            out.insert(stem(&lower));
+            out.insert(lower);
+        }
+    }
+    out
 }
 
 /// Fold full-width ASCII (common in Chinese text) to ASCII, keeping case.
@@ -373,12 +376,12 @@ mod tests {
 
     #[test]
     fn names_are_told_from_ordinary_words() {
-        let text = "It tackles ALFWorld and AIME24, Reports gains; UIUC";
+        let names = names_in("It tackles ALFWorld and AIME24, Reports gains; UIUC");
         for name in ["alfworld", "aime24", "uiuc"] {
-            assert!(written_as_name(text, name), "{name}");
+            assert!(names.contains(name), "{name}");
         }
         for word in ["tackl", "tackles", "report", "gain"] {
-            assert!(!written_as_name(text, word), "{word}");
+            assert!(!names.contains(word), "{word}");
         }
     }
 
