@@ -214,6 +214,53 @@ fn a_spreadsheet_csv_becomes_papers() {
     );
 }
 
+/// An awesome list that files a paper under two sections (here once with a versioned arXiv
+/// link) imports with the paper once, the repeat named in a warning with both places; a title
+/// listed with two different papers' links stays an error; `--strict` refuses repeats too.
+#[test]
+fn a_paper_listed_twice_is_merged_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("awesome.md");
+    std::fs::write(
+        &list,
+        "# Awesome agent RL\n\n\
+         ## Search agents\n\n\
+         - [Search-R1](https://arxiv.org/abs/2503.09516) - RL for search\n\
+         - [ToolRL](https://arxiv.org/abs/2504.13958) - tool rewards\n\n\
+         ## Tool use\n\n\
+         - [Search-R1](https://arxiv.org/abs/2503.09516v2) - listed again\n\
+         - [ToolRL](https://arxiv.org/pdf/2504.13958) - and again\n",
+    )
+    .unwrap();
+    let c = load(&list);
+    assert_eq!(c.papers.len(), 2, "{:?}", c.papers);
+    let search = by_id(&c, "search-r1");
+    assert_eq!(search.topic, "Search agents", "the first listing is kept");
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    let w = &c.warnings[0];
+    assert!(w.contains("merged 2 repeated listing(s)"), "{w}");
+    assert!(
+        w.contains("awesome.md:10 (first at ") && w.contains("awesome.md:5)"),
+        "{w}"
+    );
+    let p = problems(&[list], &strict());
+    assert!(p.iter().any(|m| m.contains("is ambiguous")), "{p:?}");
+    // The same title with another paper's link is not a repeat.
+    let clash = dir.path().join("clash.md");
+    std::fs::write(
+        &clash,
+        "## A\n- [Search-R1](https://arxiv.org/abs/2503.09516) - one\n\
+         ## B\n- [Search-R1](https://arxiv.org/abs/2401.00001) - another paper\n",
+    )
+    .unwrap();
+    let p = problems(&[clash], &LoadOptions::default());
+    assert!(
+        p.iter()
+            .any(|m| m.contains("clash.md:4") && m.contains("is ambiguous")),
+        "{p:?}"
+    );
+}
+
 #[test]
 fn strict_turns_every_warning_into_a_located_error() {
     let p = problems(&[fixture("zotero.bib")], &strict());

@@ -7,9 +7,9 @@
 //! same keys mean the same thing everywhere.
 //!
 //! Nothing is dropped without a word: keys kept out of the index, records skipped for want of a
-//! title and tags moved to keywords are summed up in [`Import::finish`]'s warnings (one line
-//! each, naming the keys with their counts); with [`LoadOptions::strict`] each is a problem at
-//! its `file:line`.
+//! title, tags moved to keywords and repeated listings of one paper merged into its first are
+//! summed up in [`Import::finish`]'s warnings (one line each, naming the keys with their
+//! counts); with [`LoadOptions::strict`] each is a problem at its `file:line`.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -20,6 +20,7 @@ use super::error::{CorpusError, Problem};
 use super::fields::{self, Mapped, Origin, Outcome, Record};
 use super::markdown;
 use super::paper::Paper;
+use crate::text::name_key;
 
 /// A corpus file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,6 +109,8 @@ struct Tally {
     ignored: BTreeMap<String, (usize, String)>,
     untitled: Vec<String>,
     off_vocabulary: BTreeMap<String, usize>,
+    /// "file:line (first at file:line)" of each listing merged into an earlier one
+    repeats: Vec<String>,
 }
 
 /// Records read so far; [`Import::finish`] gives the entries, problems and warnings.
@@ -249,6 +252,9 @@ impl Import {
     /// one summary warning per kind of thing left out.
     #[allow(clippy::type_complexity)]
     pub fn finish(mut self) -> (Vec<((PathBuf, usize), Paper)>, Vec<Problem>, Vec<String>) {
+        if !self.options.strict {
+            self.merge_repeats();
+        }
         let given: HashSet<String> = self
             .entries
             .iter()
@@ -296,6 +302,19 @@ impl Import {
                     shown.join(", ")
                 ));
             }
+            if !t.repeats.is_empty() {
+                const SHOWN: usize = 10;
+                let mut shown: Vec<String> = t.repeats.iter().take(SHOWN).cloned().collect();
+                if t.repeats.len() > SHOWN {
+                    shown.push(format!("and {} more", t.repeats.len() - SHOWN));
+                }
+                warnings.push(format!(
+                    "merged {} repeated listing(s) of a paper into its first (same title, no \
+                     differing link or id; --strict makes them errors): {}",
+                    t.repeats.len(),
+                    shown.join(", ")
+                ));
+            }
             if !t.off_vocabulary.is_empty() {
                 let shown: Vec<String> = t
                     .off_vocabulary
@@ -311,6 +330,62 @@ impl Import {
         }
         (self.entries, self.problems, warnings)
     }
+}
+
+impl Import {
+    /// Drop each record that repeats an earlier one: an awesome list files a paper under two
+    /// sections, an export holds it twice. Left in, the repeat makes its title ambiguous and
+    /// the whole corpus is refused. A repeat has the same title (as [`name_key`] compares
+    /// names) and no arXiv id, DOI or link that differs from the first listing's; the first
+    /// listing is kept as it is.
+    fn merge_repeats(&mut self) {
+        let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut keep = vec![true; self.entries.len()];
+        for (i, kept) in keep.iter_mut().enumerate() {
+            let key = name_key(&self.entries[i].1.title);
+            if key.is_empty() {
+                continue;
+            }
+            match first.get(&key) {
+                Some(&j) if same_paper(&self.entries[j].1, &self.entries[i].1) => {
+                    *kept = false;
+                    let ((fi, li), (fj, lj)) = (&self.entries[i].0, &self.entries[j].0);
+                    self.tally.repeats.push(format!(
+                        "{:?} at {}:{li} (first at {}:{lj})",
+                        self.entries[i].1.title,
+                        fi.display(),
+                        fj.display()
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    first.insert(key, i);
+                }
+            }
+        }
+        let mut k = keep.iter();
+        self.entries
+            .retain(|_| *k.next().expect("one flag per entry"));
+        let mut k = keep.iter();
+        self.derived
+            .retain(|_| *k.next().expect("one flag per entry"));
+    }
+}
+
+/// Whether two records with the same title are one paper: no identifier both have differs (an
+/// arXiv address is compared by its id, whatever the version or abs/pdf form).
+fn same_paper(a: &Paper, b: &Paper) -> bool {
+    let norm = |s: &str| {
+        fields::normalize_arxiv(s).unwrap_or_else(|| s.trim().trim_end_matches('/').to_lowercase())
+    };
+    let agree = |x: &Option<String>, y: &Option<String>| match (x, y) {
+        (Some(x), Some(y)) => norm(x) == norm(y),
+        _ => true,
+    };
+    agree(&a.arxiv, &b.arxiv)
+        && agree(&a.doi, &b.doi)
+        && agree(&a.url, &b.url)
+        && agree(&a.link, &b.link)
 }
 
 /// The JSON objects of a JSONL text, by line; blank lines skipped, a BOM and CRLF tolerated.
