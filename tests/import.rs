@@ -261,6 +261,49 @@ fn a_paper_listed_twice_is_merged_with_a_warning() {
     );
 }
 
+/// Awesome-list tables are read by their header: the title cell's link is the paper's address,
+/// a short-title column an alias, a year or date column the year, a description column the
+/// highlight; other columns (venue, code, stars) are left out. A table without known headers
+/// is read by position, as before.
+#[test]
+fn awesome_list_tables_are_read_by_their_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("README.md");
+    std::fs::write(
+        &list,
+        "## Tool use\n\n\
+         | Title | Venue | Date | Code | Stars |\n\
+         |---|---|---|---|---|\n\
+         | [ToolRL: Reward is All Tool Learning Needs](https://arxiv.org/abs/2504.13958) | arXiv | 2025-04 | [GitHub](https://github.com/x/toolrl) | ![](https://img.shields.io/x) |\n\n\
+         ## Algorithms\n\n\
+         | Title | Short title | Venue | Year | Materials | Description |\n\
+         |---|---|---|---|---|---|\n\
+         | Group Relative Policy Optimization | GRPO | arXiv | 2024 | [Paper](https://arxiv.org/abs/2402.03300) | Critic-free PPO variant. |\n\n\
+         ## Plain\n\n\
+         | First | Second | Third |\n\
+         |---|---|---|\n\
+         | Search-R1 | RL with a search engine | arXiv |\n",
+    )
+    .unwrap();
+    let c = Corpus::load_with(&[list], &LoadOptions::default()).unwrap();
+    assert_eq!(c.papers.len(), 3, "{:?}", c.papers);
+    let toolrl = &c.papers[0];
+    assert_eq!(toolrl.title, "ToolRL: Reward is All Tool Learning Needs");
+    assert_eq!(
+        toolrl.url.as_deref(),
+        Some("https://arxiv.org/abs/2504.13958")
+    );
+    assert_eq!(toolrl.year, Some(2025));
+    assert_eq!(toolrl.highlight, "", "venue and date are not a highlight");
+    let grpo = &c.papers[1];
+    assert_eq!(grpo.aliases, ["GRPO"]);
+    assert_eq!(grpo.year, Some(2024));
+    assert_eq!(grpo.highlight, "Critic-free PPO variant.");
+    let plain = &c.papers[2];
+    assert_eq!(plain.highlight, "RL with a search engine");
+    assert_eq!(plain.link.as_deref(), Some("arXiv"));
+}
+
 #[test]
 fn strict_turns_every_warning_into_a_located_error() {
     let p = problems(&[fixture("zotero.bib")], &strict());

@@ -335,19 +335,25 @@ impl Import {
 impl Import {
     /// Drop each record that repeats an earlier one: an awesome list files a paper under two
     /// sections, an export holds it twice. Left in, the repeat makes its title ambiguous and
-    /// the whole corpus is refused. A repeat has the same title (as [`name_key`] compares
-    /// names) and no arXiv id, DOI or link that differs from the first listing's; the first
-    /// listing is kept as it is.
+    /// the whole corpus is refused. A repeat shares a name (title or alias, as [`name_key`]
+    /// compares names) with an earlier record and has no arXiv id, DOI or link that differs
+    /// from that record's; the first listing is kept as it is.
     fn merge_repeats(&mut self) {
         let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         let mut keep = vec![true; self.entries.len()];
         for (i, kept) in keep.iter_mut().enumerate() {
-            let key = name_key(&self.entries[i].1.title);
-            if key.is_empty() {
+            let p = &self.entries[i].1;
+            let keys: Vec<String> = std::iter::once(&p.title)
+                .chain(&p.aliases)
+                .map(|n| name_key(n))
+                .filter(|k| !k.is_empty())
+                .collect();
+            if keys.is_empty() {
                 continue;
             }
-            match first.get(&key) {
-                Some(&j) if same_paper(&self.entries[j].1, &self.entries[i].1) => {
+            let earlier = keys.iter().find_map(|k| first.get(k).copied());
+            match earlier {
+                Some(j) if same_paper(&self.entries[j].1, &self.entries[i].1) => {
                     *kept = false;
                     let ((fi, li), (fj, lj)) = (&self.entries[i].0, &self.entries[j].0);
                     self.tally.repeats.push(format!(
@@ -359,7 +365,9 @@ impl Import {
                 }
                 Some(_) => {}
                 None => {
-                    first.insert(key, i);
+                    for k in keys {
+                        first.entry(k).or_insert(i);
+                    }
                 }
             }
         }

@@ -1,8 +1,11 @@
 //! Importer for awesome-list style Markdown reading lists.
 //!
 //! - `#`, `##` and `###` headings set the current topic (the deepest one wins).
-//! - Table rows become papers: first cell the title, second the highlight, third the link.
-//!   Header rows (followed by a `|---|` separator) and separators are skipped.
+//! - Table rows become papers. The header row (the one followed by a `|---|` separator) names
+//!   the columns: Title/Paper/Name/Method/论文 is the title, Description/Highlight/Summary/
+//!   Mechanism/亮点/简介 the highlight, Link/链接 the link, Short title/Alias an alias, Year/
+//!   Date the year; a `[Title](url)` title gives the paper's address. A header naming none of
+//!   these (or no header) reads the first three cells as title, highlight and link.
 //! - `####` headings become papers; the paragraph under them is the highlight.
 //! - List items of the form `- [Title](url) - description` become papers.
 //!
@@ -18,6 +21,7 @@ use super::paper::{Kind, Paper};
 pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
     let mut list = List {
         out: Vec::new(),
+        columns: Columns::POSITIONAL,
         slugs: HashMap::new(),
         source: path
             .file_name()
@@ -31,6 +35,10 @@ pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
     for (i, line) in lines.iter().enumerate() {
         let line_no = i + 1;
         let line = line.trim();
+        if !line.starts_with('|') {
+            // A table ends here; the next one brings its own header.
+            list.columns = Columns::POSITIONAL;
+        }
         let heading = line.chars().take_while(|&c| c == '#').count();
         if heading > 0 && line[heading..].starts_with(' ') {
             list.close();
@@ -43,6 +51,9 @@ pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
         } else if line.starts_with('|') {
             list.close();
             let next_is_separator = lines.get(i + 1).is_some_and(|l| is_separator(l));
+            if next_is_separator && !is_separator(line) {
+                list.columns = Columns::of_header(&table_cells(line));
+            }
             if !(is_separator(line) || next_is_separator) {
                 // (not a header or separator row)
                 if let Err(message) = list.table_row(line_no, line, &topic) {
@@ -69,9 +80,75 @@ pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
     (list.out, problems)
 }
 
+/// Which cell of a table row holds what.
+#[derive(Debug, Clone, Copy)]
+struct Columns {
+    title: usize,
+    highlight: Option<usize>,
+    link: Option<usize>,
+    alias: Option<usize>,
+    year: Option<usize>,
+}
+
+impl Columns {
+    /// No header, or one that names none of the known columns: title, highlight, link.
+    const POSITIONAL: Columns = Columns {
+        title: 0,
+        highlight: Some(1),
+        link: Some(2),
+        alias: None,
+        year: None,
+    };
+
+    fn of_header(cells: &[String]) -> Columns {
+        let find = |names: &[&str]| {
+            cells.iter().position(|c| {
+                let c = crate::text::fold(&link_text(c));
+                let c = c.trim();
+                names.contains(&c)
+            })
+        };
+        let title = find(&[
+            "title",
+            "paper",
+            "paper title",
+            "name",
+            "method",
+            "论文",
+            "标题",
+        ]);
+        let highlight = find(&[
+            "description",
+            "highlight",
+            "summary",
+            "mechanism",
+            "key mechanism",
+            "key idea",
+            "notes",
+            "亮点",
+            "简介",
+            "说明",
+            "描述",
+        ]);
+        let link = find(&["link", "links", "链接"]);
+        if title.is_none() && highlight.is_none() && link.is_none() {
+            return Columns::POSITIONAL;
+        }
+        Columns {
+            title: title.unwrap_or(0),
+            highlight,
+            link,
+            alias: find(&["short title", "alias", "abbreviation", "简称"]),
+            year: find(&["year", "date", "年份", "日期"]),
+        }
+    }
+}
+
 /// The papers of a list as it is read.
 struct List {
     out: Vec<(usize, Paper)>,
+    /// The columns of the current table.
+    columns: Columns,
     /// How many papers took each slug (for unique ids).
     slugs: HashMap<String, usize>,
     /// The file name, every paper's source.
@@ -124,16 +201,28 @@ impl List {
         }
     }
 
-    /// A table row (not a header): title, highlight, link.
+    /// A table row (not a header), read by the current table's [`Columns`].
     fn table_row(&mut self, line_no: usize, line: &str, topic: &str) -> Result<(), String> {
         let cells = table_cells(line);
-        if cells.first().is_none_or(|c| c.is_empty()) {
-            return Err("table row has an empty first cell (the title)".into());
-        }
-        let title = link_text(&cells[0]);
-        let highlight = cells.get(1).cloned().unwrap_or_default();
-        let link = cells.get(2).filter(|c| !c.is_empty()).map(|c| link_text(c));
+        let col = self.columns;
+        let cell = |i: Option<usize>| i.and_then(|i| cells.get(i)).filter(|c| !c.is_empty());
+        let Some(title_cell) = cell(Some(col.title)) else {
+            return Err("table row has an empty title cell".into());
+        };
+        let title = link_text(title_cell);
+        let highlight = cell(col.highlight).cloned().unwrap_or_default();
+        let link = cell(col.link).map(|c| link_text(c));
         self.push(line_no, &title, topic, &highlight, link);
+        if let Some((_, p)) = self.out.last_mut() {
+            p.url = link_url(title_cell).filter(|u| super::paper::is_http_url(u));
+            if let Some(alias) = cell(col.alias).map(|c| link_text(c))
+                && alias != p.title
+                && !p.aliases.contains(&alias)
+            {
+                p.aliases.push(alias);
+            }
+            p.year = cell(col.year).and_then(|c| year_of(c));
+        }
         Ok(())
     }
 
@@ -160,6 +249,28 @@ fn table_cells(line: &str) -> Vec<String> {
 fn is_separator(line: &str) -> bool {
     let t = line.trim();
     t.starts_with('|') && t.contains('-') && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+}
+
+/// `[text](url)` -> url; anything else -> `None`.
+fn link_url(cell: &str) -> Option<String> {
+    let c = cell.trim();
+    let rest = c.strip_prefix('[')?;
+    let close = rest.find("](")?;
+    let url = &rest[close + 2..];
+    let end = url.find(')')?;
+    Some(url[..end].trim().to_string())
+}
+
+/// The year a cell gives ("2025", "2025-03", "Mar 2024"): its first four digits that read as a
+/// year of the field.
+fn year_of(cell: &str) -> Option<u16> {
+    let digits: Vec<char> = cell.chars().collect();
+    digits.windows(4).find_map(|w| {
+        let s: String = w.iter().collect();
+        s.parse::<u16>()
+            .ok()
+            .filter(|y| (1950..=2100).contains(y) && w.iter().all(char::is_ascii_digit))
+    })
 }
 
 /// `[text](url)` -> text; anything else -> itself.
