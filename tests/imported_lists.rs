@@ -11,8 +11,8 @@ use serde_json::Value;
 mod support;
 use support::{ok_json, recommend, root};
 
-/// The list's records, the first of each title only (a row repeated in the source README
-/// would make the title ambiguous for lookups, which the loader rightly refuses).
+/// The list's records, the first of each title only, as the figures in BENCHMARKS.md were
+/// measured (the loader now merges such repeats itself, with a warning; `tests/import.rs`).
 fn distinct_titles(name: &str, dir: &std::path::Path) -> (std::path::PathBuf, usize) {
     let text = fs::read_to_string(root().join("bench/corpora").join(name)).unwrap();
     let mut seen = HashSet::new();
