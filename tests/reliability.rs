@@ -192,7 +192,12 @@ fn start_held_index_write(dir: &Path, out: &str) -> (std::process::Child, PathBu
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
-        if let Some(name) = leftovers(dir).first() {
+        // The file exists a moment before it is registered for removal; once its first half
+        // is written it is registered (a signal in that moment leaves it for the next run's
+        // sweep, as after SIGKILL).
+        if let Some(name) = leftovers(dir).first()
+            && fs::metadata(dir.join(name)).is_ok_and(|m| m.len() > 0)
+        {
             return (child, dir.join(name));
         }
         if Instant::now() > deadline {
