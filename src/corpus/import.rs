@@ -291,28 +291,18 @@ impl Import {
                 ));
             }
             if !t.untitled.is_empty() {
-                const SHOWN: usize = 10;
-                let mut shown: Vec<String> = t.untitled.iter().take(SHOWN).cloned().collect();
-                if t.untitled.len() > SHOWN {
-                    shown.push(format!("and {} more", t.untitled.len() - SHOWN));
-                }
                 warnings.push(format!(
                     "skipped {} record(s) without a title (--strict makes them errors): {}",
                     t.untitled.len(),
-                    shown.join(", ")
+                    first_few(&t.untitled)
                 ));
             }
             if !t.repeats.is_empty() {
-                const SHOWN: usize = 10;
-                let mut shown: Vec<String> = t.repeats.iter().take(SHOWN).cloned().collect();
-                if t.repeats.len() > SHOWN {
-                    shown.push(format!("and {} more", t.repeats.len() - SHOWN));
-                }
                 warnings.push(format!(
                     "merged {} repeated listing(s) of a paper into its first (same title, no \
                      differing link or id; --strict makes them errors): {}",
                     t.repeats.len(),
-                    shown.join(", ")
+                    first_few(&t.repeats)
                 ));
             }
             if !t.off_vocabulary.is_empty() {
@@ -378,6 +368,16 @@ impl Import {
         self.derived
             .retain(|_| *k.next().expect("one flag per entry"));
     }
+}
+
+/// The first ten `items` joined with commas, then how many more there are.
+fn first_few(items: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let mut shown: Vec<String> = items.iter().take(SHOWN).cloned().collect();
+    if items.len() > SHOWN {
+        shown.push(format!("and {} more", items.len() - SHOWN));
+    }
+    shown.join(", ")
 }
 
 /// Whether two records with the same title are one paper: no identifier both have differs (an
