@@ -1,7 +1,13 @@
-//! Topics on public lists of the field imported as test data (`bench/corpora`: English titles
-//! and one-line notes in sections, no tags or `builds_on`): the automatic number of topics
-//! follows the list's own granularity, and its topics agree with the list's sections better
-//! than TF-IDF k-means and dense e5 k-means at the same k, in the same run.
+//! Public lists of the field imported as test data (`bench/corpora`: English titles and one-line
+//! notes in sections, no tags or `builds_on`), the case of a user's own list:
+//! - the automatic number of topics follows the list's own granularity, and its topics agree
+//!   with the list's sections better than TF-IDF k-means and dense e5 k-means at the same k;
+//! - on each list's judged set (`bench/judgments-<list>.jsonl`, written blind, before anyone
+//!   looked at the engine's answers on the list), related work beats every baseline on
+//!   related@5 and nDCG@10, and Chinese search beats every baseline on MRR.
+//!
+//! English search is not asserted: on these one-line lists it trails dense search alone
+//! (BENCHMARKS.md, stop 24), a known weakness, not a behaviour to pin.
 
 use std::collections::HashSet;
 use std::fs;
@@ -31,7 +37,7 @@ fn distinct_titles(name: &str, dir: &std::path::Path) -> (std::path::PathBuf, us
 }
 
 #[test]
-fn automatic_topics_on_imported_lists_beat_both_baselines() {
+fn imported_lists_topics_and_judged_rankings_beat_the_baselines() {
     recommend().args(["model", "install"]).assert().success();
     let dir = tempfile::tempdir().unwrap();
     for name in [
@@ -39,6 +45,7 @@ fn automatic_topics_on_imported_lists_beat_both_baselines() {
         "Awesome-Agent-RL-Papers.jsonl",
     ] {
         let (corpus, papers) = distinct_titles(name, dir.path());
+        let judgments = root().join("bench").join(format!("judgments-{}", name));
         let r = ok_json(recommend().current_dir(dir.path()).args([
             "bench",
             "--quick",
@@ -46,9 +53,12 @@ fn automatic_topics_on_imported_lists_beat_both_baselines() {
             corpus.to_str().unwrap(),
             "--index",
             "list.bin",
+            "--judgments",
+            judgments.to_str().unwrap(),
             "--format",
             "json",
         ]));
+        judged_rankings_beat_every_baseline(name, &r["judged"]);
         let clusters = &r["clusters"];
         assert_eq!(clusters["papers"].as_u64(), Some(papers as u64), "{name}");
         let sections = clusters["labels"].as_u64().unwrap() as usize;
@@ -74,6 +84,48 @@ fn automatic_topics_on_imported_lists_beat_both_baselines() {
         assert!(
             ours["largest_over_median"].as_f64().unwrap() <= 2.5,
             "{name}: no catch-all: {ours}"
+        );
+    }
+}
+
+/// The shipped ranking against every baseline of `recommend bench`, same run.
+fn judged_rankings_beat_every_baseline(name: &str, judged: &Value) {
+    let like = judged["like"].as_array().unwrap();
+    assert!(like[0]["seeds"].as_u64().unwrap() >= 30, "{name}: {judged}");
+    let ours = |rows: &[Value]| -> Value {
+        rows.iter()
+            .find(|r| r["system"] == "ours (hybrid)")
+            .cloned()
+            .unwrap()
+    };
+    let o = ours(like);
+    for key in ["related_at_5", "ndcg_at_10"] {
+        for other in like.iter().filter(|r| r["system"] != "ours (hybrid)") {
+            assert!(
+                o[key].as_f64() > other[key].as_f64(),
+                "{name}: ours {key} {} <= {} {}",
+                o[key],
+                other["system"],
+                other[key]
+            );
+        }
+    }
+    let search: Vec<Value> = judged["search"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["lang"] == "zh")
+        .cloned()
+        .collect();
+    let o = ours(&search);
+    assert!(o["queries"].as_u64().unwrap() >= 10, "{name}: {o}");
+    for other in search.iter().filter(|r| r["system"] != "ours (hybrid)") {
+        assert!(
+            o["mrr"].as_f64() > other["mrr"].as_f64(),
+            "{name}: ours zh MRR {} <= {} {}",
+            o["mrr"],
+            other["system"],
+            other["mrr"]
         );
     }
 }
