@@ -3,8 +3,10 @@
 //!
 //! Each line is one item. Related work: `{"task":"like","seed":ID,"relevant":{ID:grade}}`;
 //! search: `{"task":"search","lang":"zh"|"en"|"mixed","query":TEXT,"relevant":{ID:grade}}`.
-//! Grade 2 means "read this next" (or "what the query looks for"), 1 "reasonably related";
-//! every paper not listed is unrelated, and an unrelated paper in a top 5 is counted as absurd.
+//! Grade 2 means "read this next" (or "what the query looks for"), 1 "reasonably related",
+//! 0 "acceptable among the recommendations, not related work" (it shares a specific setting or
+//! technique with the seed; counted neither as related nor as absurd). Every paper not listed
+//! is unrelated, and an unrelated paper in a top 5 is counted as absurd.
 //!
 //! Every system is measured on the same items in the same run: the shipped ranking, its dense
 //! and lexical halves, two TF-IDF baselines (arxiv-sanity-style words, character 2-4-grams)
@@ -115,7 +117,8 @@ pub struct LikeScore {
     pub related_at_5: f64,
     /// Graded nDCG of the top 10.
     pub ndcg_at_10: f64,
-    /// Share of the top 5 judged unrelated.
+    /// Share of the top 5 judged unrelated: not listed for the seed at all (a grade-0 paper is
+    /// acceptable, not absurd). Without grade-0 judgments this is 1 - related@5.
     pub absurd_at_5: f64,
     pub seeds: usize,
 }
@@ -271,14 +274,12 @@ pub fn like_scores(index: &Index, judged: &Judged) -> Vec<LikeScore> {
     like_systems(index)
         .into_iter()
         .map(|(name, rank)| {
-            let (mut rel, mut nd) = (0.0, 0.0);
+            let (mut rel, mut nd, mut absurd) = (0.0, 0.0, 0.0);
             for (seed, grades) in &judged.like {
                 let ranked = rank(*seed);
-                let top5 = ranked.iter().take(5);
-                let related = top5
-                    .filter(|p| grades.get(p).is_some_and(|&g| g >= 1))
-                    .count();
-                rel += related as f64 / 5.0;
+                let (related, unrelated) = top5_shares(&ranked, grades);
+                rel += related;
+                absurd += unrelated;
                 nd += ndcg(&ranked, grades, 10);
             }
             let n = judged.like.len().max(1) as f64;
@@ -286,11 +287,23 @@ pub fn like_scores(index: &Index, judged: &Judged) -> Vec<LikeScore> {
                 system: name.to_string(),
                 related_at_5: rel / n,
                 ndcg_at_10: nd / n,
-                absurd_at_5: 1.0 - rel / n,
+                absurd_at_5: absurd / n,
                 seeds: judged.like.len(),
             }
         })
         .collect()
+}
+
+/// Shares of the top 5 of `ranked` judged related (grade >= 1) and judged unrelated (not
+/// listed at all; grade 0 is "acceptable", neither).
+fn top5_shares(ranked: &[usize], grades: &Grades) -> (f64, f64) {
+    let top5 = &ranked[..ranked.len().min(5)];
+    let related = top5
+        .iter()
+        .filter(|p| grades.get(p).is_some_and(|&g| g >= 1))
+        .count();
+    let unrelated = top5.iter().filter(|p| !grades.contains_key(p)).count();
+    (related as f64 / 5.0, unrelated as f64 / 5.0)
 }
 
 /// Hit@1, hit@5 and MRR (top 10) of one system on the judged queries in `lang`; `None` when
@@ -395,6 +408,16 @@ pub fn search_scores(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn acceptable_papers_are_neither_related_nor_absurd() {
+        let g: Grades = [(1, 2), (2, 0), (3, 1)].into_iter().collect();
+        // 1 related (2), 2 acceptable (0), 3 related (1), 4 and 5 unlisted.
+        assert_eq!(top5_shares(&[1, 2, 3, 4, 5, 6], &g), (0.4, 0.4));
+        assert_eq!(top5_shares(&[2], &g), (0.0, 0.0));
+        // grade 0 adds no gain to nDCG: acceptable first scores like unlisted first
+        assert_eq!(ndcg(&[2, 1, 3], &g, 10), ndcg(&[9, 1, 3], &g, 10));
+    }
 
     #[test]
     fn ndcg_is_one_for_the_ideal_order_and_zero_without_relevant_results() {
