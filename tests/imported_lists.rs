@@ -6,8 +6,9 @@
 //!   looked at the engine's answers on the list), related work beats every baseline on
 //!   related@5 and nDCG@10, and Chinese search beats every baseline on MRR.
 //!
-//! English search is not asserted: on these one-line lists it trails dense search alone
-//! (BENCHMARKS.md, stop 24), a known weakness, not a behaviour to pin.
+//! English search beats lexical search and every TF-IDF and fusion baseline, and stays within
+//! 0.05 MRR of dense search alone, which still leads it on these one-line lists (BENCHMARKS.md,
+//! stop 24); before the lexical weight followed the query's best match it trailed dense by 0.2.
 
 use std::collections::HashSet;
 use std::fs;
@@ -110,22 +111,43 @@ fn judged_rankings_beat_every_baseline(name: &str, judged: &Value) {
             );
         }
     }
-    let search: Vec<Value> = judged["search"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["lang"] == "zh")
-        .cloned()
-        .collect();
-    let o = ours(&search);
+    let search = |lang: &str| -> Vec<Value> {
+        judged["search"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["lang"] == lang)
+            .cloned()
+            .collect()
+    };
+    let zh = search("zh");
+    let o = ours(&zh);
     assert!(o["queries"].as_u64().unwrap() >= 10, "{name}: {o}");
-    for other in search.iter().filter(|r| r["system"] != "ours (hybrid)") {
+    for other in zh.iter().filter(|r| r["system"] != "ours (hybrid)") {
         assert!(
             o["mrr"].as_f64() > other["mrr"].as_f64(),
             "{name}: ours zh MRR {} <= {} {}",
             o["mrr"],
             other["system"],
             other["mrr"]
+        );
+    }
+    let en = search("en");
+    let o = ours(&en);
+    assert!(o["queries"].as_u64().unwrap() >= 10, "{name}: {o}");
+    let mrr = |r: &Value| r["mrr"].as_f64().unwrap();
+    for other in en.iter().filter(|r| r["system"] != "ours (hybrid)") {
+        let margin = if other["system"] == "dense" {
+            0.05
+        } else {
+            0.0
+        };
+        assert!(
+            mrr(&o) > mrr(other) - margin,
+            "{name}: ours en MRR {} vs {} {}",
+            mrr(&o),
+            other["system"],
+            mrr(other)
         );
     }
 }

@@ -14,6 +14,7 @@ use super::tfidf::Tfidf;
 use crate::corpus::Paper;
 use crate::engine::fusion;
 use crate::index::LexicalData;
+use crate::index::lexical::Lexical;
 use crate::model::{Embedder, ModelError, Role};
 use crate::util::vector::dot;
 
@@ -67,16 +68,12 @@ pub fn evaluate(system: &str, queries: usize, score: &dyn Fn(usize) -> Vec<f32>)
     }
 }
 
-/// The engine's search fusion of a dense and a lexical score vector over every document.
-pub fn fuse(dense: &[f32], lexical: &[f32]) -> Vec<f32> {
+/// The engine's search fusion of a dense and a lexical score vector over every document, with
+/// the engine's weights for `query` over `index` ([`fusion::search_weights`]).
+pub fn fuse(dense: &[f32], lexical: &[f32], index: &Lexical<'_>, query: &str) -> Vec<f32> {
     let pool: Vec<usize> = (0..dense.len()).collect();
-    fusion::fuse(
-        &pool,
-        &[
-            (fusion::SEARCH_DENSE, dense),
-            (fusion::SEARCH_LEXICAL, lexical),
-        ],
-    )
+    let (wd, wl) = fusion::search_weights(index, query);
+    fusion::fuse(&pool, &[(wd, dense), (wl, lexical)])
 }
 
 /// One direction: `queries[i]` should find `docs[i]`. `doc_papers` are the one-field papers the
@@ -97,7 +94,9 @@ fn direction(
     let tfidf = Tfidf::fit(docs);
     let chars = Tfidf::fit_chars(docs);
     vec![
-        evaluate("hybrid", n, &|q| fuse(&dense(q), &bm25(q))),
+        evaluate("hybrid", n, &|q| {
+            fuse(&dense(q), &bm25(q), &lexical, &queries[q])
+        }),
         evaluate("dense", n, &dense),
         evaluate("lexical", n, &bm25),
         evaluate("tfidf", n, &|q| tfidf.scores(&tfidf.transform(&queries[q]))),
@@ -174,8 +173,25 @@ mod tests {
 
     #[test]
     fn fusion_is_the_engines() {
-        let f = fuse(&[0.8, 0.9], &[0.0, 10.0]);
+        let papers: Vec<Paper> = ["web agent training", "robot arm control"]
+            .iter()
+            .map(|t| Paper {
+                id: t.replace(' ', "-"),
+                title: t.to_string(),
+                ..Paper::default()
+            })
+            .collect();
+        let data = LexicalData::build(&papers);
+        let lexical = data.view();
+        let f = fuse(&[0.8, 0.9], &[0.0, 10.0], &lexical, "robot arm");
         assert!(f[1] > f[0]);
-        assert_eq!(fuse(&[1.0, 1.0], &[0.0, 0.0]), vec![0.0, 0.0]);
+        assert_eq!(
+            fuse(&[1.0, 1.0], &[0.0, 0.0], &lexical, "robot arm"),
+            vec![0.0, 0.0]
+        );
+        // The weights are the engine's: a query whose words no paper holds leaves lexical
+        // search no say, and the dense order stands.
+        let g = fuse(&[0.9, 0.8], &[0.0, 10.0], &lexical, "quadruped locomotion");
+        assert!(g[0] > g[1], "{g:?}");
     }
 }

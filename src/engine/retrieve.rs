@@ -520,13 +520,10 @@ pub fn search(
     let score: Vec<f32> = match mode {
         Mode::Dense => candidates.iter().map(|&i| dense[i]).collect(),
         Mode::Lexical => candidates.iter().map(|&i| bm25[i]).collect(),
-        Mode::Hybrid => fuse(
-            &candidates,
-            &[
-                (fusion::SEARCH_DENSE, &dense),
-                (fusion::SEARCH_LEXICAL, &bm25),
-            ],
-        ),
+        Mode::Hybrid => {
+            let (wd, wl) = fusion::search_weights(&index.lexical(), query);
+            fuse(&candidates, &[(wd, &dense), (wl, &bm25)])
+        }
     };
     let d: Vec<f32> = candidates.iter().map(|&i| dense[i]).collect();
     let l: Vec<f32> = candidates.iter().map(|&i| bm25[i]).collect();

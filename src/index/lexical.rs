@@ -311,6 +311,30 @@ impl<'a> Lexical<'a> {
         scores
     }
 
+    /// The largest share of `query`'s lexical evidence that one document holds (0..=1): the
+    /// IDF mass of the query's distinct terms that occur in the corpus, and the share of it
+    /// the best-matching document holds. A query whose telling words all meet in one paper
+    /// scores 1; one that meets the corpus only in scattered ordinary words scores low.
+    /// Glossary translations are not counted: this measures the words as typed.
+    pub fn best_match_share(&self, query: &str) -> f32 {
+        let mut q = terms(query);
+        q.sort_unstable();
+        q.dedup();
+        let mut held = vec![0.0f32; self.len()];
+        let mut total = 0.0f32;
+        for t in q.iter().filter_map(|term| self.term_id(term)) {
+            let idf = self.idf(t);
+            total += idf;
+            for &d in self.postings(t).0 {
+                held[d as usize] += idf;
+            }
+        }
+        if total <= 0.0 {
+            return 0.0;
+        }
+        (held.into_iter().fold(0.0f32, f32::max) / total).clamp(0.0, 1.0)
+    }
+
     /// TF-IDF cosine of document `doc` with every document (itself included).
     pub fn similar_to(&self, doc: usize) -> Vec<f32> {
         let mut scores = vec![0.0f32; self.len()];
@@ -399,4 +423,43 @@ fn weighted_terms(p: &Paper) -> Vec<(String, f32)> {
         out.extend(terms(text).into_iter().map(|t| (t, 1.0)));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn papers(titles: &[&str]) -> Vec<Paper> {
+        titles
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Paper {
+                id: format!("p{i}"),
+                title: t.to_string(),
+                ..Paper::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_best_match_share_is_high_when_the_query_words_meet_in_one_paper() {
+        let data = LexicalData::build(&papers(&[
+            "Reward models for web agents",
+            "Solving geometry problems step by step",
+            "Robot arm grasping from pixels",
+            "Curriculum sampling of math problems",
+        ]));
+        let lex = data.view();
+        // every word of the query is in the first title
+        assert!((lex.best_match_share("web agents reward models") - 1.0).abs() < 1e-6);
+        // words of the list, spread over different papers: no paper holds most of them
+        let spread = lex.best_match_share("robot web geometry curriculum");
+        assert!(spread > 0.0 && spread < 0.4, "{spread}");
+        // words the list never uses carry no evidence either way
+        assert_eq!(
+            lex.best_match_share("robot arm quadruped locomotion"),
+            lex.best_match_share("robot arm")
+        );
+        assert_eq!(lex.best_match_share("quadruped locomotion"), 0.0);
+    }
 }
