@@ -116,13 +116,22 @@ impl QueryOptions {
 }
 
 /// A free-text query within the length limit of every query input
-/// ([`engine::MAX_QUERY_CHARS`]) and not blank.
+/// ([`engine::MAX_QUERY_CHARS`]) that holds at least one letter or digit: a query of only
+/// punctuation or symbols ("!!!", "???") has nothing to match, and its embedding would rank
+/// the list by noise.
 pub fn check_query(text: &str) -> Result<(), SessionError> {
     engine::resolve::check_length(text)?;
     if text.trim().is_empty() {
         return Err(SessionError::Input(
             "empty query: give some words to search for".into(),
         ));
+    }
+    if !text.chars().any(char::is_alphanumeric) {
+        return Err(SessionError::Input(format!(
+            "the query {:?} has no words, only punctuation or symbols: give some words to \
+             search for",
+            text.trim()
+        )));
     }
     Ok(())
 }

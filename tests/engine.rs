@@ -188,6 +188,12 @@ fn bad_arguments_exit_2() {
         .args(["search", "   ", "--mode", "lexical"])
         .assert()
         .code(2);
+    // Only punctuation: nothing to match; the default (hybrid) mode would rank by noise.
+    recommend()
+        .args(["search", "!!! ？？"])
+        .assert()
+        .code(2)
+        .stderr(contains("has no words"));
     let huge = "强化学习".repeat(1000);
     recommend()
         .args(["search", "--mode", "lexical", &huge])
