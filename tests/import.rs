@@ -305,6 +305,36 @@ fn awesome_list_tables_are_read_by_their_header() {
 }
 
 #[test]
+fn awesome_list_sections_lose_their_emoji_and_its_table_of_contents_is_not_papers() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("README.md");
+    std::fs::write(
+        &list,
+        "# Awesome agent RL\n\n\
+         ## 🔎 Quick Navigation\n\n\
+         * [Agent Tuning](#agent-tuning)\n\
+         * [Tool Calling](#-tool-calling)\n\n\
+         ## 🎯 Agent Tuning\n\n\
+         - [AgentTuning: Enabling Generalized Agent Abilities for LLMs](https://arxiv.org/abs/2310.12823) - Instruction-tuning on agent trajectories.\n\n\
+         ## :hammer_and_wrench: Tool Calling\n\n\
+         - [ToolRL: Reward is All Tool Learning Needs](https://arxiv.org/abs/2504.13958)\n",
+    )
+    .unwrap();
+    for options in [LoadOptions::default(), strict()] {
+        let c = Corpus::load_with(std::slice::from_ref(&list), &options).unwrap();
+        let topics: Vec<&str> = c.papers.iter().map(|p| p.topic.as_str()).collect();
+        assert_eq!(topics, ["Agent Tuning", "Tool Calling"], "{:?}", c.papers);
+        assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+        let w = &c.warnings[0];
+        assert!(
+            w.contains("skipped 2 link(s) to sections of the same page")
+                && w.contains("README.md:5 \"Agent Tuning\""),
+            "{w}"
+        );
+    }
+}
+
+#[test]
 fn strict_turns_every_warning_into_a_located_error() {
     let p = problems(&[fixture("zotero.bib")], &strict());
     assert!(

@@ -111,6 +111,8 @@ struct Tally {
     off_vocabulary: BTreeMap<String, usize>,
     /// "file:line (first at file:line)" of each listing merged into an earlier one
     repeats: Vec<String>,
+    /// "file:line \"text\"" of each Markdown link to a section of its own page
+    navigation: Vec<String>,
 }
 
 /// Records read so far; [`Import::finish`] gives the entries, problems and warnings.
@@ -181,9 +183,14 @@ impl Import {
                 }
             }
             Format::Markdown => {
-                let (papers, problems) = markdown::parse(file, text);
-                self.problems.extend(problems);
-                for (line, p) in papers {
+                let parsed = markdown::parse(file, text);
+                self.problems.extend(parsed.problems);
+                for (line, text) in parsed.navigation {
+                    self.tally
+                        .navigation
+                        .push(format!("{}:{line} {text:?}", file.display()));
+                }
+                for (line, p) in parsed.papers {
                     self.entries.push(((file.to_path_buf(), line), p));
                     self.derived.push(false);
                 }
@@ -276,6 +283,15 @@ impl Import {
             taken.insert(p.id.clone());
         }
         let mut warnings = Vec::new();
+        // Not a record problem, so not an error under --strict either: a table of contents.
+        if !self.tally.navigation.is_empty() {
+            warnings.push(format!(
+                "skipped {} link(s) to sections of the same page (a table of contents, not \
+                 papers): {}",
+                self.tally.navigation.len(),
+                first_few(&self.tally.navigation)
+            ));
+        }
         if !self.options.strict {
             let t = &self.tally;
             if !t.ignored.is_empty() {

@@ -7,7 +7,10 @@
 //!   Date the year; a `[Title](url)` title gives the paper's address. A header naming none of
 //!   these (or no header) reads the first three cells as title, highlight and link.
 //! - `####` headings become papers; the paragraph under them is the highlight.
-//! - List items of the form `- [Title](url) - description` become papers.
+//! - List items of the form `- [Title](url) - description` become papers; a list item linking
+//!   to a section of the same page (`- [Agent Tuning](#agent-tuning)`, a table of contents) is
+//!   navigation, not a paper, and is returned in [`Parsed::navigation`] for the import's warning.
+//! - Section names lose the emoji and `:shortcode:` decorations awesome lists give them.
 //!
 //! Ids are slugs of the titles, made unique with `-2`, `-3`, ... A `[开源]` or `[open source]`
 //! marker sets `open_source`. The kind is `survey` when the title or topic says so, else `method`.
@@ -18,8 +21,17 @@ use std::path::Path;
 use super::error::Problem;
 use super::paper::{Kind, Paper};
 
-pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
+/// What a Markdown list gives: its papers (with their lines), its problems, and the
+/// (line, text) of the table-of-contents links it skipped.
+pub struct Parsed {
+    pub papers: Vec<(usize, Paper)>,
+    pub problems: Vec<Problem>,
+    pub navigation: Vec<(usize, String)>,
+}
+
+pub fn parse(path: &Path, text: &str) -> Parsed {
     let mut list = List {
+        navigation: Vec::new(),
         out: Vec::new(),
         columns: Columns::POSITIONAL,
         slugs: HashMap::new(),
@@ -46,7 +58,7 @@ pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
             if heading >= 4 {
                 list.open = Some((line_no, name, topic.clone(), Vec::new()));
             } else {
-                topic = name;
+                topic = section_name(&name);
             }
         } else if line.starts_with('|') {
             list.close();
@@ -77,7 +89,11 @@ pub fn parse(path: &Path, text: &str) -> (Vec<(usize, Paper)>, Vec<Problem>) {
         }
     }
     list.close();
-    (list.out, problems)
+    Parsed {
+        papers: list.out,
+        problems,
+        navigation: list.navigation,
+    }
 }
 
 /// Which cell of a table row holds what.
@@ -147,6 +163,8 @@ impl Columns {
 /// The papers of a list as it is read.
 struct List {
     out: Vec<(usize, Paper)>,
+    /// (line, text) of list items that link to a section of the same page
+    navigation: Vec<(usize, String)>,
     /// The columns of the current table.
     columns: Columns,
     /// How many papers took each slug (for unique ids).
@@ -235,10 +253,69 @@ impl List {
                 Some(end) => (&rest[..end], &rest[end + 1..]),
                 None => (rest, ""),
             };
+            if url.trim().starts_with('#') {
+                self.navigation.push((line_no, title.to_string()));
+                return;
+            }
             let desc = desc.trim().trim_start_matches(['-', ':', '–', '—']).trim();
             self.push(line_no, title, topic, desc, Some(url.to_string()));
         }
     }
+}
+
+/// A section heading as a topic name: without the emoji and `:shortcode:` decorations awesome
+/// lists put in front of their sections ("🎯 Agent Tuning", ":rocket: Frameworks"), which would
+/// otherwise open every topic name and label. A heading of decorations only stays as it is.
+fn section_name(heading: &str) -> String {
+    let without_codes: String = {
+        let mut out = String::new();
+        let mut rest = heading;
+        while let Some(start) = rest.find(':') {
+            let after = &rest[start + 1..];
+            let code_len = after.find(':').filter(|&end| {
+                end > 0
+                    && after[..end]
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "_+-".contains(c))
+            });
+            match code_len {
+                Some(end) => {
+                    out.push_str(&rest[..start]);
+                    rest = &after[end + 1..];
+                }
+                None => {
+                    out.push_str(&rest[..=start]);
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    };
+    let cleaned = without_codes
+        .chars()
+        .filter(|&c| !is_decoration(c))
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if cleaned.chars().any(char::is_alphanumeric) {
+        cleaned
+    } else {
+        heading.to_string()
+    }
+}
+
+/// Emoji and pictographic symbols, and the joiners and selectors that build emoji sequences.
+fn is_decoration(c: char) -> bool {
+    matches!(c as u32,
+        0x1F000..=0x1FAFF      // emoji and pictographs, flags, skin tones
+        | 0x2600..=0x27BF      // miscellaneous symbols, dingbats (☀, ✅, ✨)
+        | 0x2B00..=0x2BFF      // arrows and symbols (⭐, ⬆)
+        | 0x2300..=0x23FF      // technical symbols used as emoji (⌛, ⏩)
+        | 0xFE00..=0xFE0F      // variation selectors
+        | 0x200D | 0x20E3      // zero-width joiner, keycap
+        | 0xE0020..=0xE007F) // tag characters
 }
 
 fn table_cells(line: &str) -> Vec<String> {
@@ -325,5 +402,32 @@ pub fn slugify(title: &str) -> String {
         format!("paper-{h:08x}")
     } else {
         slug
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::section_name;
+
+    #[test]
+    fn section_names_lose_their_emoji_and_shortcodes() {
+        for (heading, name) in [
+            ("🎯 Agent Tuning", "Agent Tuning"),
+            ("🛠️ Tools & Frameworks ✨", "Tools & Frameworks"),
+            (":rocket: Frameworks", "Frameworks"),
+            ("👩‍💻 Code Agents", "Code Agents"),
+            // colons that are not a shortcode stay
+            ("RL: Algorithms", "RL: Algorithms"),
+            (
+                "Agentic RL: Search & Research",
+                "Agentic RL: Search & Research",
+            ),
+            // Chinese and other scripts are not decorations
+            ("🔥 强化学习 RL", "强化学习 RL"),
+            // a heading of decorations only is kept as written
+            ("🎉", "🎉"),
+        ] {
+            assert_eq!(section_name(heading), name, "{heading:?}");
+        }
     }
 }
