@@ -20,6 +20,11 @@ const BM25_K1: f32 = 1.2;
 pub const MAX_DF: f32 = 0.3;
 /// Smallest corpus the cap applies to (in a handful of papers every term is "frequent").
 pub const MAX_DF_MIN_DOCS: usize = 20;
+/// Share of documents above which a shared term is not cited as a reason two papers are
+/// related (explanations only; it still weighs in the similarity below [`MAX_DF`]). A word one
+/// paper in ten carries ('rl' or 'reasoning' in a list about RL, 'grpo' in the shipped one)
+/// does not single a pair out; a relation or a shared tag says what the pair has in common.
+pub const CITED_MAX_DF: f32 = 0.1;
 /// Weight of a query's glossary translations relative to its own words.
 const TRANSLATION_WEIGHT: f32 = 0.7;
 const BM25_B: f32 = 0.75;
@@ -371,16 +376,22 @@ impl<'a> Lexical<'a> {
     }
 
     /// The terms documents `a` and `b` share, most telling first (by product of weights).
-    /// Terms that say nothing to a person ([`crate::text::is_telling`]) are skipped.
+    /// Terms that say nothing to a person ([`crate::text::is_telling`]) are skipped, and so
+    /// are terms too common to single a pair out ([`CITED_MAX_DF`], on 20 papers or more).
     pub fn shared_terms(&self, a: usize, b: usize, max: usize) -> Vec<String> {
         let (terms, weights) = self.doc(a);
+        let n = self.len();
+        let specific = |t: u32| {
+            n < MAX_DF_MIN_DOCS
+                || self.postings(t as usize).0.len() as f32 <= CITED_MAX_DF * n as f32
+        };
         let mut shared: Vec<(f32, &str)> = terms
             .iter()
             .zip(weights)
             .filter_map(|(&t, &w)| {
                 let wb = self.weight(b, t);
                 let term = self.term(t as usize);
-                (wb > 0.0 && crate::text::is_telling(term)).then_some((w * wb, term))
+                (wb > 0.0 && specific(t) && crate::text::is_telling(term)).then_some((w * wb, term))
             })
             .collect();
         shared.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(y.1)));
