@@ -380,26 +380,11 @@ fn reasons_name_whole_phrases_not_character_pairs() {
     assert!(whys.iter().all(|w| !w.contains("'到端'")), "{whys:?}");
 }
 
-/// Shared words cited as evidence are what the papers are about, not the prose their long
-/// summaries share ("tackles", "reports", "plus" were cited before); names a summary holds
-/// (benchmarks such as ALFWorld) still count.
-#[test]
-fn reasons_cite_no_prose_words_of_the_summaries() {
-    let prose = [
-        "tackles", "tackle", "calling", "plus", "names", "values", "reports", "several", "gives",
-        "steps", "human", "first",
-    ];
+/// The shared words the `why` of each seed's top `k` cites ("shares 'a', 'b'").
+fn cited_words(seeds: &[&str], k: &str) -> Vec<String> {
     let mut cited = Vec::new();
-    for seed in [
-        "pyvision-rl",
-        "toolrl",
-        "medvr",
-        "gigpo",
-        "ragen",
-        "dapo",
-        "rstar2-agent",
-    ] {
-        for why in texts(&json(&["--like", seed, "-k", "8"]), "why") {
+    for seed in seeds {
+        for why in texts(&json(&["--like", seed, "-k", k]), "why") {
             if let Some(shares) = why.split("shares ").nth(1) {
                 cited.extend(
                     shares
@@ -412,6 +397,30 @@ fn reasons_cite_no_prose_words_of_the_summaries() {
             }
         }
     }
+    cited
+}
+
+/// Shared words cited as evidence are what the papers are about, not the prose their long
+/// summaries share ("tackles", "reports", "plus" were cited before); names a summary holds
+/// (benchmarks such as ALFWorld) still count.
+#[test]
+fn reasons_cite_no_prose_words_of_the_summaries() {
+    let prose = [
+        "tackles", "tackle", "calling", "plus", "names", "values", "reports", "several", "gives",
+        "steps", "human", "first",
+    ];
+    let cited = cited_words(
+        &[
+            "pyvision-rl",
+            "toolrl",
+            "medvr",
+            "gigpo",
+            "ragen",
+            "dapo",
+            "rstar2-agent",
+        ],
+        "8",
+    );
     assert!(cited.len() > 20, "{cited:?}");
     for word in prose {
         assert!(
@@ -439,29 +448,18 @@ fn reasons_cite_no_word_common_across_the_list() {
         "奖励",
         "强化学习",
     ];
-    let mut cited = Vec::new();
-    for seed in [
-        "WebAgent-R1",
-        "ToolRL",
-        "DAPO",
-        "rStar2-Agent",
-        "MedVR",
-        "GiGPO",
-        "Search-R1",
-    ] {
-        for why in texts(&json(&["--like", seed, "-k", "10"]), "why") {
-            if let Some(shares) = why.split("shares ").nth(1) {
-                cited.extend(
-                    shares
-                        .split(';')
-                        .next()
-                        .unwrap()
-                        .split(", ")
-                        .map(|t| t.trim_matches('\'').to_string()),
-                );
-            }
-        }
-    }
+    let cited = cited_words(
+        &[
+            "WebAgent-R1",
+            "ToolRL",
+            "DAPO",
+            "rStar2-Agent",
+            "MedVR",
+            "GiGPO",
+            "Search-R1",
+        ],
+        "10",
+    );
     for word in common {
         assert!(
             !cited.iter().any(|c| c == word),
