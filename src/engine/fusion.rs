@@ -1,15 +1,17 @@
 //! How the ranking signals are combined: one function for the engine and for `recommend bench`.
 //!
 //! Each signal is standardized over the candidate pool (z-scores) and the standardized signals
-//! are summed with fixed weights. Standardizing puts e5's compressed cosines (0.85-0.95 for any
+//! are summed with fixed weights, but for search's lexical weight, which follows how much of
+//! the query its best lexical match holds ([`search_weights`]). Standardizing puts e5's compressed cosines (0.85-0.95 for any
 //! two papers of one field), TF-IDF cosines, BM25's open-ended scores and tag overlaps on one
 //! scale, so the weights mean "how many standard deviations of this signal is one of that".
 //! A signal that is constant over the pool (no tags in the corpus, no lexical match for a
 //! query) standardizes to zero and neither helps nor hurts.
 //!
 //! The weights were set on the judged development set (`bench/judgments.jsonl`) and checked on
-//! two imported public reading lists that played no part in choosing them (BENCHMARKS.md):
-//! where the two disagreed, the value that held up on the imported lists was kept.
+//! imported public reading lists that played no part in choosing them, since stop 24 with
+//! blind judged sets of their own (`bench/judgments-<list>.jsonl`; BENCHMARKS.md): where they
+//! disagreed, the value that held up on the imported lists was kept.
 
 use crate::index::lexical::Lexical;
 

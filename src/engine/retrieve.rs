@@ -4,8 +4,9 @@
 //! cosine after removing the corpus centroid (what is specific to a paper, not what every
 //! paper of the field shares), the TF-IDF cosine of specific terms, the overlap of curated
 //! tags, and `builds_on` links. Search fuses the query-passage embedding cosine with BM25 over
-//! the query and its glossary translations; a query that is exactly a paper's name puts that
-//! paper first. Explanations come from [`super::explain`].
+//! the query and its glossary translations (weighted by [`fusion::search_weights`]); a query
+//! that is exactly a paper's name puts that paper first. Explanations come from
+//! [`super::explain`].
 
 use serde::Serialize;
 
