@@ -135,6 +135,10 @@ pub struct BenchReport {
     pub judged: Option<JudgedReport>,
     /// The corpus without its curated fields, when it has any and the model is available.
     pub uncurated: Option<UncuratedReport>,
+    /// The corpus as titles and abstracts (the English summaries) only, nothing curated: a
+    /// user's list from BibTeX or arXiv metadata. When some paper has a summary and the model
+    /// is available.
+    pub abstracts: Option<UncuratedReport>,
     /// `None` when the model was not available.
     pub crosslingual: Option<CrossLingual>,
     /// `None` when the corpus has fewer than two topic labels.
@@ -182,6 +186,18 @@ pub fn uncurated(p: &crate::corpus::Paper) -> crate::corpus::Paper {
     }
 }
 
+/// A paper as a list of titles and abstracts holds it: names and the English summary in the
+/// abstract's place; no highlight, tags or `builds_on`.
+pub fn titles_and_abstracts(p: &crate::corpus::Paper) -> crate::corpus::Paper {
+    crate::corpus::Paper {
+        highlight: String::new(),
+        seed_highlight: String::new(),
+        tags: Vec::new(),
+        builds_on: Vec::new(),
+        ..p.clone()
+    }
+}
+
 /// Whether any paper has a curated field that [`uncurated`] removes.
 fn has_curated_fields(papers: &[crate::corpus::Paper]) -> bool {
     papers
@@ -193,14 +209,16 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-/// [`run`]'s figures on the corpus without its curated fields, rebuilt with `embedder`.
+/// [`run`]'s figures on the corpus reduced by `strip` (its curated fields left out), rebuilt
+/// with `embedder`.
 fn uncurated_report(
     papers: &[crate::corpus::Paper],
+    strip: fn(&crate::corpus::Paper) -> crate::corpus::Paper,
     e: &Embedder,
     opts: &Options,
 ) -> Result<UncuratedReport, BenchError> {
-    let stripped: Vec<_> = papers.iter().map(uncurated).collect();
-    let (plain, _) = speed::build_index(stripped.clone(), "uncurated", e)?;
+    let stripped: Vec<_> = papers.iter().map(strip).collect();
+    let (plain, _) = speed::build_index(stripped, "uncurated", e)?;
     Ok(UncuratedReport {
         related: related_qualities(&plain),
         judged: match &opts.judgments {
@@ -314,7 +332,15 @@ pub fn run(
         }
     };
     let uncurated = match embedder {
-        Some(e) if has_curated_fields(papers) => Some(uncurated_report(papers, e, opts)?),
+        Some(e) if has_curated_fields(papers) => {
+            Some(uncurated_report(papers, uncurated, e, opts)?)
+        }
+        _ => None,
+    };
+    let abstracts = match embedder {
+        Some(e) if papers.iter().any(|p| !p.summary.is_empty()) => {
+            Some(uncurated_report(papers, titles_and_abstracts, e, opts)?)
+        }
         _ => None,
     };
     let crosslingual = match embedder {
@@ -338,6 +364,7 @@ pub fn run(
         related,
         judged,
         uncurated,
+        abstracts,
         crosslingual,
         clusters,
         graph,
@@ -376,6 +403,7 @@ fn run_scale(
         related: Vec::new(),
         judged: None,
         uncurated: None,
+        abstracts: None,
         crosslingual: None,
         clusters: None,
         graph: graph::measure(index),

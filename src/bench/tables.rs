@@ -171,13 +171,17 @@ impl BenchReport {
         if let Some(j) = &self.judged {
             judged_sections(j, "", &mut out);
         }
-        if let Some(u) = &self.uncurated {
+        for (u, what) in [
+            (&self.uncurated, "titles + highlights"),
+            (&self.abstracts, "titles + abstracts"),
+        ] {
+            let Some(u) = u else { continue };
             out.push(related_section(
                 &u.related,
-                " on titles + highlights only (no curated fields)",
+                &format!(" on {what} only (no curated fields)"),
             ));
             if let Some(j) = &u.judged {
-                judged_sections(j, " on titles + highlights only", &mut out);
+                judged_sections(j, &format!(" on {what} only"), &mut out);
             }
         }
         if let Some(c) = &self.crosslingual {

@@ -109,6 +109,8 @@ struct Signals {
     lexical: Vec<f32>,
     tags: Vec<f32>,
     links: Vec<f32>,
+    /// Whether the list has curated evidence (tags or `builds_on` links).
+    curated: bool,
 }
 
 /// Which papers a query scores, and over which the signals are standardized.
@@ -300,6 +302,7 @@ fn signals(index: &Index, seed: usize, scored: Option<&[usize]>, sims: Similarit
         lexical,
         tags,
         links,
+        curated: !(index.tags().is_empty() && index.relations().is_empty()),
     }
 }
 
@@ -311,12 +314,15 @@ impl Signals {
             Mode::Dense => pool.iter().map(|&i| self.dense[i]).collect(),
             Mode::Lexical => pool.iter().map(|&i| self.lexical[i]).collect(),
             Mode::Hybrid => {
+                let share = reference.iter().filter(|&&i| self.lexical[i] > 0.0).count() as f32
+                    / reference.len().max(1) as f32;
+                let wl = fusion::like_lexical_weight(share, self.curated);
                 let mut f = fusion::fuse_by(
                     pool,
                     reference,
                     &[
                         (fusion::LIKE_DENSE, &self.centered),
-                        (fusion::LIKE_LEXICAL, &self.lexical),
+                        (wl, &self.lexical),
                         (fusion::LIKE_TAGS, &self.tags),
                     ],
                 );
