@@ -179,8 +179,8 @@ pub enum Command {
         /// Skip the speed measurements that need the model.
         #[arg(long)]
         quick: bool,
-        /// The judged development set (default: bench/judgments.jsonl when it exists and
-        /// names papers of this index).
+        /// The judged development set (default: bench/judgments-<corpus file stem>.jsonl,
+        /// then bench/judgments.jsonl, the first that exists and names papers of this index).
         #[arg(long, value_name = "FILE")]
         judgments: Option<PathBuf>,
     },

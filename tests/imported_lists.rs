@@ -151,3 +151,24 @@ fn judged_rankings_beat_every_baseline(name: &str, judged: &Value) {
         );
     }
 }
+
+/// `recommend bench --corpus bench/corpora/<list>.jsonl` finds the list's own judged set
+/// (`bench/judgments-<list>.jsonl`) without being told.
+#[test]
+fn bench_finds_an_imported_lists_own_judged_set() {
+    recommend().args(["model", "install"]).assert().success();
+    let r = ok_json(recommend().current_dir(root()).args([
+        "bench",
+        "--quick",
+        "--corpus",
+        "bench/corpora/Awesome-Agent-RL-Papers.jsonl",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(
+        r["judged"]["source"].as_str(),
+        Some("bench/judgments-Awesome-Agent-RL-Papers.jsonl"),
+        "{}",
+        r["notes"]
+    );
+}

@@ -110,10 +110,19 @@ pub(super) fn bench(
             (session.index(), e)
         }
     };
-    // An explicit judged set must fit the index; the default one is used when it does.
+    // An explicit judged set must fit the index; the default ones are used when they do: the
+    // list's own (`bench/judgments-<corpus file stem>.jsonl`, for the imported lists), then
+    // the shipped list's.
     opts.judgments = match judgments {
         Some(path) => Some(bench::judged::load(path, index).map_err(usage)?),
-        None => bench::judged::load(Path::new(DEFAULT_JUDGMENTS), index).ok(),
+        None => {
+            let own = corpus.and_then(|c| c.file_stem()).map(|stem| {
+                Path::new("bench").join(format!("judgments-{}.jsonl", stem.to_string_lossy()))
+            });
+            own.into_iter()
+                .chain(std::iter::once(Path::new(DEFAULT_JUDGMENTS).to_path_buf()))
+                .find_map(|p| bench::judged::load(&p, index).ok())
+        }
     };
     let report = bench::run(index, embedder, &opts)?;
     let format = format_of(common, Format::Table);
