@@ -400,6 +400,15 @@ fn cited_words(seeds: &[&str], k: &str) -> Vec<String> {
     cited
 }
 
+fn assert_none_cited(words: &[&str], cited: &[String]) {
+    for word in words {
+        assert!(
+            !cited.iter().any(|c| c == word),
+            "'{word}' cited: {cited:?}"
+        );
+    }
+}
+
 /// Shared words cited as evidence are what the papers are about, not the prose their long
 /// summaries share ("tackles", "reports", "plus" were cited before); names a summary holds
 /// (benchmarks such as ALFWorld) still count.
@@ -422,12 +431,7 @@ fn reasons_cite_no_prose_words_of_the_summaries() {
         "8",
     );
     assert!(cited.len() > 20, "{cited:?}");
-    for word in prose {
-        assert!(
-            !cited.iter().any(|c| c == word),
-            "'{word}' cited: {cited:?}"
-        );
-    }
+    assert_none_cited(&prose, &cited);
     assert!(cited.iter().any(|c| c == "alfworld"), "{cited:?}");
 }
 
@@ -460,12 +464,7 @@ fn reasons_cite_no_word_common_across_the_list() {
         ],
         "10",
     );
-    for word in common {
-        assert!(
-            !cited.iter().any(|c| c == word),
-            "'{word}' cited: {cited:?}"
-        );
-    }
+    assert_none_cited(&common, &cited);
     assert!(cited.iter().any(|c| c == "webarena-lite"), "{cited:?}");
 }
 

@@ -302,7 +302,7 @@ fn signals(index: &Index, seed: usize, scored: Option<&[usize]>, sims: Similarit
         lexical,
         tags,
         links,
-        curated: !(index.tags().is_empty() && index.relations().is_empty()),
+        curated: index.has_curated_evidence(),
     }
 }
 
@@ -376,7 +376,7 @@ pub fn related(
     }
     if mode == Mode::Hybrid {
         feedback(index, &scope, &mut score);
-        if !index.uses_graph() && index.tags().is_empty() && index.relations().is_empty() {
+        if !index.uses_graph() && !index.has_curated_evidence() {
             reciprocity(index, seeds, pool, &mut score);
         }
     }

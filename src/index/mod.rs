@@ -536,6 +536,13 @@ impl Index {
         self.tags.get_or_init(|| evidence::Tags::new(&self.table()))
     }
 
+    /// Whether the list carries curated evidence of relatedness: tags or `builds_on` links.
+    /// Without it, related work leans on its own signals (reciprocal neighbours, a lexical
+    /// weight that follows the text; `engine::retrieve`).
+    pub fn has_curated_evidence(&self) -> bool {
+        !(self.tags().is_empty() && self.relations().is_empty())
+    }
+
     /// The `builds_on` graph, read on first use.
     pub fn relations(&self) -> &evidence::Relations {
         self.relations
