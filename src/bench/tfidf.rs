@@ -1,8 +1,10 @@
 //! The TF-IDF baselines. [`Tfidf`] is of the kind arxiv-sanity uses: word unigrams and bigrams
 //! (plus CJK character unigrams and bigrams, since an English tokenizer sees nothing in
 //! Chinese), sublinear term frequency, smoothed idf, L2-normalized rows, cosine. [`Tfidf::fit_chars`]
-//! is the other common baseline: character 2-4-grams within words. Both keep their own plain
-//! analyzers on purpose: a baseline must not improve when the engine's text analysis does.
+//! is the other common baseline: character 2-4-grams within words. The word baseline keeps its
+//! own plain analyzer on purpose: a baseline must not improve when the engine's text analysis
+//! does. The character one uses [`crate::text::char_ngrams`], scikit-learn's fixed `char_wb`
+//! definition, which the engine also uses as it is on lists of bare titles.
 
 use std::collections::BTreeMap;
 
@@ -46,28 +48,6 @@ pub fn baseline_terms(text: &str) -> Vec<String> {
     out
 }
 
-/// Character 2-4-grams of each word (CJK runs count as words), padded with spaces as
-/// scikit-learn's `char_wb` analyzer does.
-pub fn char_ngrams(text: &str) -> Vec<String> {
-    let folded = crate::text::fold(text);
-    let mut out = Vec::new();
-    for word in folded
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        let padded: Vec<char> = std::iter::once(' ')
-            .chain(word.chars())
-            .chain(std::iter::once(' '))
-            .collect();
-        for n in 2..=4 {
-            for w in padded.windows(n) {
-                out.push(w.iter().collect());
-            }
-        }
-    }
-    out
-}
-
 fn passages(papers: &[Paper]) -> Vec<String> {
     papers.iter().map(crate::index::passage_text).collect()
 }
@@ -103,7 +83,7 @@ impl Tfidf {
 
     /// Character 2-4-gram features.
     pub fn fit_chars(docs: &[String]) -> Tfidf {
-        Tfidf::fit_with(docs, char_ngrams)
+        Tfidf::fit_with(docs, crate::text::char_ngrams)
     }
 
     fn fit_with(docs: &[String], analyzer: fn(&str) -> Vec<String>) -> Tfidf {

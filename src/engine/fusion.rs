@@ -40,6 +40,10 @@ pub fn like_lexical_weight(share: f32, curated: bool) -> f32 {
 }
 /// Related work: IDF-weighted cosine of curated tags (silent without tags).
 pub const LIKE_TAGS: f32 = 0.8;
+/// Related work on a list of bare titles: the cosine of the titles' character n-grams
+/// (`index::evidence::Spelling`; silent on other lists), at the lexical weight: a second
+/// lexical view of the same few words, one that sees the shared parts of coined names.
+pub const LIKE_SPELLING: f32 = LIKE_LEXICAL;
 /// Related work: added (in standard deviations) when one paper builds on the other.
 pub const LIKE_BUILDS_ON: f32 = 1.5;
 /// Related work: added when both build on the same paper, times how specific that parent is

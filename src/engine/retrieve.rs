@@ -1,9 +1,9 @@
 //! Related work (`--like`) and free-text search.
 //!
-//! Related work compares papers on four signals, fused by [`super::fusion`]: the embedding
+//! Related work compares papers on five signals, fused by [`super::fusion`]: the embedding
 //! cosine after removing the corpus centroid (what is specific to a paper, not what every
 //! paper of the field shares), the TF-IDF cosine of specific terms, the overlap of curated
-//! tags, and `builds_on` links. Search fuses the query-passage embedding cosine with BM25 over
+//! tags, `builds_on` links and, on a list of bare titles only, how the titles are spelled. Search fuses the query-passage embedding cosine with BM25 over
 //! the query and its glossary translations (weighted by [`fusion::search_weights`]); a query
 //! that is exactly a paper's name puts that paper first. Explanations come from
 //! [`super::explain`].
@@ -108,6 +108,8 @@ struct Signals {
     centered: Vec<f32>,
     lexical: Vec<f32>,
     tags: Vec<f32>,
+    /// Spelling cosine (`index::evidence::Spelling`); zeros unless the list is bare titles.
+    spelling: Vec<f32>,
     links: Vec<f32>,
     /// Whether the list has curated evidence (tags or `builds_on` links).
     curated: bool,
@@ -135,11 +137,12 @@ struct Scope {
     seen: Vec<(usize, Similarities)>,
 }
 
-/// One paper's lexical and tag similarity to every paper of the index.
+/// One paper's lexical, tag and spelling similarity to every paper of the index.
 #[derive(Clone)]
 struct Similarities {
     lexical: Vec<f32>,
     tags: Vec<f32>,
+    spelling: Vec<f32>,
 }
 
 impl Similarities {
@@ -147,6 +150,10 @@ impl Similarities {
         Similarities {
             lexical: index.lexical().similar_to(seed),
             tags: index.tags().similar_to(seed),
+            spelling: match index.spelling() {
+                Some(s) => s.similar_to(seed),
+                None => vec![0.0; index.len()],
+            },
         }
     }
 }
@@ -231,7 +238,8 @@ impl Scope {
 }
 
 /// Adds to `out` the papers a large index scores for `seed`: its `size` nearest by the stored
-/// graph, its best `size` by lexical and by tag similarity, and its `builds_on` relatives.
+/// graph, its best `size` by lexical, tag and spelling similarity, and its `builds_on`
+/// relatives.
 fn candidates(index: &Index, seed: usize, size: usize, sims: &Similarities, out: &mut Vec<usize>) {
     let v = index.vector(seed).to_vec();
     out.extend(
@@ -240,7 +248,7 @@ fn candidates(index: &Index, seed: usize, size: usize, sims: &Similarities, out:
             .into_iter()
             .map(|(i, _)| i),
     );
-    for values in [&sims.lexical, &sims.tags] {
+    for values in [&sims.lexical, &sims.tags, &sims.spelling] {
         let scored: Vec<(usize, f32)> = values
             .iter()
             .copied()
@@ -277,7 +285,11 @@ fn signals(index: &Index, seed: usize, scored: Option<&[usize]>, sims: Similarit
         None => index.centroid().center(seed, &dense),
         Some(papers) => index.centroid().center_only(seed, &dense, papers),
     };
-    let Similarities { lexical, tags } = sims;
+    let Similarities {
+        lexical,
+        tags,
+        spelling,
+    } = sims;
     let relations = index.relations();
     let link = |i: usize| match relations.between(seed, i) {
         Some(Relation::BuildsOn | Relation::BuiltOnBy) => fusion::LIKE_BUILDS_ON,
@@ -301,6 +313,7 @@ fn signals(index: &Index, seed: usize, scored: Option<&[usize]>, sims: Similarit
         centered,
         lexical,
         tags,
+        spelling,
         links,
         curated: index.has_curated_evidence(),
     }
@@ -324,6 +337,7 @@ impl Signals {
                         (fusion::LIKE_DENSE, &self.centered),
                         (wl, &self.lexical),
                         (fusion::LIKE_TAGS, &self.tags),
+                        (fusion::LIKE_SPELLING, &self.spelling),
                     ],
                 );
                 for (x, &i) in f.iter_mut().zip(pool) {

@@ -147,6 +147,7 @@ pub struct Index {
     centroid: OnceLock<evidence::Centroid>,
     tags: OnceLock<evidence::Tags>,
     relations: OnceLock<evidence::Relations>,
+    spelling: OnceLock<Option<evidence::Spelling>>,
     surfaces: OnceLock<evidence::Surfaces>,
     path: Option<PathBuf>,
     /// `--exact`: never walk the graph, whatever the size.
@@ -268,6 +269,7 @@ impl Index {
             centroid: OnceLock::new(),
             tags: OnceLock::new(),
             relations: OnceLock::new(),
+            spelling: OnceLock::new(),
             surfaces: OnceLock::new(),
             path,
             exact_scan: false,
@@ -543,6 +545,19 @@ impl Index {
         !(self.tags().is_empty() && self.relations().is_empty())
     }
 
+    /// The spelling of the papers' texts when the list is one of bare titles
+    /// ([`evidence::Spelling::is_for`]); `None` otherwise. Built on first use.
+    pub fn spelling(&self) -> Option<&evidence::Spelling> {
+        self.spelling
+            .get_or_init(|| {
+                let table = self.table();
+                evidence::Spelling::is_for(&table).then(|| {
+                    evidence::Spelling::new((0..self.len()).map(|i| passage_text(&table.get(i))))
+                })
+            })
+            .as_ref()
+    }
+
     /// The `builds_on` graph, read on first use.
     pub fn relations(&self) -> &evidence::Relations {
         self.relations
@@ -679,5 +694,35 @@ mod tests {
         assert!(index.fingerprint_matches(&corpus));
         std::fs::write(&corpus, "{\"id\":\"a\",  \"title\":\"A\"}\n").unwrap();
         assert!(!index.fingerprint_matches(&corpus));
+    }
+
+    #[test]
+    fn spelling_is_a_signal_of_lists_of_bare_titles_only() {
+        let build = |papers: &str| {
+            let papers: Vec<Paper> = papers
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            Index::build(papers, "papers.jsonl", "m", &mut |t| {
+                Ok(vec![vec![1.0]; t.len()])
+            })
+            .unwrap()
+        };
+        let bare = build(concat!(
+            "{\"id\":\"a\",\"title\":\"DAPO\"}\n",
+            "{\"id\":\"b\",\"title\":\"VAPO\"}\n",
+            "{\"id\":\"c\",\"title\":\"WebArena\",\"highlight\":\"web tasks\"}",
+        ));
+        let row = bare
+            .spelling()
+            .expect("2 of 3 papers are bare titles")
+            .similar_to(0);
+        assert!(row[1] > 0.0 && row[2] == 0.0, "{row:?}");
+        let described = build(concat!(
+            "{\"id\":\"a\",\"title\":\"DAPO\",\"highlight\":\"clip-higher\"}\n",
+            "{\"id\":\"b\",\"title\":\"VAPO\",\"summary\":\"value-based\"}\n",
+            "{\"id\":\"c\",\"title\":\"WebArena\"}",
+        ));
+        assert!(described.spelling().is_none(), "2 of 3 papers have text");
     }
 }

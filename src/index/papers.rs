@@ -306,6 +306,11 @@ impl<'a> PaperTable<'a> {
         }
     }
 
+    /// Whether paper `i` has any text beyond its names: a highlight or a summary (abstract).
+    pub fn has_text(&self, i: usize) -> bool {
+        !self.text[3].bytes(i).is_empty() || !self.text[10].bytes(i).is_empty()
+    }
+
     /// Paper `i`'s tags, without materializing the record.
     pub fn tags(&self, i: usize) -> Vec<String> {
         self.list(17, i)

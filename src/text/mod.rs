@@ -112,6 +112,36 @@ pub fn join_phrases(terms: &[String], texts: &[&str]) -> Vec<String> {
     out
 }
 
+/// Character 2-4-grams of each word (CJK runs count as words), padded with spaces as
+/// scikit-learn's `char_wb` analyzer does: how names are spelled, which sees that GRPO, DAPO
+/// and VAPO share "po " and Search-R1 and WebAgent-R1 share " r1 ". Used as they are by the
+/// engine on lists of bare titles (`index::evidence::Spelling`) and by `recommend bench`'s
+/// character TF-IDF baseline.
+///
+/// ```
+/// let grams = recommend::text::char_ngrams("DAPO");
+/// assert!(grams.contains(&" da".to_string()) && grams.contains(&"po ".to_string()));
+/// ```
+pub fn char_ngrams(text: &str) -> Vec<String> {
+    let folded = crate::text::fold(text);
+    let mut out = Vec::new();
+    for word in folded
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let padded: Vec<char> = std::iter::once(' ')
+            .chain(word.chars())
+            .chain(std::iter::once(' '))
+            .collect();
+        for n in 2..=4 {
+            for w in padded.windows(n) {
+                out.push(w.iter().collect());
+            }
+        }
+    }
+    out
+}
+
 /// Lowercase, and fold full-width ASCII (common in Chinese text) to ASCII.
 pub fn fold(text: &str) -> String {
     fold_width(text).to_lowercase()
