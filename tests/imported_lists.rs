@@ -185,3 +185,36 @@ fn bench_finds_an_imported_lists_own_judged_set() {
         r["notes"]
     );
 }
+
+/// A Chinese query reaches a list of English titles through the glossary's field vocabulary
+/// (lexical search alone, so the glossary is what is tested): safety, backdoors and poisoning.
+#[test]
+fn chinese_queries_reach_english_titles_through_the_glossary() {
+    recommend().args(["model", "install"]).assert().success();
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = root().join("bench/corpora/Awesome-Agent-RL-Papers.jsonl");
+    recommend()
+        .current_dir(dir.path())
+        .args(["index", "--corpus", corpus.to_str().unwrap()])
+        .assert()
+        .success();
+    for (query, expected) in [
+        (
+            "大模型智能体的安全性评测",
+            "agent-safetybench-evaluating-the-safety-of-llm-agents",
+        ),
+        (
+            "针对智能体的后门威胁",
+            "watch-out-for-your-agents-investigating-backdoor-threats-to",
+        ),
+        (
+            "通过投毒记忆或知识库攻击智能体",
+            "agentpoison-red-teaming-llm-agents-via-poisoning-memory-or",
+        ),
+    ] {
+        let rows = ok_json(recommend().current_dir(dir.path()).args([
+            "search", "--mode", "lexical", query, "-k", "3", "--format", "json",
+        ]));
+        assert_eq!(rows[0]["id"], expected, "{query}: {rows}");
+    }
+}
