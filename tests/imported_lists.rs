@@ -186,18 +186,84 @@ fn bench_finds_an_imported_lists_own_judged_set() {
     );
 }
 
-/// A Chinese query reaches a list of English titles through the glossary's field vocabulary
-/// (lexical search alone, so the glossary is what is tested): safety, backdoors and poisoning.
-#[test]
-fn chinese_queries_reach_english_titles_through_the_glossary() {
+/// A temporary directory holding `index.bin` of `bench/corpora/<name>`.
+fn indexed(name: &str) -> tempfile::TempDir {
     recommend().args(["model", "install"]).assert().success();
     let dir = tempfile::tempdir().unwrap();
-    let corpus = root().join("bench/corpora/Awesome-Agent-RL-Papers.jsonl");
+    let corpus = root().join("bench/corpora").join(name);
     recommend()
         .current_dir(dir.path())
         .args(["index", "--corpus", corpus.to_str().unwrap()])
         .assert()
         .success();
+    dir
+}
+
+/// On a list of bare titles, reasons cite no word any research title may use ("evaluating",
+/// "models", "LLMs" were among the most cited before), and name the shared part of coined
+/// names the spelling signal saw.
+#[test]
+fn reasons_on_a_list_of_bare_titles_cite_what_the_titles_specifically_share() {
+    let dir = indexed("Awesome-Agent-RL-Papers.jsonl");
+    let judged =
+        fs::read_to_string(root().join("bench/judgments-Awesome-Agent-RL-Papers.jsonl")).unwrap();
+    let mut cited: Vec<String> = Vec::new();
+    let mut alike = 0;
+    for line in judged.lines() {
+        let j: Value = serde_json::from_str(line).unwrap();
+        if j["task"] != "like" {
+            continue;
+        }
+        let rows = ok_json(recommend().current_dir(dir.path()).args([
+            "--like",
+            j["seed"].as_str().unwrap(),
+            "-k",
+            "5",
+            "--format",
+            "json",
+        ]));
+        for why in rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["why"].as_str().unwrap())
+        {
+            if let Some(terms) = why.split("; ").find_map(|p| p.strip_prefix("shares ")) {
+                cited.extend(
+                    terms
+                        .split(", ")
+                        .map(|t| t.trim_matches('\'').to_lowercase()),
+                );
+            }
+            alike += usize::from(why.contains("names alike ('"));
+        }
+    }
+    assert!(
+        cited.len() >= 30,
+        "reasons still cite shared words: {cited:?}"
+    );
+    for generic in [
+        "evaluating",
+        "models",
+        "model",
+        "llms",
+        "general",
+        "making",
+        "enhancing",
+    ] {
+        assert!(
+            !cited.iter().any(|c| c == generic),
+            "cited {generic}: {cited:?}"
+        );
+    }
+    assert!(alike >= 5, "names alike in {alike} reasons");
+}
+
+/// A Chinese query reaches a list of English titles through the glossary's field vocabulary
+/// (lexical search alone, so the glossary is what is tested): safety, backdoors and poisoning.
+#[test]
+fn chinese_queries_reach_english_titles_through_the_glossary() {
+    let dir = indexed("Awesome-Agent-RL-Papers.jsonl");
     for (query, expected) in [
         (
             "大模型智能体的安全性评测",

@@ -92,6 +92,68 @@ pub fn shared_terms(index: &Index, a: usize, b: usize) -> Option<String> {
     (!phrases.is_empty()).then(|| format!("shares {}", quote(&phrases)))
 }
 
+/// Shortest shared stretch of a name [`spelled_alike`] cites.
+const MIN_SPELLED: usize = 3;
+
+/// On a list of bare titles (where spelling is a signal, `index::evidence::Spelling`): the
+/// longest stretch of letters and digits the coined names in the titles of `a` and `b` share
+/// ("apo" of DAPO and VAPO), when it is at least [`MIN_SPELLED`] long and rare among the
+/// titles (at most [`crate::index::lexical::CITED_MAX_DF`] of them, or two): what the
+/// spelling signal saw. Ordinary words are left to [`shared_terms`]: a stretch of two of them
+/// ("generati", "ction") is a coincidence of English, not of naming.
+pub fn spelled_alike(index: &Index, a: usize, b: usize) -> Option<String> {
+    index.spelling()?;
+    let table = index.table();
+    let shared = longest_common_run(&coined(&table.title(a)), &coined(&table.title(b)))?;
+    if shared.chars().count() < MIN_SPELLED || !crate::text::is_telling(&shared) {
+        return None;
+    }
+    let n = index.len();
+    let carriers = (0..n)
+        .filter(|&i| table.title(i).to_lowercase().contains(&shared))
+        .count();
+    let rare = carriers <= 2 || carriers as f32 <= crate::index::lexical::CITED_MAX_DF * n as f32;
+    rare.then_some(shared)
+}
+
+/// The coined names of a title, lowercase, separated by spaces: words in capitals (GRPO), with
+/// a capital or a digit after their first character (WebAgent, R1, rStar2).
+fn coined(title: &str) -> String {
+    title
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| {
+            let letters = w.chars().filter(|c| c.is_alphabetic()).count();
+            w.chars()
+                .skip(1)
+                .any(|c| c.is_uppercase() || c.is_ascii_digit())
+                || (letters >= 2 && w.chars().all(|c| !c.is_lowercase()))
+        })
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The longest run of letters and digits that occurs in both `a` and `b` (the first in `a` on
+/// a tie); `None` when they share no letter or digit.
+fn longest_common_run(a: &str, b: &str) -> Option<String> {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut best = (0, 0);
+    let mut prev = vec![0usize; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        let mut row = vec![0usize; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            if ca == cb && ca.is_alphanumeric() {
+                row[j + 1] = prev[j] + 1;
+                if row[j + 1] > best.0 {
+                    best = (row[j + 1], i + 1);
+                }
+            }
+        }
+        prev = row;
+    }
+    (best.0 > 0).then(|| a[best.1 - best.0..best.1].iter().collect())
+}
+
 /// A term as a person reads it in the first of `texts`, when every text holds it as a word of
 /// its own or an inflection of one, not only inside a longer name ("seek" in "DeepSeek").
 fn readable(term: &str, texts: &[impl std::ops::Deref<Target = WordForms>; 2]) -> Option<String> {
@@ -112,9 +174,13 @@ pub fn related(index: &Index, seeds: &[usize], hit: usize, percentile: f32, mode
     {
         parts.push(t);
     }
-    if let Some(t) = seeds.iter().find_map(|&s| shared_terms(index, s, hit)) {
-        parts.push(t);
+    let terms = seeds.iter().find_map(|&s| shared_terms(index, s, hit));
+    if let Some(name) = seeds.iter().find_map(|&s| spelled_alike(index, s, hit))
+        && !terms.as_deref().unwrap_or("").contains(&name)
+    {
+        parts.push(format!("names alike ('{name}')"));
     }
+    parts.extend(terms);
     let candidates = index.len().saturating_sub(seeds.len());
     parts.push(format!(
         "{} by similarity",
@@ -147,4 +213,31 @@ pub fn search(index: &Index, query: &str, hit: usize, percentile: f32, with_dens
         standing(percentile, index.len())
     ));
     parts.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{coined, longest_common_run};
+
+    #[test]
+    fn coined_names_are_the_words_with_inner_capitals_or_digits() {
+        assert_eq!(coined("DAPO: An Open-Source LLM RL System"), "dapo llm rl");
+        assert_eq!(
+            coined("WebAgent-R1 for rStar2 agents"),
+            "webagent r1 rstar2"
+        );
+        assert_eq!(coined("Evaluating General Agents"), "");
+    }
+
+    #[test]
+    fn the_longest_common_run_stays_within_letters_and_digits() {
+        assert_eq!(longest_common_run("dapo", "vapo").as_deref(), Some("apo"));
+        assert_eq!(
+            longest_common_run("search-r1", "r1-searcher").as_deref(),
+            Some("search")
+        );
+        // "-r1" is not a run: the hyphen is not a letter
+        assert_eq!(longest_common_run("a-r1", "b-r1").as_deref(), Some("r1"));
+        assert_eq!(longest_common_run("grpo", "xyz"), None);
+    }
 }

@@ -29,6 +29,16 @@ fn english_stopwords() -> &'static std::collections::HashSet<&'static str> {
     SET.get_or_init(|| word_list(include_str!("stopwords_en.txt")).collect())
 }
 
+/// The terms (as [`terms`] makes them: lowercase, stemmed) of `generic_en.txt`.
+fn generic_title_words() -> &'static std::collections::HashSet<String> {
+    static SET: std::sync::OnceLock<std::collections::HashSet<String>> = std::sync::OnceLock::new();
+    SET.get_or_init(|| {
+        word_list(include_str!("generic_en.txt"))
+            .flat_map(|w| [w.to_string(), stem(w)])
+            .collect()
+    })
+}
+
 /// Chinese characters that carry grammar, not meaning.
 const CJK_STOPCHARS: &str = "的了和与在是为及对中等其将从以并或而且这那一个于被把也就都";
 
@@ -44,12 +54,13 @@ pub fn is_stopword(word: &str) -> bool {
     english_stopwords().contains(word) || segment::is_chinese_stopword(word)
 }
 
-/// Whether a term is worth showing a person as a reason: not a lone CJK character and not a
+/// Whether a term is worth showing a person as a reason: not a word any research title may use
+/// (`generic_en.txt`: "models", "evaluating", "efficient"), not a lone CJK character and not a
 /// CJK bigram that contains a grammatical character ("上的", "中的" say nothing).
 pub fn is_telling(term: &str) -> bool {
     let cjk: Vec<char> = term.chars().filter(|&c| is_cjk(c)).collect();
     if cjk.is_empty() {
-        return true;
+        return !generic_title_words().contains(term);
     }
     cjk.len() > 1 && !cjk.iter().any(|&c| CJK_STOPCHARS.contains(c))
 }
@@ -451,6 +462,8 @@ mod tests {
     #[test]
     fn telling_terms() {
         assert!(is_telling("grpo"));
+        assert!(!is_telling("models") && !is_telling(&stem("evaluating")));
+        assert!(is_telling(&stem("negotiation")));
         assert!(is_telling("推理"));
         assert!(!is_telling("推"));
         assert!(!is_telling("中的"));
