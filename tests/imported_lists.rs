@@ -257,7 +257,43 @@ fn reasons_on_a_list_of_bare_titles_cite_what_the_titles_specifically_share() {
         );
     }
     assert!(alike >= 5, "names alike in {alike} reasons");
+    // Topic labels come from the same readable words: "empowering · general · problem" and
+    // "evaluating · benchmark" were two of this list's eight labels.
+    let topics = ok_json(
+        recommend()
+            .current_dir(dir.path())
+            .args(["topics", "--format", "json"]),
+    );
+    let labels: Vec<String> = topics
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["label"].as_str().unwrap().to_lowercase())
+        .collect();
+    assert!(labels.len() >= 5, "{labels:?}");
+    for label in &labels {
+        for word in label.split(" · ") {
+            assert!(
+                !GENERIC.contains(&word),
+                "label {label:?} has a generic word"
+            );
+        }
+    }
 }
+
+/// Words of any research title: true of two papers without saying what they share.
+const GENERIC: [&str; 10] = [
+    "evaluating",
+    "models",
+    "model",
+    "llms",
+    "general",
+    "making",
+    "enhancing",
+    "empowering",
+    "problem",
+    "efficient",
+];
 
 /// A Chinese query reaches a list of English titles through the glossary's field vocabulary
 /// (lexical search alone, so the glossary is what is tested): safety, backdoors and poisoning.

@@ -129,7 +129,8 @@ pub(crate) fn paper_terms(paper: &Paper) -> Vec<(String, String)> {
         let starts_alpha = w.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
         if chars >= 2 && starts_alpha {
             let key = w.to_lowercase();
-            if !text::is_stopword(&key) {
+            // Words any title may use ("models", "evaluating") name no topic.
+            if !text::is_stopword(&key) && text::is_telling(&key) {
                 let named = w
                     .split('-')
                     .any(|p| p.chars().skip(1).any(|c| c.is_uppercase()));
