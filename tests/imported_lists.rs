@@ -186,6 +186,63 @@ fn bench_finds_an_imported_lists_own_judged_set() {
     );
 }
 
+/// awesome-rl-for-agents (55 papers with one-line notes; its judged set written blind and
+/// measured once, after stop 25's changes were chosen): related work beats every baseline on
+/// related@5 and nDCG@10 and has the fewest unrelated papers in its top 5. Search and topics
+/// are not asserted here: on this list dense search alone leads in Chinese and mixed queries,
+/// lexical in English, and the list's 10 sections are finer than its 4 topics
+/// (BENCHMARKS.md, stop 25).
+#[test]
+fn related_work_wins_on_a_list_held_out_until_the_end() {
+    recommend().args(["model", "install"]).assert().success();
+    let dir = tempfile::tempdir().unwrap();
+    let r = ok_json(
+        recommend().current_dir(dir.path()).args([
+            "bench",
+            "--quick",
+            "--corpus",
+            root()
+                .join("bench/corpora/awesome-rl-for-agents.jsonl")
+                .to_str()
+                .unwrap(),
+            "--index",
+            "list.bin",
+            "--judgments",
+            root()
+                .join("bench/judgments-awesome-rl-for-agents.jsonl")
+                .to_str()
+                .unwrap(),
+            "--format",
+            "json",
+        ]),
+    );
+    let judged = &r["judged"];
+    let like = judged["like"].as_array().unwrap();
+    let o = like
+        .iter()
+        .find(|r| r["system"] == "ours (hybrid)")
+        .unwrap();
+    assert!(o["seeds"].as_u64().unwrap() >= 30, "{o}");
+    for other in like.iter().filter(|r| r["system"] != "ours (hybrid)") {
+        for key in ["related_at_5", "ndcg_at_10"] {
+            assert!(
+                o[key].as_f64() > other[key].as_f64(),
+                "ours {key} {} <= {} {}",
+                o[key],
+                other["system"],
+                other[key]
+            );
+        }
+        assert!(
+            o["absurd_at_5"].as_f64() < other["absurd_at_5"].as_f64(),
+            "ours absurd@5 {} >= {} {}",
+            o["absurd_at_5"],
+            other["system"],
+            other["absurd_at_5"]
+        );
+    }
+}
+
 /// A temporary directory holding `index.bin` of `bench/corpora/<name>`.
 fn indexed(name: &str) -> tempfile::TempDir {
     recommend().args(["model", "install"]).assert().success();
