@@ -29,11 +29,11 @@ fn english_stopwords() -> &'static std::collections::HashSet<&'static str> {
     SET.get_or_init(|| word_list(include_str!("stopwords_en.txt")).collect())
 }
 
-/// The terms (as [`terms`] makes them: lowercase, stemmed) of `generic_en.txt`.
-fn generic_title_words() -> &'static std::collections::HashSet<String> {
+/// The terms (as [`terms`] makes them: lowercase, stemmed) of `generic_words.txt`.
+fn generic_words() -> &'static std::collections::HashSet<String> {
     static SET: std::sync::OnceLock<std::collections::HashSet<String>> = std::sync::OnceLock::new();
     SET.get_or_init(|| {
-        word_list(include_str!("generic_en.txt"))
+        word_list(include_str!("generic_words.txt"))
             .flat_map(|w| [w.to_string(), stem(w)])
             .collect()
     })
@@ -54,15 +54,18 @@ pub fn is_stopword(word: &str) -> bool {
     english_stopwords().contains(word) || segment::is_chinese_stopword(word)
 }
 
-/// Whether a term is worth showing a person as a reason: not a word any research title may use
-/// (`generic_en.txt`: "models", "evaluating", "efficient"), not a lone CJK character and not a
-/// CJK bigram that contains a grammatical character ("上的", "中的" say nothing).
+/// Whether a term is worth showing a person as a reason: not a word any research title or note
+/// may use (`generic_words.txt`: "models", "evaluating", "efficient", "大模型"), not a lone CJK
+/// character and not a CJK bigram that contains a grammatical character ("上的", "中的" say
+/// nothing).
 pub fn is_telling(term: &str) -> bool {
     let cjk: Vec<char> = term.chars().filter(|&c| is_cjk(c)).collect();
     if cjk.is_empty() {
-        return !generic_title_words().contains(term);
+        return !generic_words().contains(term);
     }
-    cjk.len() > 1 && !cjk.iter().any(|&c| CJK_STOPCHARS.contains(c))
+    cjk.len() > 1
+        && !cjk.iter().any(|&c| CJK_STOPCHARS.contains(c))
+        && !generic_words().contains(term)
 }
 
 /// Join overlapping CJK terms into the phrases they come from, for showing reasons to a person.
@@ -464,6 +467,7 @@ mod tests {
         assert!(is_telling("grpo"));
         assert!(!is_telling("models") && !is_telling(&stem("evaluating")));
         assert!(is_telling(&stem("negotiation")));
+        assert!(!is_telling("大模型") && is_telling("世界模型"));
         assert!(is_telling("推理"));
         assert!(!is_telling("推"));
         assert!(!is_telling("中的"));

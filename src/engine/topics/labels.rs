@@ -154,6 +154,7 @@ pub(crate) fn paper_terms(paper: &Paper) -> Vec<(String, String)> {
             && w.chars().all(text::is_cjk)
             && !grammatical_tag(tag.tag)
             && !text::is_stopword(w)
+            && text::is_telling(w)
         {
             out.push((w.to_string(), w.to_string()));
         }
