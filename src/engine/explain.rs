@@ -192,7 +192,11 @@ pub fn related(index: &Index, seeds: &[usize], hit: usize, percentile: f32, mode
 /// Why `hit` answers `query`.
 pub fn search(index: &Index, query: &str, hit: usize, percentile: f32, with_dense: bool) -> String {
     let mut parts = Vec::new();
-    let expanded = format!("{query} {}", crate::text::glossary::translations(query));
+    let expanded = format!(
+        "{query} {} {}",
+        crate::text::glossary::translations(query),
+        index.lexical().acronyms(query).join(" ")
+    );
     let forms = [Cow::Owned(WordForms::of(&expanded)), index.word_forms(hit)];
     let terms: Vec<String> = index
         .lexical()
