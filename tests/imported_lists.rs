@@ -187,7 +187,7 @@ fn bench_finds_an_imported_lists_own_judged_set() {
 }
 
 /// awesome-rl-for-agents (55 papers with one-line notes; its judged set written blind and
-/// measured once, after stop 25's changes were chosen): related work beats every baseline on
+/// held out: nothing was chosen on it, BENCHMARKS.md stop 25): related work beats every baseline on
 /// related@5 and nDCG@10 and has the fewest unrelated papers in its top 5. Search and topics
 /// are not asserted here: on this list dense search alone leads in Chinese and mixed queries,
 /// lexical in English, and the list's 10 sections are finer than its 4 topics
