@@ -193,7 +193,7 @@ fn bench_finds_an_imported_lists_own_judged_set() {
 /// lexical in English, and the list's 10 sections are finer than its 4 topics
 /// (BENCHMARKS.md, stop 25).
 #[test]
-fn related_work_wins_on_a_list_held_out_until_the_end() {
+fn related_work_wins_on_a_held_out_list() {
     recommend().args(["model", "install"]).assert().success();
     let dir = tempfile::tempdir().unwrap();
     let r = ok_json(
