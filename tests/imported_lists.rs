@@ -299,15 +299,7 @@ fn reasons_on_a_list_of_bare_titles_cite_what_the_titles_specifically_share() {
         cited.len() >= 30,
         "reasons still cite shared words: {cited:?}"
     );
-    for generic in [
-        "evaluating",
-        "models",
-        "model",
-        "llms",
-        "general",
-        "making",
-        "enhancing",
-    ] {
+    for generic in GENERIC {
         assert!(
             !cited.iter().any(|c| c == generic),
             "cited {generic}: {cited:?}"

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use crate::corpus::Paper;
 use crate::engine::topics;
+use crate::index::evidence::sparse_dot as dot;
 
 /// The baseline's tokens: lowercase words (stopwords kept) and CJK character unigrams and
 /// bigrams; no stemming, no segmentation.
@@ -191,23 +192,6 @@ fn weigh(tf: BTreeMap<usize, usize>, idf: &[f32]) -> Vec<(usize, f32)> {
         row.iter_mut().for_each(|x| x.1 /= norm);
     }
     row
-}
-
-/// Dot product of two sparse rows sorted by feature id.
-fn dot(a: &[(usize, f32)], b: &[(usize, f32)]) -> f32 {
-    let (mut i, mut j, mut s) = (0, 0, 0.0);
-    while i < a.len() && j < b.len() {
-        match a[i].0.cmp(&b[j].0) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                s += a[i].1 * b[j].1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    s
 }
 
 #[cfg(test)]

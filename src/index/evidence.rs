@@ -163,30 +163,30 @@ impl Tags {
     }
 }
 
-/// The cosine of sparse unit row `a` with every row (zeros when `a` is empty). Rows are sorted
-/// by id, so each cosine is a merge of two short lists.
+/// The cosine of sparse unit row `a` with every row (zeros when `a` is empty).
 fn cosines(rows: &[Vec<(u32, f32)>], a: usize) -> Vec<f32> {
     let seed = &rows[a];
     if seed.is_empty() {
         return vec![0.0; rows.len()];
     }
-    rows.iter()
-        .map(|row| {
-            let (mut i, mut j, mut s) = (0, 0, 0.0f32);
-            while i < seed.len() && j < row.len() {
-                match seed[i].0.cmp(&row[j].0) {
-                    std::cmp::Ordering::Less => i += 1,
-                    std::cmp::Ordering::Greater => j += 1,
-                    std::cmp::Ordering::Equal => {
-                        s += seed[i].1 * row[j].1;
-                        i += 1;
-                        j += 1;
-                    }
-                }
+    rows.iter().map(|row| sparse_dot(seed, row)).collect()
+}
+
+/// Dot product of two sparse rows sorted by id: a merge of two short lists.
+pub fn sparse_dot<I: Ord>(a: &[(I, f32)], b: &[(I, f32)]) -> f32 {
+    let (mut i, mut j, mut s) = (0, 0, 0.0f32);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                s += a[i].1 * b[j].1;
+                i += 1;
+                j += 1;
             }
-            s
-        })
-        .collect()
+        }
+    }
+    s
 }
 
 /// How the papers' texts are spelled: TF-IDF rows of their character 2-4-grams
