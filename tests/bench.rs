@@ -73,10 +73,14 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
         );
         assert!(a < b, "absurd@5: ours {a} >= {s} {b}");
     }
+    // The target for related work (0.852 since `builds_on` links weigh by their
+    // parent's specificity; 0.849 before).
+    assert!(ours >= 0.85, "judged related@5 {ours} < 0.85");
     // Absurd = judged unrelated by the set's own explicit judgments (grade 0 is acceptable):
-    // 8.9% at stop 24 against 23% for the best baseline; the target is 5%.
+    // 8.2% at stop 26 (8.9% at stop 24) against 23% for the best baseline; the target
+    // is 5%.
     let absurd = figure(judged, "ours (hybrid)", "absurd_at_5");
-    assert!(absurd <= 0.10, "judged absurd@5 {absurd} > 0.10");
+    assert!(absurd <= 0.09, "judged absurd@5 {absurd} > 0.09");
     // Lists a user brings, rebuilt from the shipped one without its curated fields (no tags
     // or builds_on): titles and one-line notes (reciprocal neighbours carry it past TF-IDF),
     // and titles and abstracts (the English summaries; it lost to lexical alone, 0.620 vs

@@ -292,7 +292,8 @@ fn signals(index: &Index, seed: usize, scored: Option<&[usize]>, sims: Similarit
     } = sims;
     let relations = index.relations();
     let link = |i: usize| match relations.between(seed, i) {
-        Some(Relation::BuildsOn | Relation::BuiltOnBy) => fusion::LIKE_BUILDS_ON,
+        Some(Relation::BuildsOn) => fusion::builds_on_weight(relations.parent_specificity(i)),
+        Some(Relation::BuiltOnBy) => fusion::builds_on_weight(relations.parent_specificity(seed)),
         Some(Relation::SharedParent(p)) => {
             fusion::LIKE_SHARED_PARENT * relations.parent_specificity(p)
         }
