@@ -121,6 +121,13 @@ pub struct LikeScore {
     /// acceptable, not absurd). Without grade-0 judgments this is 1 - related@5.
     pub absurd_at_5: f64,
     pub seeds: usize,
+    /// Ours minus this system on related@5, with its paired-bootstrap 95% interval over seeds
+    /// (`None` on the shipped ranking's own row).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ours_minus_this: Option<Margin>,
+    /// Related@5 of each seed, in the judged set's order (for the margins).
+    #[serde(skip)]
+    pub per_seed: Vec<f64>,
 }
 
 /// Search quality of one system on the judged queries of one language.
@@ -135,7 +142,56 @@ pub struct SearchScore {
     pub hit_at_5: f64,
     /// Reciprocal rank of the first relevant paper (0 beyond the top 10).
     pub mrr: f64,
+    /// Ours minus this system on MRR, with its paired-bootstrap 95% interval over the
+    /// language's queries (`None` on the shipped ranking's own rows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ours_minus_this: Option<Margin>,
+    /// Reciprocal rank of each query of the language, in the judged set's order.
+    #[serde(skip)]
+    pub per_query: Vec<f64>,
 }
+
+/// How far the shipped ranking is ahead of a baseline on the same judged items: the mean
+/// paired difference and a 95% percentile-bootstrap interval over the items. The sets are
+/// small (5-61 items per figure): a lead whose interval spans 0 is one or two items, not a
+/// win a second judged set would repeat.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Margin {
+    pub mean: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+/// Bootstrap resamples behind a [`Margin`]: enough for stable 2.5% / 97.5% percentiles.
+const RESAMPLES: usize = 2000;
+
+impl Margin {
+    /// The paired margin of `ours` over `other` (one value per item, same order); `None` when
+    /// there are no items or the lengths differ. Resampling uses a fixed seed, so a report is
+    /// reproducible to the digit.
+    pub fn paired(ours: &[f64], other: &[f64]) -> Option<Margin> {
+        if ours.is_empty() || ours.len() != other.len() {
+            return None;
+        }
+        let diffs: Vec<f64> = ours.iter().zip(other).map(|(a, b)| a - b).collect();
+        let n = diffs.len();
+        let mean = diffs.iter().sum::<f64>() / n as f64;
+        let mut rng = crate::util::rng::SplitMix64(0x5eed_b007);
+        let mut means: Vec<f64> = (0..RESAMPLES)
+            .map(|_| (0..n).map(|_| diffs[rng.below(n)]).sum::<f64>() / n as f64)
+            .collect();
+        means.sort_by(f64::total_cmp);
+        let at = |q: f64| means[((q * RESAMPLES as f64) as usize).min(RESAMPLES - 1)];
+        Some(Margin {
+            mean,
+            low: at(0.025),
+            high: at(0.975),
+        })
+    }
+}
+
+/// The name of the shipped ranking's rows.
+pub const OURS: &str = "ours (hybrid)";
 
 /// Reading paths (`path --like SEED -n 6`) on the judged seeds.
 #[derive(Debug, Clone, Serialize)]
@@ -234,7 +290,7 @@ pub fn like_systems(index: &Index) -> Vec<(&'static str, LikeRanker<'_>)> {
     };
     let rrf_words = words.clone();
     vec![
-        ("ours (hybrid)", engine(Mode::Hybrid)),
+        (OURS, engine(Mode::Hybrid)),
         ("dense", engine(Mode::Dense)),
         ("lexical", engine(Mode::Lexical)),
         (
@@ -271,27 +327,40 @@ pub fn reciprocal_rank_fusion(rankings: &[Vec<usize>]) -> Vec<usize> {
 
 /// Related-work figures of every system of [`like_systems`].
 pub fn like_scores(index: &Index, judged: &Judged) -> Vec<LikeScore> {
-    like_systems(index)
+    let mut scores: Vec<LikeScore> = like_systems(index)
         .into_iter()
         .map(|(name, rank)| {
-            let (mut rel, mut nd, mut absurd) = (0.0, 0.0, 0.0);
+            let (mut nd, mut absurd) = (0.0, 0.0);
+            let mut per_seed = Vec::with_capacity(judged.like.len());
             for (seed, grades) in &judged.like {
                 let ranked = rank(*seed);
                 let (related, unrelated) = top5_shares(&ranked, grades);
-                rel += related;
+                per_seed.push(related);
                 absurd += unrelated;
                 nd += ndcg(&ranked, grades, 10);
             }
             let n = judged.like.len().max(1) as f64;
             LikeScore {
                 system: name.to_string(),
-                related_at_5: rel / n,
+                related_at_5: per_seed.iter().sum::<f64>() / n,
                 ndcg_at_10: nd / n,
                 absurd_at_5: absurd / n,
                 seeds: judged.like.len(),
+                ours_minus_this: None,
+                per_seed,
             }
         })
-        .collect()
+        .collect();
+    if let Some(ours) = scores
+        .iter()
+        .find(|s| s.system == OURS)
+        .map(|s| s.per_seed.clone())
+    {
+        for s in scores.iter_mut().filter(|s| s.system != OURS) {
+            s.ours_minus_this = Margin::paired(&ours, &s.per_seed);
+        }
+    }
+    scores
 }
 
 /// Shares of the top 5 of `ranked` judged related (grade >= 1) and judged unrelated (not
@@ -314,22 +383,23 @@ fn language_score(
     lang: &str,
     rank: &dyn Fn(usize) -> Vec<usize>,
 ) -> Option<SearchScore> {
-    let (mut h1, mut h5, mut rr, mut n) = (0.0, 0.0, 0.0, 0usize);
+    let (mut h1, mut h5, mut n) = (0.0, 0.0, 0usize);
+    let mut per_query = Vec::new();
     for (q, (l, _, grades)) in judged.search.iter().enumerate() {
         if l != lang {
             continue;
         }
         n += 1;
         let ranked = rank(q);
-        if let Some(pos) = ranked
+        let first = ranked
             .iter()
             .take(10)
-            .position(|p| grades.get(p).is_some_and(|&g| g >= 1))
-        {
+            .position(|p| grades.get(p).is_some_and(|&g| g >= 1));
+        if let Some(pos) = first {
             h1 += f64::from(pos == 0);
             h5 += f64::from(pos < 5);
-            rr += 1.0 / (pos + 1) as f64;
         }
+        per_query.push(first.map_or(0.0, |pos| 1.0 / (pos + 1) as f64));
     }
     (n > 0).then(|| SearchScore {
         system: name.to_string(),
@@ -337,7 +407,9 @@ fn language_score(
         queries: n,
         hit_at_1: h1 / n as f64,
         hit_at_5: h5 / n as f64,
-        mrr: rr / n as f64,
+        mrr: per_query.iter().sum::<f64>() / n as f64,
+        ours_minus_this: None,
+        per_query,
     })
 }
 
@@ -371,7 +443,7 @@ pub fn search_scores(
     };
     type Ranker<'a> = Box<dyn Fn(usize) -> Vec<usize> + 'a>;
     let systems: Vec<(&str, Ranker<'_>)> = vec![
-        ("ours (hybrid)", Box::new(|q| engine(Mode::Hybrid, q))),
+        (OURS, Box::new(|q| engine(Mode::Hybrid, q))),
         ("dense", Box::new(|q| engine(Mode::Dense, q))),
         ("lexical", Box::new(|q| engine(Mode::Lexical, q))),
         (
@@ -396,11 +468,21 @@ pub fn search_scores(
             }),
         ),
     ];
-    let mut out = Vec::new();
+    let mut out: Vec<SearchScore> = Vec::new();
     for (name, rank) in &systems {
         for lang in ["zh", "en", "mixed"] {
             out.extend(language_score(judged, name, lang, rank));
         }
+    }
+    let ours: HashMap<String, Vec<f64>> = out
+        .iter()
+        .filter(|s| s.system == OURS)
+        .map(|s| (s.lang.clone(), s.per_query.clone()))
+        .collect();
+    for s in out.iter_mut().filter(|s| s.system != OURS) {
+        s.ours_minus_this = ours
+            .get(&s.lang)
+            .and_then(|o| Margin::paired(o, &s.per_query));
     }
     Ok(out)
 }
@@ -408,6 +490,33 @@ pub fn search_scores(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn margins_are_paired_and_their_interval_holds_the_mean() {
+        // The same items: no margin, and an interval of width 0.
+        let a = [0.2, 0.4, 0.6, 0.8];
+        assert_eq!(
+            Margin::paired(&a, &a),
+            Some(Margin {
+                mean: 0.0,
+                low: 0.0,
+                high: 0.0
+            })
+        );
+        // Ahead on every item by 0.2: the whole interval is 0.2, however the items vary.
+        let b = [0.0, 0.2, 0.4, 0.6];
+        let m = Margin::paired(&a, &b).unwrap();
+        assert!((m.mean - 0.2).abs() < 1e-12 && (m.low - 0.2).abs() < 1e-12);
+        // Ahead on one item of twenty: a lead, but an interval that reaches 0.
+        let ours: Vec<f64> = (0..20).map(|i| if i == 0 { 1.0 } else { 0.5 }).collect();
+        let base = vec![0.5; 20];
+        let m = Margin::paired(&ours, &base).unwrap();
+        assert!(m.mean > 0.0 && m.low <= 0.0 && m.high > m.mean, "{m:?}");
+        // Reproducible to the digit; nothing to pair gives nothing.
+        assert_eq!(Margin::paired(&ours, &base), Some(m));
+        assert_eq!(Margin::paired(&[], &[]), None);
+        assert_eq!(Margin::paired(&a, &b[..3]), None);
+    }
 
     #[test]
     fn acceptable_papers_are_neither_related_nor_absurd() {

@@ -105,6 +105,13 @@ fn related_section(related: &[RelatedQuality], what: &str) -> Section {
     }
 }
 
+/// "+0.167 [+0.098, +0.236]": ours minus a baseline and its 95% interval; "-" on our own row.
+fn margin(m: Option<judged::Margin>) -> String {
+    m.map_or("-".into(), |m| {
+        format!("{:+.3} [{:+.3}, {:+.3}]", m.mean, m.low, m.high)
+    })
+}
+
 fn judged_sections(j: &JudgedReport, what: &str, out: &mut Vec<Section>) {
     out.push(Section {
         title: format!(
@@ -112,7 +119,13 @@ fn judged_sections(j: &JudgedReport, what: &str, out: &mut Vec<Section>) {
             j.like.first().map_or(0, |l| l.seeds),
             j.source
         ),
-        columns: vec!["system", "related@5", "nDCG@10", "absurd@5"],
+        columns: vec![
+            "system",
+            "related@5",
+            "nDCG@10",
+            "absurd@5",
+            "ours - it, related@5 [95%]",
+        ],
         rows: j
             .like
             .iter()
@@ -122,6 +135,7 @@ fn judged_sections(j: &JudgedReport, what: &str, out: &mut Vec<Section>) {
                     f3(l.related_at_5),
                     f3(l.ndcg_at_10),
                     f3(l.absurd_at_5),
+                    margin(l.ours_minus_this),
                 ]
             })
             .collect(),
@@ -142,7 +156,15 @@ fn judged_sections(j: &JudgedReport, what: &str, out: &mut Vec<Section>) {
     if let Some(search) = &j.search {
         out.push(Section {
             title: format!("Judged search{what} (per query language)"),
-            columns: vec!["system", "lang", "queries", "hit@1", "hit@5", "MRR"],
+            columns: vec![
+                "system",
+                "lang",
+                "queries",
+                "hit@1",
+                "hit@5",
+                "MRR",
+                "ours - it, MRR [95%]",
+            ],
             rows: search
                 .iter()
                 .map(|s| {
@@ -153,6 +175,7 @@ fn judged_sections(j: &JudgedReport, what: &str, out: &mut Vec<Section>) {
                         f3(s.hit_at_1),
                         f3(s.hit_at_5),
                         f3(s.mrr),
+                        margin(s.ours_minus_this),
                     ]
                 })
                 .collect(),
