@@ -30,6 +30,9 @@ fn pairs() -> &'static [(&'static str, String)] {
 /// assert!(translations("用强化学习训练网页智能体").contains("web"));
 /// assert!(translations("reward models for web agents").contains("奖励模型"));
 /// assert_eq!(translations("start"), "");
+/// // a term inside a longer one is not a word of the query: 化学 (chemistry) in 强化学习
+/// assert!(!translations("用强化学习做分子设计").contains("chemistry"));
+/// assert!(translations("化学反应的强化学习").contains("chemistry"));
 /// ```
 pub fn translations(query: &str) -> String {
     let folded = fold(query);
@@ -45,9 +48,25 @@ pub fn translations(query: &str) -> String {
                 .all(|(a, b)| a == b || a.strip_suffix('s') == Some(b))
         })
     };
+    // Where each Chinese term occurs; a term that occurs only inside a longer term is part of
+    // that word, not a word of the query ("化学", chemistry, inside "强化学习").
+    let spans: Vec<(usize, usize)> = pairs()
+        .iter()
+        .flat_map(|(zh, _)| folded.match_indices(*zh).map(|(s, m)| (s, s + m.len())))
+        .collect();
+    let inside_longer = |s: usize, e: usize| {
+        spans
+            .iter()
+            .any(|&(a, b)| a <= s && e <= b && b - a > e - s)
+    };
+    let occurs = |zh: &str| {
+        folded
+            .match_indices(zh)
+            .any(|(s, m)| !inside_longer(s, s + m.len()))
+    };
     let mut out: Vec<&str> = Vec::new();
     for (zh, en) in pairs() {
-        if folded.contains(zh) && !out.contains(&en.as_str()) {
+        if occurs(zh) && !out.contains(&en.as_str()) {
             out.push(en);
         } else if has_phrase(en) && !out.contains(zh) {
             out.push(zh);
