@@ -104,8 +104,9 @@ const MIN_SPELLED: usize = 3;
 pub fn spelled_alike(index: &Index, a: usize, b: usize) -> Option<String> {
     index.spelling()?;
     let table = index.table();
-    let shared = longest_common_run(&coined(&table.title(a)), &coined(&table.title(b)))?;
-    if shared.chars().count() < MIN_SPELLED || !crate::text::is_telling(&shared) {
+    let (ta, tb) = (table.title(a), table.title(b));
+    let shared = shared_part(&ta, &tb)?;
+    if !crate::text::is_telling(&shared) {
         return None;
     }
     let n = index.len();
@@ -133,25 +134,75 @@ fn coined(title: &str) -> String {
         .join(" ")
 }
 
-/// The longest run of letters and digits that occurs in both `a` and `b` (the first in `a` on
-/// a tie); `None` when they share no letter or digit.
-fn longest_common_run(a: &str, b: &str) -> Option<String> {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut best = (0, 0);
-    let mut prev = vec![0usize; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        let mut row = vec![0usize; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            if ca == cb && ca.is_alphanumeric() {
-                row[j + 1] = prev[j] + 1;
-                if row[j + 1] > best.0 {
-                    best = (row[j + 1], i + 1);
-                }
+/// The longest run of letters and digits the coined names of `a` and `b` share (at least
+/// [`MIN_SPELLED`] long) that is a part of its own in at least one of the names: it
+/// lies inside one CamelCase part, or begins and ends where parts do ("deepseek" of two
+/// DeepSeek-Prover titles, "tir" of SimpleTIR and AutoTIR). A stretch that runs from inside
+/// one part into the next in both names ("tot" of AutoTIR and OctoTools, "otir" of AutoTIR and
+/// ZeroTIR) is a coincidence of spelling, and the shorter shared part is cited instead.
+fn shared_part(a: &str, b: &str) -> Option<String> {
+    let (ca, cb) = (coined(a), coined(b));
+    let chars: Vec<char> = ca.chars().collect();
+    let mut runs: Vec<String> = Vec::new();
+    for i in 0..chars.len() {
+        for j in i + MIN_SPELLED..=chars.len() {
+            if !chars[i..j].iter().all(|c| c.is_alphanumeric()) {
+                break;
+            }
+            let run: String = chars[i..j].iter().collect();
+            if cb.contains(&run) {
+                runs.push(run);
             }
         }
-        prev = row;
     }
-    (best.0 > 0).then(|| a[best.1 - best.0..best.1].iter().collect())
+    // longest first; on a tie, the first in `a` (a stable sort keeps the scan's order)
+    runs.sort_by_key(|r| std::cmp::Reverse(r.chars().count()));
+    runs.into_iter()
+        .find(|r| !(straddles_parts(a, r) && straddles_parts(b, r)))
+}
+
+/// Whether every occurrence of `stretch` (lowercase) in the coined names of `title` runs from
+/// inside one CamelCase part into the next ("auto|TIR", "Octo|Tools"); false when it occurs
+/// inside a part or spans whole parts somewhere, or not at all.
+fn straddles_parts(title: &str, stretch: &str) -> bool {
+    let stretch: Vec<char> = stretch.chars().collect();
+    let mut seen = false;
+    for word in coined(title).split(' ').filter(|w| !w.is_empty()) {
+        // the word as written, to find where its parts begin
+        let Some(original) = title
+            .split(|c: char| !c.is_alphanumeric())
+            .find(|w| w.to_lowercase() == word)
+        else {
+            continue;
+        };
+        let chars: Vec<char> = original.chars().collect();
+        // part starts: a capital after a small letter (Deep|Seek), or the last capital of a
+        // run of them before a small letter (GUI|Agent)
+        let mut bounds: Vec<usize> = (1..chars.len())
+            .filter(|&i| {
+                chars[i].is_uppercase()
+                    && (chars[i - 1].is_lowercase()
+                        || (chars[i - 1].is_uppercase()
+                            && chars.get(i + 1).is_some_and(|c| c.is_lowercase())))
+            })
+            .collect();
+        let lower: Vec<char> = word.chars().collect();
+        if lower.len() != chars.len() {
+            continue; // a letter whose lowercase is longer: leave the word alone
+        }
+        bounds.insert(0, 0);
+        bounds.push(chars.len());
+        for at in (0..lower.len()).filter(|&i| lower[i..].starts_with(&stretch)) {
+            seen = true;
+            let end = at + stretch.len();
+            let inside_one = !bounds.iter().any(|&b| at < b && b < end);
+            let whole_parts = bounds.contains(&at) && bounds.contains(&end);
+            if inside_one || whole_parts {
+                return false;
+            }
+        }
+    }
+    seen
 }
 
 /// A term as a person reads it in the first of `texts`, when every text holds it as a word of
@@ -221,7 +272,38 @@ pub fn search(index: &Index, query: &str, hit: usize, percentile: f32, with_dens
 
 #[cfg(test)]
 mod tests {
-    use super::{coined, longest_common_run};
+    use super::{coined, shared_part, straddles_parts};
+
+    #[test]
+    fn a_stretch_across_two_parts_of_both_names_is_no_shared_part() {
+        let (a, b) = (
+            "AutoTIR: Autonomous Tools",
+            "OctoTools: an agentic framework",
+        );
+        assert!(straddles_parts(a, "tot") && straddles_parts(b, "tot"));
+        assert_eq!(shared_part(a, b), None);
+        // the part they do share is cited, not the longer stretch across parts
+        assert_eq!(
+            shared_part("AutoTIR: tools", "ZeroTIR: scaling").as_deref(),
+            Some("tir")
+        );
+        // whole parts across a boundary are a shared name
+        assert_eq!(
+            shared_part("DeepSeek-Prover-V1.5", "DeepSeek-Prover-V2").as_deref(),
+            Some("deepseek")
+        );
+        assert_eq!(
+            shared_part("InfiGUIAgent", "InfiGUI-R1").as_deref(),
+            Some("infigui")
+        );
+        assert_eq!(shared_part("DAPO", "VAPO").as_deref(), Some("apo"));
+        // inside a part of either name: shared naming
+        assert!(!straddles_parts("SimpleTIR: end-to-end RL", "tir"));
+        assert!(!straddles_parts("DAPO: an open-source system", "apo"));
+        assert!(!straddles_parts("WebAgent-R1", "agent"));
+        // not there at all: nothing straddles
+        assert!(!straddles_parts("GRPO", "tot"));
+    }
 
     #[test]
     fn coined_names_are_the_words_with_inner_capitals_or_digits() {
@@ -234,14 +316,15 @@ mod tests {
     }
 
     #[test]
-    fn the_longest_common_run_stays_within_letters_and_digits() {
-        assert_eq!(longest_common_run("dapo", "vapo").as_deref(), Some("apo"));
+    fn a_shared_part_stays_within_letters_and_digits_of_coined_names() {
+        assert_eq!(shared_part("DAPO", "VAPO").as_deref(), Some("apo"));
+        // "-r1" is not a run (the hyphen is not a letter), and "r1" is shorter than a part
+        // worth citing; "Searcher" is an ordinary word, not a coined name
+        assert_eq!(shared_part("Search-R1", "R1-Searcher"), None);
         assert_eq!(
-            longest_common_run("search-r1", "r1-searcher").as_deref(),
-            Some("search")
+            shared_part("rStar2-Agent", "rStar-Math").as_deref(),
+            Some("rstar")
         );
-        // "-r1" is not a run: the hyphen is not a letter
-        assert_eq!(longest_common_run("a-r1", "b-r1").as_deref(), Some("r1"));
-        assert_eq!(longest_common_run("grpo", "xyz"), None);
+        assert_eq!(shared_part("GRPO", "XYZ"), None);
     }
 }
