@@ -117,21 +117,56 @@ pub fn spelled_alike(index: &Index, a: usize, b: usize) -> Option<String> {
     rare.then_some(shared)
 }
 
-/// The coined names of a title, lowercase, separated by spaces: words in capitals (GRPO), with
-/// a capital or a digit after their first character (WebAgent, R1, rStar2).
+/// The coined names of a title as written: words in capitals (GRPO), with a capital or a digit
+/// after their first character (WebAgent, R1, rStar2).
+fn coined_words(title: &str) -> impl Iterator<Item = &str> {
+    title.split(|c: char| !c.is_alphanumeric()).filter(|w| {
+        let letters = w.chars().filter(|c| c.is_alphabetic()).count();
+        w.chars()
+            .skip(1)
+            .any(|c| c.is_uppercase() || c.is_ascii_digit())
+            || (letters >= 2 && w.chars().all(|c| !c.is_lowercase()))
+    })
+}
+
+/// The coined names of a title, lowercase, separated by spaces.
 fn coined(title: &str) -> String {
-    title
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| {
-            let letters = w.chars().filter(|c| c.is_alphabetic()).count();
-            w.chars()
-                .skip(1)
-                .any(|c| c.is_uppercase() || c.is_ascii_digit())
-                || (letters >= 2 && w.chars().all(|c| !c.is_lowercase()))
-        })
+    coined_words(title)
         .map(str::to_lowercase)
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// One coined name, lowercase, with the positions where its CamelCase parts begin and end
+/// (0 and its length included).
+struct NameParts {
+    lower: Vec<char>,
+    bounds: Vec<usize>,
+}
+
+/// The coined names of `title` split into parts: a part begins at a capital after a small
+/// letter (Deep|Seek), or at the last capital of a run of them before a small letter
+/// (GUI|Agent). A name whose lowercase has another length (a few non-Latin letters) is left
+/// out.
+fn name_parts(title: &str) -> Vec<NameParts> {
+    coined_words(title)
+        .filter_map(|word| {
+            let chars: Vec<char> = word.chars().collect();
+            let lower: Vec<char> = word.to_lowercase().chars().collect();
+            if lower.len() != chars.len() {
+                return None;
+            }
+            let mut bounds: Vec<usize> = vec![0];
+            bounds.extend((1..chars.len()).filter(|&i| {
+                chars[i].is_uppercase()
+                    && (chars[i - 1].is_lowercase()
+                        || (chars[i - 1].is_uppercase()
+                            && chars.get(i + 1).is_some_and(|c| c.is_lowercase())))
+            }));
+            bounds.push(chars.len());
+            Some(NameParts { lower, bounds })
+        })
+        .collect()
 }
 
 /// The longest run of letters and digits the coined names of `a` and `b` share (at least
@@ -157,41 +192,18 @@ fn shared_part(a: &str, b: &str) -> Option<String> {
     }
     // longest first; on a tie, the first in `a` (a stable sort keeps the scan's order)
     runs.sort_by_key(|r| std::cmp::Reverse(r.chars().count()));
+    let (pa, pb) = (name_parts(a), name_parts(b));
     runs.into_iter()
-        .find(|r| !(straddles_parts(a, r) && straddles_parts(b, r)))
+        .find(|r| !(straddles_parts(&pa, r) && straddles_parts(&pb, r)))
 }
 
-/// Whether every occurrence of `stretch` (lowercase) in the coined names of `title` runs from
-/// inside one CamelCase part into the next ("auto|TIR", "Octo|Tools"); false when it occurs
-/// inside a part or spans whole parts somewhere, or not at all.
-fn straddles_parts(title: &str, stretch: &str) -> bool {
+/// Whether every occurrence of `stretch` (lowercase) in `names` runs from inside one part into
+/// the next ("auto|TIR", "Octo|Tools"); false when it occurs inside a part or spans whole parts
+/// somewhere, or not at all.
+fn straddles_parts(names: &[NameParts], stretch: &str) -> bool {
     let stretch: Vec<char> = stretch.chars().collect();
     let mut seen = false;
-    for word in coined(title).split(' ').filter(|w| !w.is_empty()) {
-        // the word as written, to find where its parts begin
-        let Some(original) = title
-            .split(|c: char| !c.is_alphanumeric())
-            .find(|w| w.to_lowercase() == word)
-        else {
-            continue;
-        };
-        let chars: Vec<char> = original.chars().collect();
-        // part starts: a capital after a small letter (Deep|Seek), or the last capital of a
-        // run of them before a small letter (GUI|Agent)
-        let mut bounds: Vec<usize> = (1..chars.len())
-            .filter(|&i| {
-                chars[i].is_uppercase()
-                    && (chars[i - 1].is_lowercase()
-                        || (chars[i - 1].is_uppercase()
-                            && chars.get(i + 1).is_some_and(|c| c.is_lowercase())))
-            })
-            .collect();
-        let lower: Vec<char> = word.chars().collect();
-        if lower.len() != chars.len() {
-            continue; // a letter whose lowercase is longer: leave the word alone
-        }
-        bounds.insert(0, 0);
-        bounds.push(chars.len());
+    for NameParts { lower, bounds } in names {
         for at in (0..lower.len()).filter(|&i| lower[i..].starts_with(&stretch)) {
             seen = true;
             let end = at + stretch.len();
@@ -272,7 +284,7 @@ pub fn search(index: &Index, query: &str, hit: usize, percentile: f32, with_dens
 
 #[cfg(test)]
 mod tests {
-    use super::{coined, shared_part, straddles_parts};
+    use super::{coined, name_parts, shared_part, straddles_parts};
 
     #[test]
     fn a_stretch_across_two_parts_of_both_names_is_no_shared_part() {
@@ -280,7 +292,7 @@ mod tests {
             "AutoTIR: Autonomous Tools",
             "OctoTools: an agentic framework",
         );
-        assert!(straddles_parts(a, "tot") && straddles_parts(b, "tot"));
+        assert!(straddles_parts(&name_parts(a), "tot") && straddles_parts(&name_parts(b), "tot"));
         assert_eq!(shared_part(a, b), None);
         // the part they do share is cited, not the longer stretch across parts
         assert_eq!(
@@ -298,11 +310,17 @@ mod tests {
         );
         assert_eq!(shared_part("DAPO", "VAPO").as_deref(), Some("apo"));
         // inside a part of either name: shared naming
-        assert!(!straddles_parts("SimpleTIR: end-to-end RL", "tir"));
-        assert!(!straddles_parts("DAPO: an open-source system", "apo"));
-        assert!(!straddles_parts("WebAgent-R1", "agent"));
+        assert!(!straddles_parts(
+            &name_parts("SimpleTIR: end-to-end RL"),
+            "tir"
+        ));
+        assert!(!straddles_parts(
+            &name_parts("DAPO: an open-source system"),
+            "apo"
+        ));
+        assert!(!straddles_parts(&name_parts("WebAgent-R1"), "agent"));
         // not there at all: nothing straddles
-        assert!(!straddles_parts("GRPO", "tot"));
+        assert!(!straddles_parts(&name_parts("GRPO"), "tot"));
     }
 
     #[test]
