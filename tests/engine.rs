@@ -468,6 +468,34 @@ fn reasons_cite_no_word_common_across_the_list() {
     assert!(cited.iter().any(|c| c == "webarena-lite"), "{cited:?}");
 }
 
+/// A compound term the segmenter cut is cited whole ('信用分配', credit assignment; '技术报告',
+/// technical report), never as its halves ('信用' is "credit", '分配' "allocation"); the Chinese
+/// of words any paper may use ('优化' optimise, '算法' algorithm, '改进' improve) and counts
+/// whose digits were cut off ('万条') are not cited.
+#[test]
+fn reasons_cite_compound_terms_whole_and_no_generic_chinese_words() {
+    let cited = cited_words(
+        &[
+            "ECHO",
+            "GiGPO",
+            "DeepSeek-R1",
+            "DAPO",
+            "Dr. GRPO",
+            "OmegaPRM",
+            "Image-POSER",
+        ],
+        "5",
+    );
+    assert!(cited.iter().any(|c| c == "信用分配"), "{cited:?}");
+    assert!(cited.iter().any(|c| c == "技术报告"), "{cited:?}");
+    assert_none_cited(
+        &[
+            "信用", "分配", "技术", "报告", "优化", "算法", "改进", "万条",
+        ],
+        &cited,
+    );
+}
+
 #[test]
 fn show_prints_the_whole_record_with_links_and_relations() {
     let out = recommend()

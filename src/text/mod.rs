@@ -40,6 +40,10 @@ fn generic_words() -> &'static std::collections::HashSet<String> {
 }
 
 /// Chinese characters that carry grammar, not meaning.
+/// The scale words Chinese writes after digits ("80万条", "10亿"): a term starting with one is
+/// a count whose digits the segmenter cut off ("万条"). Other numerals start real terms
+/// ("三维", 3-D; "几何", geometry; "百川", a model family).
+const CJK_NUMERALS: &str = "万亿";
 const CJK_STOPCHARS: &str = "的了和与在是为及对中等其将从以并或而且这那一个于被把也就都";
 
 /// The words of a data file: one per line, `#` starts a comment line.
@@ -56,8 +60,8 @@ pub fn is_stopword(word: &str) -> bool {
 
 /// Whether a term is worth showing a person as a reason: not a word any research title or note
 /// may use (`generic_words.txt`: "models", "evaluating", "efficient", "大模型"), not a lone CJK
-/// character and not a CJK bigram that contains a grammatical character ("上的", "中的" say
-/// nothing).
+/// character, not a CJK bigram that contains a grammatical character ("上的", "中的" say
+/// nothing) and not a quantity ("万条", "ten thousand items": the segmenter cuts "80万条" so).
 pub fn is_telling(term: &str) -> bool {
     let cjk: Vec<char> = term.chars().filter(|&c| is_cjk(c)).collect();
     if cjk.is_empty() {
@@ -65,20 +69,29 @@ pub fn is_telling(term: &str) -> bool {
     }
     cjk.len() > 1
         && !cjk.iter().any(|&c| CJK_STOPCHARS.contains(c))
+        && !CJK_NUMERALS.contains(cjk[0])
         && !generic_words().contains(term)
 }
 
-/// Join overlapping CJK terms into the phrases they come from, for showing reasons to a person.
+/// Join overlapping or adjacent CJK terms into the phrases they come from, for showing reasons
+/// to a person.
 ///
 /// Character bigrams read badly ("端到", "到端"; "强化", "化学", "学习"): two CJK terms where one
 /// ends with the character the other starts with are joined ("端到端", then "强化学习") when the
-/// joined phrase occurs in every one of `texts`; terms contained in a kept phrase are dropped.
+/// joined phrase occurs in every one of `texts`; so are two words that stand side by side in
+/// every text, a compound term the segmenter cut ("信用" + "分配" -> "信用分配", credit
+/// assignment, where each half alone means "credit" or "allocation"). Terms contained in a kept
+/// phrase are dropped.
 /// Order follows the first member of each phrase in `terms` (callers pass terms best first).
 ///
 /// ```
 /// use recommend::text::join_phrases;
 /// let terms = ["化学", "强化", "rl", "学习"].map(String::from);
 /// assert_eq!(join_phrases(&terms, &["基于强化学习的智能体", "强化学习 RL"]), ["强化学习", "rl"]);
+/// let cut = ["分配", "memory", "信用"].map(String::from);
+/// assert_eq!(join_phrases(&cut, &["多轮信用分配", "解决信用分配问题"]), ["信用分配", "memory"]);
+/// // side by side in one text only: kept apart
+/// assert_eq!(join_phrases(&cut, &["信用分配", "分配信用"]).len(), 3);
 /// ```
 pub fn join_phrases(terms: &[String], texts: &[&str]) -> Vec<String> {
     let texts: Vec<String> = texts.iter().map(|t| fold(t)).collect();
@@ -97,14 +110,21 @@ pub fn join_phrases(terms: &[String], texts: &[&str]) -> Vec<String> {
                 if i == j || !cjk_only(a) || !cjk_only(b) {
                     continue;
                 }
-                let (Some(last), Some(first)) = (a.chars().last(), b.chars().next()) else {
-                    continue;
-                };
-                if last != first || a.chars().count() < 2 || b.chars().count() < 2 {
+                if a.chars().count() < 2 || b.chars().count() < 2 {
                     continue;
                 }
-                let phrase: String = a.chars().chain(b.chars().skip(1)).collect();
-                if texts.iter().all(|t| t.contains(&phrase)) {
+                // Overlapping bigrams ("强化" + "化学" -> "强化学"), else two words side by
+                // side ("信用" + "分配" -> "信用分配": the segmenter cut a compound term).
+                let overlapping = a.chars().last() == b.chars().next();
+                let phrases = [
+                    overlapping.then(|| a.chars().chain(b.chars().skip(1)).collect::<String>()),
+                    Some(format!("{a}{b}")),
+                ];
+                if let Some(phrase) = phrases
+                    .into_iter()
+                    .flatten()
+                    .find(|p| texts.iter().all(|t| t.contains(p.as_str())))
+                {
                     joined = Some((i.min(j), i.max(j), phrase));
                     break 'search;
                 }
@@ -471,6 +491,9 @@ mod tests {
         assert!(is_telling("推理"));
         assert!(!is_telling("推"));
         assert!(!is_telling("中的"));
+        // a count whose digits were cut off, and the Chinese of words any paper may use
+        assert!(!is_telling("万条") && !is_telling("优化") && !is_telling("算法"));
+        assert!(is_telling("三维") && is_telling("几何"));
     }
 
     #[test]
