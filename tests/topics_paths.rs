@@ -237,6 +237,39 @@ fn every_path_step_is_among_the_papers_related_work() {
     assert!(search_r1.iter().all(|s| s["id"] != "ppo"), "{search_r1:?}");
 }
 
+/// A path shorter than asked for says so and why (no filler is taken), on stderr so that JSON
+/// on stdout stays clean; a full-length path prints no such note.
+#[test]
+fn a_short_path_says_why_it_is_short() {
+    let out = recommend()
+        .args([
+            "path",
+            "--like",
+            "WebAgent-R1",
+            "-n",
+            "12",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let steps: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(steps.len() < 12, "{steps:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(&format!("{} of the 12 papers asked for", steps.len()))
+            && err.contains("recommend --like"),
+        "{err}"
+    );
+    recommend()
+        .args(["path", "--like", "WebAgent-R1", "-n", "2"])
+        .assert()
+        .success()
+        .stderr(predicates::str::is_empty());
+}
+
 #[test]
 fn path_to_reaches_the_target() {
     let steps: Vec<Value> = serde_json::from_slice(&stdout(&[
