@@ -159,7 +159,7 @@ fn a_user_corpus_can_be_indexed_and_queried() {
         ])
         .arg(&out)
         .assert()
-        .code(1)
+        .code(2)
         .stderr(contains("does-not-exist.jsonl"));
 }
 

@@ -268,6 +268,11 @@ fn a_short_path_says_why_it_is_short() {
         .assert()
         .success()
         .stderr(predicates::str::is_empty());
+    recommend()
+        .args(["path", "--like", "WebAgent-R1", "-n", "1000"])
+        .assert()
+        .success()
+        .stderr(contains("fewer than the 1000 asked for"));
 }
 
 #[test]

@@ -104,7 +104,12 @@ pub(crate) fn path_steps(
 pub(super) fn path(common: &CommonArgs, like: &str, to: Option<&str>, n: usize) -> Result<()> {
     let session = open_session(common)?;
     let steps = path_steps(session.index(), like, to, n)?;
-    if to.is_none() && steps.len() < n {
+    if to.is_none() && n > session.index().len() {
+        eprintln!(
+            "note: the index holds {} papers, fewer than the {n} asked for",
+            session.index().len()
+        );
+    } else if to.is_none() && steps.len() < n {
         // The path takes no filler (`engine::reading`): say why it is short, and where the
         // rest of the related work is.
         eprintln!(

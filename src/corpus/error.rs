@@ -43,9 +43,14 @@ pub enum CorpusError {
 }
 
 impl CorpusError {
-    /// A problem of the corpus itself (invalid, empty, unknown format) rather than of reading it.
+    /// A problem of the corpus itself (invalid, empty, unknown format, or a path that names
+    /// nothing: what the user typed, as `recommend add` and `--like-file` treat it) rather than
+    /// of reading it (permissions, a failing disk).
     pub fn is_input(&self) -> bool {
-        !matches!(self, CorpusError::Io { .. })
+        match self {
+            CorpusError::Io { error, .. } => error.kind() == std::io::ErrorKind::NotFound,
+            _ => true,
+        }
     }
 }
 
