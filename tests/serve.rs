@@ -209,6 +209,8 @@ fn bad_parameters_are_400_naming_the_parameter_and_unknown_papers_404() {
         ("/api/topics?k=0", "k"),
         ("/api/papers?limit=0", "limit"),
         ("/api/papers?offset=-1", "offset"),
+        ("/api/like?title=%ff%fe", "title"),
+        ("/api/search?q=%C3%28", "q"),
     ] {
         let (code, body) = s.get(target);
         assert_eq!(code, 400, "{target}: {body}");
