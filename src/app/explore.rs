@@ -104,19 +104,20 @@ pub(crate) fn path_steps(
 pub(super) fn path(common: &CommonArgs, like: &str, to: Option<&str>, n: usize) -> Result<()> {
     let session = open_session(common)?;
     let steps = path_steps(session.index(), like, to, n)?;
-    if to.is_none() && n > session.index().len() {
-        eprintln!(
-            "note: the index holds {} papers, fewer than the {n} asked for",
-            session.index().len()
-        );
-    } else if to.is_none() && steps.len() < n {
-        // The path takes no filler (`engine::reading`): say why it is short, and where the
-        // rest of the related work is.
-        eprintln!(
-            "note: {} of the {n} papers asked for: of {like:?}'s best related work, only these \
-             count it among their own best in turn; `recommend --like {like:?}` lists more",
-            steps.len()
-        );
+    // The path takes no filler (`engine::reading`): say why it is short, and where the rest
+    // of the related work is.
+    if to.is_none() && steps.len() < n {
+        let papers = session.index().len();
+        if n > papers {
+            eprintln!("note: the index holds {papers} papers, fewer than the {n} asked for");
+        } else {
+            eprintln!(
+                "note: {} of the {n} papers asked for: of {like:?}'s best related work, only \
+                 these count it among their own best in turn; `recommend --like {like:?}` lists \
+                 more",
+                steps.len()
+            );
+        }
     }
     let mut doc = Document::new(vec![
         col("step"),

@@ -39,11 +39,11 @@ fn generic_words() -> &'static std::collections::HashSet<String> {
     })
 }
 
-/// Chinese characters that carry grammar, not meaning.
 /// The scale words Chinese writes after digits ("80万条", "10亿"): a term starting with one is
 /// a count whose digits the segmenter cut off ("万条"). Other numerals start real terms
 /// ("三维", 3-D; "几何", geometry; "百川", a model family).
 const CJK_NUMERALS: &str = "万亿";
+/// Chinese characters that carry grammar, not meaning.
 const CJK_STOPCHARS: &str = "的了和与在是为及对中等其将从以并或而且这那一个于被把也就都";
 
 /// The words of a data file: one per line, `#` starts a comment line.
