@@ -10,7 +10,7 @@ use recommend::corpus::{Corpus, CorpusError, Format, Kind, LoadOptions, Paper};
 use recommend::index::Index;
 
 mod support;
-use support::recommend;
+use support::{ok_json, recommend};
 
 const FIXTURES: &str = "tests/fixtures/import";
 
@@ -751,4 +751,99 @@ fn mutated_exports_never_panic() {
             }
         }
     }
+}
+
+/// Two lists that name one paper (one by its full title with an arXiv page, the other by its
+/// short name with a versioned PDF link) give it once: every name finds it, both notes stay,
+/// and `--like` never offers the paper as its own related work. Two names with one arXiv id
+/// (a list's wrong link) stay two papers, with a warning naming both places; `--strict`
+/// refuses a repeat under another name.
+#[test]
+fn one_paper_in_two_lists_is_one_paper_under_all_its_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let lists = dir.path().join("lists");
+    std::fs::create_dir(&lists).unwrap();
+    std::fs::write(
+        lists.join("a.jsonl"),
+        concat!(
+            r#"{"title": "TTRL: Test-Time Reinforcement Learning", "url": "https://arxiv.org/abs/2504.16084", "highlight": "majority vote of sampled answers as the reward on unlabeled test questions"}"#,
+            "\n",
+            r#"{"title": "R1-Searcher", "url": "https://arxiv.org/abs/2503.05592", "highlight": "two-stage RL that teaches a model to call a search engine"}"#,
+            "\n",
+            r#"{"title": "Search-R1", "url": "https://arxiv.org/abs/2503.09516", "highlight": "RL that interleaves reasoning with search engine calls"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        lists.join("b.jsonl"),
+        concat!(
+            r#"{"title": "TTRL", "link": "https://arxiv.org/pdf/2504.16084v2", "highlight": "label-free self-training of reasoning models"}"#,
+            "\n",
+            r#"{"title": "ToRL", "link": "https://arxiv.org/abs/2503.05592", "highlight": "tool-integrated RL with a code interpreter"}"#,
+            "\n",
+            r#"{"title": "DAPO", "link": "https://arxiv.org/abs/2503.14476", "highlight": "decoupled clipping and dynamic sampling for long-CoT RL"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let c = Corpus::load_with(std::slice::from_ref(&lists), &LoadOptions::default()).unwrap();
+    let titles: Vec<&str> = c.papers.iter().map(|p| p.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "TTRL: Test-Time Reinforcement Learning",
+            "R1-Searcher",
+            "Search-R1",
+            "ToRL",
+            "DAPO"
+        ],
+        "TTRL once, as first listed; ToRL kept beside the paper its link names"
+    );
+    let ttrl = &c.papers[0];
+    assert_eq!(ttrl.aliases, ["TTRL"], "the short name finds the paper");
+    assert!(
+        ttrl.highlight.contains("majority vote") && ttrl.highlight.contains("label-free"),
+        "both lists' notes: {:?}",
+        ttrl.highlight
+    );
+    let all = c.warnings.join("\n");
+    assert!(
+        all.contains("merged 1 repeated listing(s)")
+            && all.contains("b.jsonl:1 (first at ")
+            && all.contains("a.jsonl:1 as \"TTRL: Test-Time Reinforcement Learning\", the same arXiv 2504.16084)"),
+        "{all}"
+    );
+    assert!(
+        all.contains("kept 1 pair(s)")
+            && all.contains("\"ToRL\" at ")
+            && all.contains("b.jsonl:2 and \"R1-Searcher\" at ")
+            && all.contains("a.jsonl:2 (arXiv 2503.05592)")
+            && all.contains("probably wrong"),
+        "{all}"
+    );
+    let p = problems(std::slice::from_ref(&lists), &strict());
+    assert!(
+        p.iter()
+            .any(|m| m.contains("b.jsonl:1: repeats the paper at ") && m.contains("a.jsonl:1")),
+        "{p:?}"
+    );
+
+    // The real binary on the real model: the short name resolves, the paper is not its own
+    // neighbour, and no paper appears twice.
+    let index = dir.path().join("index.bin");
+    let err = stderr_of(&["index", "--corpus", lists.to_str().unwrap()], &index);
+    assert!(err.contains("indexed 5 papers"), "{err}");
+    let hits = ok_json(
+        recommend()
+            .arg("--index")
+            .arg(&index)
+            .args(["--like", "TTRL", "-k", "4", "--format", "json"]),
+    );
+    let hits = hits.as_array().unwrap();
+    let ids: Vec<&str> = hits.iter().map(|h| h["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 4, "{ids:?}");
+    assert!(!ids.contains(&ttrl.id.as_str()), "{ids:?}");
+    let distinct: std::collections::HashSet<&&str> = ids.iter().collect();
+    assert_eq!(distinct.len(), ids.len(), "{ids:?}");
 }

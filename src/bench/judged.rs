@@ -56,11 +56,19 @@ pub fn load(path: &Path, index: &Index) -> Result<Judged, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read judged set {}: {e}", path.display()))?;
     let table = index.table();
+    // An id no paper has (every id is among the names `named` searches) may name a listing the
+    // loader merged into another record of the same paper; that listing's name now resolves to
+    // the kept record, and only to it.
     let find = |id: &str| -> Option<usize> {
-        table
-            .named(&crate::text::name_key(id))
-            .into_iter()
+        let named = table.named(&crate::text::name_key(id));
+        named
+            .iter()
+            .copied()
             .find(|&i| table.id(i) == id)
+            .or_else(|| match named[..] {
+                [only] => Some(only),
+                _ => None,
+            })
     };
     let mut out = Judged {
         source: path.to_path_buf(),
@@ -90,7 +98,11 @@ pub fn load(path: &Path, index: &Index) -> Result<Judged, String> {
         }
         match (line.task.as_str(), line.seed, line.query, line.lang) {
             ("like", Some(seed), None, _) => match find(&seed) {
-                Some(s) => out.like.push((s, grades)),
+                Some(s) => {
+                    // A repeat of the seed merged into it is the seed itself, not its related work.
+                    grades.remove(&s);
+                    out.like.push((s, grades))
+                }
                 None => problems.push(format!("{at}: unknown seed id {seed:?}")),
             },
             ("search", None, Some(q), Some(lang)) if ["zh", "en", "mixed"].contains(&&*lang) => {

@@ -111,6 +111,8 @@ struct Tally {
     off_vocabulary: BTreeMap<String, usize>,
     /// "file:line (first at file:line)" of each listing merged into an earlier one
     repeats: Vec<String>,
+    /// Pairs of records with one arXiv id or DOI under unrelated names, both kept
+    clashes: Vec<String>,
     /// "file:line \"text\"" of each Markdown link to a section of its own page
     navigation: Vec<String>,
 }
@@ -259,9 +261,7 @@ impl Import {
     /// one summary warning per kind of thing left out.
     #[allow(clippy::type_complexity)]
     pub fn finish(mut self) -> (Vec<((PathBuf, usize), Paper)>, Vec<Problem>, Vec<String>) {
-        if !self.options.strict {
-            self.merge_repeats();
-        }
+        self.merge_repeats();
         let given: HashSet<String> = self
             .entries
             .iter()
@@ -315,10 +315,19 @@ impl Import {
             }
             if !t.repeats.is_empty() {
                 warnings.push(format!(
-                    "merged {} repeated listing(s) of a paper into its first (same title, no \
-                     differing link or id; --strict makes them errors): {}",
+                    "merged {} repeated listing(s) of a paper into its first (the same arXiv id or \
+                     DOI, or the same title and no differing link or id; --strict makes them \
+                     errors): {}",
                     t.repeats.len(),
                     first_few(&t.repeats)
+                ));
+            }
+            if !t.clashes.is_empty() {
+                warnings.push(format!(
+                    "kept {} pair(s) of records that give one arXiv id or DOI under different \
+                     names, as two papers; one link of each pair is probably wrong: {}",
+                    t.clashes.len(),
+                    first_few(&t.clashes)
                 ));
             }
             if !t.off_vocabulary.is_empty() {
@@ -340,43 +349,123 @@ impl Import {
 
 impl Import {
     /// Drop each record that repeats an earlier one: an awesome list files a paper under two
-    /// sections, an export holds it twice. Left in, the repeat makes its title ambiguous and
-    /// the whole corpus is refused. A repeat shares a name (title or alias, as [`name_key`]
-    /// compares names) with an earlier record and has no arXiv id, DOI or link that differs
-    /// from that record's; the first listing is kept as it is.
+    /// sections (often once under its full title and once under its short name), an export
+    /// holds it twice, two lists of one field share papers. Left in, the repeat is recommended
+    /// as the paper's own best related work and takes a second place in every list it enters.
+    ///
+    /// A repeat either has the arXiv id or DOI of an earlier record, whatever its title (the
+    /// identifier names the paper), or shares a name (title or alias, as [`name_key`] compares
+    /// names) with an earlier record and has no arXiv id, DOI or link that differs from that
+    /// record's. The first listing is kept, plus the repeat's other names as aliases (every name
+    /// the file used still finds the paper) and its note and summary where they say something
+    /// else. Under `--strict` a repeat under
+    /// another name is a problem (one under the same name already is: its title is ambiguous).
     fn merge_repeats(&mut self) {
-        let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        let mut keep = vec![true; self.entries.len()];
-        for (i, kept) in keep.iter_mut().enumerate() {
+        use std::collections::HashMap;
+        let mut by_name: HashMap<String, usize> = HashMap::new();
+        let mut by_identifier: HashMap<String, usize> = HashMap::new();
+        let mut merged: HashSet<usize> = HashSet::new();
+        for i in 0..self.entries.len() {
             let p = &self.entries[i].1;
-            let keys: Vec<String> = std::iter::once(&p.title)
-                .chain(&p.aliases)
-                .map(|n| name_key(n))
-                .filter(|k| !k.is_empty())
-                .collect();
-            if keys.is_empty() {
+            let keys = name_keys(p);
+            let identifiers = identifiers(p);
+            let same_identifier = identifiers
+                .iter()
+                .find_map(|k| by_identifier.get(k).map(|&j| (j, k.clone())));
+            let same_name = keys.iter().find_map(|k| by_name.get(k).copied());
+            let (j, shared) = match (same_identifier, same_name) {
+                (Some((j, identifier)), _) if names_agree(&self.entries[j].1, p) => {
+                    (j, Some(identifier))
+                }
+                (Some((j, identifier)), _) => {
+                    // Two names with one identifier: one listing's link is likely wrong (a
+                    // list's "ToRL" linking R1-Searcher's arXiv page). Merging would lose a
+                    // paper; both stay, and the user hears of it.
+                    let ((fi, li), (fj, lj)) = (&self.entries[i].0, &self.entries[j].0);
+                    self.tally.clashes.push(format!(
+                        "{:?} at {}:{li} and {:?} at {}:{lj} ({})",
+                        p.title,
+                        fi.display(),
+                        self.entries[j].1.title,
+                        fj.display(),
+                        identifier.replace(':', " ")
+                    ));
+                    continue;
+                }
+                (None, Some(j)) if same_paper(&self.entries[j].1, p) => (j, None),
+                (None, Some(_)) => continue,
+                (None, None) => {
+                    for k in keys {
+                        by_name.entry(k).or_insert(i);
+                    }
+                    for k in identifiers {
+                        by_identifier.entry(k).or_insert(i);
+                    }
+                    continue;
+                }
+            };
+            let ((fi, li), (fj, lj)) = (&self.entries[i].0, &self.entries[j].0);
+            let (title, first_title) = (&p.title, &self.entries[j].1.title);
+            let how = match &shared {
+                Some(identifier) if name_key(title) != name_key(first_title) => {
+                    format!(
+                        " as {first_title:?}, the same {}",
+                        identifier.replace(':', " ")
+                    )
+                }
+                _ => String::new(),
+            };
+            let note = format!(
+                "{title:?} at {}:{li} (first at {}:{lj}{how})",
+                fi.display(),
+                fj.display()
+            );
+            if self.options.strict {
+                if shared.is_some() && !how.is_empty() {
+                    self.problems.push(Problem {
+                        path: fi.clone(),
+                        line: *li,
+                        message: format!(
+                            "repeats the paper at {}:{lj} ({first_title:?}, the same {}); \
+                             keep one listing, or drop --strict to merge them",
+                            fj.display(),
+                            shared.as_deref().unwrap_or_default().replace(':', " ")
+                        ),
+                    });
+                }
                 continue;
             }
-            let earlier = keys.iter().find_map(|k| first.get(k).copied());
-            match earlier {
-                Some(j) if same_paper(&self.entries[j].1, &self.entries[i].1) => {
-                    *kept = false;
-                    let ((fi, li), (fj, lj)) = (&self.entries[i].0, &self.entries[j].0);
-                    self.tally.repeats.push(format!(
-                        "{:?} at {}:{li} (first at {}:{lj})",
-                        self.entries[i].1.title,
-                        fi.display(),
-                        fj.display()
-                    ));
-                }
-                Some(_) => {}
-                None => {
-                    for k in keys {
-                        first.entry(k).or_insert(i);
-                    }
+            merged.insert(i);
+            self.tally.repeats.push(note);
+            // The repeat's names join the kept record, so each still resolves to the paper.
+            let known: HashSet<String> = name_keys(&self.entries[j].1).into_iter().collect();
+            let mut extra: Vec<String> = Vec::new();
+            for name in std::iter::once(&self.entries[i].1.title).chain(&self.entries[i].1.aliases)
+            {
+                let k = name_key(name);
+                if !k.is_empty() && !known.contains(&k) && !extra.iter().any(|e| name_key(e) == k) {
+                    extra.push(name.clone());
                 }
             }
+            for k in keys {
+                by_name.entry(k).or_insert(j);
+            }
+            for k in identifiers {
+                by_identifier.entry(k).or_insert(j);
+            }
+            self.entries[j].1.aliases.extend(extra);
+            // Its note is kept too: two sections of a list say different things of one paper.
+            let (highlight, summary) = {
+                let r = &self.entries[i].1;
+                (r.highlight.clone(), r.summary.clone())
+            };
+            let kept = &mut self.entries[j].1;
+            append_new(&mut kept.highlight, &highlight);
+            append_new(&mut kept.summary, &summary);
         }
+        let keep: Vec<bool> = (0..self.entries.len())
+            .map(|i| !merged.contains(&i))
+            .collect();
         let mut k = keep.iter();
         self.entries
             .retain(|_| *k.next().expect("one flag per entry"));
@@ -384,6 +473,67 @@ impl Import {
         self.derived
             .retain(|_| *k.next().expect("one flag per entry"));
     }
+}
+
+/// `text` after `into` (a space between), unless `into` already holds it.
+fn append_new(into: &mut String, text: &str) {
+    if text.is_empty() || into.contains(text) {
+        return;
+    }
+    if !into.is_empty() {
+        into.push(' ');
+    }
+    into.push_str(text);
+}
+
+/// Whether two records with one identifier go by one name: a name of one (title or alias) is
+/// a name of the other, or the short name before a title's colon is ("TTRL" and "TTRL:
+/// Test-Time Reinforcement Learning").
+fn names_agree(a: &Paper, b: &Paper) -> bool {
+    let names = |p: &Paper| -> HashSet<String> {
+        let mut out: HashSet<String> = name_keys(p).into_iter().collect();
+        if let Some((short, _)) = p.title.split_once(':') {
+            let k = name_key(short);
+            if !k.is_empty() {
+                out.insert(k);
+            }
+        }
+        out
+    };
+    !names(a).is_disjoint(&names(b))
+}
+
+/// The keys a record's names are compared by: its title and aliases, as [`name_key`] gives them.
+fn name_keys(p: &Paper) -> Vec<String> {
+    std::iter::once(&p.title)
+        .chain(&p.aliases)
+        .map(|n| name_key(n))
+        .filter(|k| !k.is_empty())
+        .collect()
+}
+
+/// The identifiers that name one paper whatever its title: `arXiv:<id>` from the arXiv field or
+/// an arXiv address, `DOI:<doi>` (lower case, as DOIs compare) from the DOI field or a doi.org
+/// address.
+fn identifiers(p: &Paper) -> Vec<String> {
+    let places = || {
+        [&p.arxiv, &p.doi, &p.url, &p.link]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+    };
+    let mut out: Vec<String> = places()
+        .filter_map(fields::normalize_arxiv)
+        .map(|id| format!("arXiv:{id}"))
+        .chain(
+            places()
+                .filter_map(fields::normalize_doi)
+                .map(|d| format!("DOI:{}", d.to_lowercase())),
+        )
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The first ten `items` joined with commas, then how many more there are.

@@ -49,7 +49,10 @@ pub fn normalize_doi(s: &str) -> Option<String> {
         "http://dx.doi.org/",
         "doi:",
     ] {
-        if t.len() >= prefix.len() && t[..prefix.len()].eq_ignore_ascii_case(prefix) {
+        // `get` rather than slicing: the cut may fall inside a multi-byte character.
+        if let Some(head) = t.get(..prefix.len())
+            && head.eq_ignore_ascii_case(prefix)
+        {
             t = t[prefix.len()..].trim();
             break;
         }
@@ -78,4 +81,34 @@ pub(super) fn arxiv_year(a: &str) -> Option<u16> {
         None => a.get(..2)?.parse().ok()?,
     };
     Some(if yy >= 91 { 1900 + yy } else { 2000 + yy })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_are_read_in_their_spellings_and_anything_else_is_none() {
+        assert_eq!(
+            normalize_doi("https://doi.org/10.1145/3292500.3330701").as_deref(),
+            Some("10.1145/3292500.3330701")
+        );
+        assert_eq!(normalize_doi("DOI:10.1/x").as_deref(), Some("10.1/x"));
+        assert_eq!(
+            normalize_arxiv("https://arxiv.org/pdf/2504.16084v2").as_deref(),
+            Some("2504.16084")
+        );
+        // Any link is now asked for both: a prefix's length may end inside a character.
+        for s in [
+            "https://例え.jp/論文",
+            "doi强化学习",
+            "arxiv.or強",
+            "",
+            "10.",
+            "https://doi.org/",
+        ] {
+            assert_eq!(normalize_doi(s), None, "{s:?}");
+            assert_eq!(normalize_arxiv(s), None, "{s:?}");
+        }
+    }
 }
