@@ -7,7 +7,7 @@ use assert_cmd::Command;
 use recommend::corpus::{Corpus, CorpusError, Kind, LoadOptions, Paper};
 
 mod support;
-use support::{corpus_papers, ok_json, recommend};
+use support::{corpus_papers, ok_json, recommend, recommend_in};
 
 /// The curated corpus loads strictly: no unknown key, no untitled record, every tag in the
 /// vocabulary.
@@ -348,6 +348,20 @@ fn awesome_list_markdown_imports_tables_headings_and_links() {
     );
     assert_eq!(p[4].highlight, "search agents trained from scratch");
     assert_eq!(p[4].link.as_deref(), Some("https://arxiv.org/abs/1"));
+}
+
+/// `list` without its index, in a folder without `corpus/`, says the index is missing and how to
+/// build it (it used to report the default corpus folder the user never named).
+#[test]
+fn list_without_an_index_or_a_corpus_folder_names_the_missing_index() {
+    let dir = tempfile::tempdir().unwrap();
+    recommend_in(dir.path())
+        .args(["--index", "list.bin", "list"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "no index at list.bin: build one with `recommend index --corpus PATH",
+        ));
 }
 
 #[test]

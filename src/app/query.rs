@@ -121,7 +121,9 @@ pub(super) fn list(
 ) -> Result<()> {
     let papers: Vec<Paper> = if !corpus.is_empty() {
         super::build::load_corpus(corpus, read)?.papers
-    } else if common.index.exists() {
+    } else if common.index.exists() || !Path::new("corpus").exists() {
+        // With neither, the missing index is what to report (and how to build it), not the
+        // default corpus folder the user never named.
         open_session(common)?.index().papers().to_vec()
     } else {
         super::build::load_corpus(&[PathBuf::from("corpus")], read)?.papers
