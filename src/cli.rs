@@ -144,7 +144,7 @@ pub enum Command {
     /// Topic clusters with labels and keywords.
     Topics {
         /// Number of clusters (default: chosen automatically).
-        #[arg(long)]
+        #[arg(short = 'k', long)]
         k: Option<usize>,
         /// Print agreement (NMI, ARI) with the corpus's own topics, against a TF-IDF baseline.
         #[arg(long)]

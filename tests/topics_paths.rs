@@ -128,6 +128,10 @@ fn topics_with_k_and_evaluation() {
     let t: Vec<Value> =
         serde_json::from_slice(&stdout(&["topics", "--k", "6", "--format", "json"])).unwrap();
     assert_eq!(t.len(), 6);
+    // `-k` as `--like` and `search` spell their count.
+    let short: Vec<Value> =
+        serde_json::from_slice(&stdout(&["topics", "-k", "6", "--format", "json"])).unwrap();
+    assert_eq!(short, t);
     recommend()
         .args(["topics", "--evaluate", "--k", "8"])
         .assert()
