@@ -65,12 +65,26 @@ pub fn is_stopword(word: &str) -> bool {
 pub fn is_telling(term: &str) -> bool {
     let cjk: Vec<char> = term.chars().filter(|&c| is_cjk(c)).collect();
     if cjk.is_empty() {
-        return !generic_words().contains(term);
+        return !generic_words().contains(term) && !is_parameter_count(term);
     }
     cjk.len() > 1
         && !cjk.iter().any(|&c| CJK_STOPCHARS.contains(c))
         && !CJK_NUMERALS.contains(cjk[0])
         && !generic_words().contains(term)
+}
+
+/// A model size as the tokenizer leaves it: "7b", "1.5b", "5-32b" (from "Qwen2.5-32B"), "1-8b"
+/// ("Llama-3.1-8B"), "350m": digits, dots and hyphens, then "b" or "m". Which size two papers
+/// trained is no reason they are related; a named checkpoint ("torl-7b") still is.
+fn is_parameter_count(term: &str) -> bool {
+    let Some(body) = term.strip_suffix(['b', 'm']) else {
+        return false;
+    };
+    body.starts_with(|c: char| c.is_ascii_digit())
+        && body.ends_with(|c: char| c.is_ascii_digit())
+        && body
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == '-')
 }
 
 /// Join overlapping or adjacent CJK terms into the phrases they come from, for showing reasons
@@ -493,6 +507,17 @@ mod tests {
         assert!(!is_telling("中的"));
         // a count whose digits were cut off, and the Chinese of words any paper may use
         assert!(!is_telling("万条") && !is_telling("优化") && !is_telling("算法"));
+        // Model sizes and base models say nothing two papers share; named checkpoints and
+        // benchmarks do.
+        for size in ["7b", "1.5b", "5-32b", "1-8b", "350m", "671b"] {
+            assert!(!is_telling(size), "{size}");
+        }
+        for base in ["gpt-4", "llama-3", "qwen2.5", "llama"] {
+            assert!(!is_telling(base), "{base}");
+        }
+        for named in ["torl-7b", "b", "m", "3d", "r1", "aime", "gsm8k"] {
+            assert!(is_telling(named), "{named}");
+        }
         assert!(is_telling("三维") && is_telling("几何"));
     }
 
