@@ -111,6 +111,59 @@ pub(super) fn grammatical_tag(tag: &str) -> bool {
         )
 }
 
+/// Words that never name a topic but that abstracts use in every other sentence: function
+/// words the ranking's stopword list leaves in (it is kept small: a longer one moved the
+/// judged figures, BENCHMARKS.md stop 23) and the verbs an abstract announces its work with.
+/// Labels and keywords only; "GRPO, policy, optimization, adds, whose" named a topic on a list
+/// with abstracts.
+const LABEL_FILLER: &[&str] = &[
+    "must",
+    "whose",
+    "may",
+    "might",
+    "shall",
+    "thus",
+    "hence",
+    "therefore",
+    "whether",
+    "every",
+    "several",
+    "among",
+    "upon",
+    "within",
+    "yet",
+    "since",
+    "either",
+    "neither",
+    "per",
+    "whereby",
+    "thereby",
+    "add",
+    "adds",
+    "find",
+    "finds",
+    "show",
+    "shows",
+    "propose",
+    "proposes",
+    "introduce",
+    "introduces",
+    "present",
+    "presents",
+    "report",
+    "reports",
+    "demonstrate",
+    "demonstrates",
+    "reach",
+    "reaches",
+    "yield",
+    "yields",
+    "obtain",
+    "obtains",
+    "let",
+    "lets",
+];
+
 /// Readable terms of a paper (title + highlight) as (key, surface form), repeats kept.
 /// English: words and hyphenated names; key lowercase; the surface keeps case only for
 /// acronyms and names (an uppercase letter after the first character: GRPO, WebAgent).
@@ -130,7 +183,10 @@ pub(crate) fn paper_terms(paper: &Paper) -> Vec<(String, String)> {
         if chars >= 2 && starts_alpha {
             let key = w.to_lowercase();
             // Words any title may use ("models", "evaluating") name no topic.
-            if !text::is_stopword(&key) && text::is_telling(&key) {
+            if !text::is_stopword(&key)
+                && text::is_telling(&key)
+                && !LABEL_FILLER.contains(&key.as_str())
+            {
                 let named = w
                     .split('-')
                     .any(|p| p.chars().skip(1).any(|c| c.is_uppercase()));

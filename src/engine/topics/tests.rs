@@ -193,6 +193,25 @@ fn keywords_and_labels_mix_scripts() {
     assert!(!swe.keywords.iter().any(|k| k == "paper"));
 }
 
+/// An abstract's function words and announcing verbs are no keyword; its terms are.
+#[test]
+fn keywords_skip_the_filler_of_abstracts() {
+    let paper = Paper {
+        id: "a".into(),
+        title: "Credit assignment for web agents".into(),
+        summary: "It adds a critic whose values must guide rollouts; we find and show gains."
+            .into(),
+        ..Paper::default()
+    };
+    let keys: Vec<String> = paper_terms(&paper).into_iter().map(|(k, _)| k).collect();
+    for filler in ["adds", "whose", "must", "find", "show"] {
+        assert!(!keys.contains(&filler.to_string()), "{filler} in {keys:?}");
+    }
+    for term in ["credit", "critic", "rollouts", "gains"] {
+        assert!(keys.contains(&term.to_string()), "{term} not in {keys:?}");
+    }
+}
+
 #[test]
 fn labels_skip_nested_keywords_and_mix_scripts() {
     let kw = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
