@@ -532,3 +532,45 @@ fn show_prints_the_whole_record_with_links_and_relations() {
         .assert()
         .code(2);
 }
+
+/// Each related-work result says where it stands among this list's links (`link_strength`,
+/// 0..1, falling with the rank), and `why` calls the weakest quarter "a weak link for this
+/// list": MedVR (medical VQA) has one close paper, PyVision-RL, and then only papers that are
+/// also multimodal. Results of several seeds, of a filter, or of search are on other scales
+/// and carry neither.
+#[test]
+fn related_work_says_when_a_result_is_a_weak_link() {
+    let rows = json(&["--like", "MedVR", "-k", "6"]);
+    let strength: Vec<f64> = rows
+        .iter()
+        .map(|r| r["link_strength"].as_f64().unwrap())
+        .collect();
+    assert!(strength.windows(2).all(|w| w[0] >= w[1]), "{strength:?}");
+    assert_eq!(rows[0]["id"], "pyvision-rl");
+    let weak = |r: &Value| {
+        r["why"]
+            .as_str()
+            .unwrap()
+            .contains("a weak link for this list")
+    };
+    assert!(!weak(&rows[0]) && strength[0] >= 0.25, "{}", rows[0]);
+    assert!(weak(&rows[5]) && strength[5] < 0.25, "{}", rows[5]);
+    for r in &rows {
+        assert_eq!(weak(r), r["link_strength"].as_f64().unwrap() < 0.25, "{r}");
+    }
+    // GiGPO is WebAgent-R1's strongest link: no flag.
+    let web = json(&["--like", "WebAgent-R1", "-k", "1"]);
+    assert!(!weak(&web[0]) && web[0]["link_strength"].as_f64().unwrap() > 0.5);
+    for args in [
+        &["--like", "MedVR", "--like", "PyVision-RL", "-k", "5"][..],
+        &["--like", "MedVR", "--topic", "感知", "-k", "3"][..],
+        &["--like", "MedVR", "--mode", "dense", "-k", "3"][..],
+    ] {
+        for r in json(args) {
+            assert!(
+                r.get("link_strength").is_none() && !weak(&r),
+                "{args:?}: {r}"
+            );
+        }
+    }
+}

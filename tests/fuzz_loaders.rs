@@ -74,6 +74,9 @@ fn seed_index() -> Vec<u8> {
         given.take().ok_or_else(|| "twice".to_string())
     })
     .unwrap();
+    // With the optional link-strengths section, as every index users query has.
+    let index = recommend::engine::calibrated(index).unwrap();
+    assert!(index.link_strengths().is_some());
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index.bin");
     index.save(&path).unwrap();

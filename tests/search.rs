@@ -101,6 +101,11 @@ fn walkdir(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 fn search_modes_and_batch() {
     let dense = ids(&["search", "--mode", "dense", "multi-agent debate", "-k", "3"]);
     assert_eq!(dense.len(), 3);
+    // Link strength is a related-work scale: search results carry none.
+    for r in json_rows(&["search", "multi-agent debate", "-k", "3"]) {
+        assert!(r.get("link_strength").is_none(), "{r}");
+        assert!(!r["why"].as_str().unwrap().contains("weak link"), "{r}");
+    }
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("q.txt");
     std::fs::write(&file, "GRPO 的改进\nrobot manipulation with RL\n").unwrap();

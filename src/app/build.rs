@@ -95,6 +95,7 @@ fn index_corpus(
         },
     )?;
     drop(previous);
+    let index = recommend::engine::calibrated(index)?;
     index.save(out)?;
     Ok((n, reuse))
 }

@@ -217,6 +217,52 @@ pub struct PathScore {
     pub backwards_edges: usize,
 }
 
+/// How well `why`'s "a weak link for this list" tells a doubtful result: the shipped ranking's
+/// top 5 of every judged seed, split by the flag.
+#[derive(Debug, Clone, Serialize)]
+pub struct WeakLinkScore {
+    /// Top-5 results flagged weak, and not.
+    pub flagged: usize,
+    pub unflagged: usize,
+    /// Share judged unrelated among each (grade 0 counts as acceptable, as in absurd@5).
+    pub flagged_unrelated: f64,
+    pub unflagged_unrelated: f64,
+    /// Share judged related (grade >= 1) among each.
+    pub flagged_related: f64,
+    pub unflagged_related: f64,
+}
+
+/// [`WeakLinkScore`] on `judged`; `None` when the index has no link strengths.
+pub fn weak_link_score(index: &Index, judged: &Judged) -> Option<WeakLinkScore> {
+    index.link_strengths()?;
+    // (results, judged unrelated, judged related) with the flag, then without
+    let mut counts = [(0usize, 0usize, 0usize); 2];
+    for (seed, grades) in &judged.like {
+        for h in engine::related(index, &[*seed], &[], 5, Mode::Hybrid, &Filters::default()) {
+            let weak = h
+                .link_strength
+                .is_some_and(|s| s < engine::explain::WEAK_LINK);
+            let c = &mut counts[usize::from(!weak)];
+            c.0 += 1;
+            match grades.get(&h.paper) {
+                None => c.1 += 1,
+                Some(&g) if g >= 1 => c.2 += 1,
+                Some(_) => {}
+            }
+        }
+    }
+    let share = |part: usize, all: usize| part as f64 / all.max(1) as f64;
+    let [(f, fu, fr), (u, uu, ur)] = counts;
+    Some(WeakLinkScore {
+        flagged: f,
+        unflagged: u,
+        flagged_unrelated: share(fu, f),
+        unflagged_unrelated: share(uu, u),
+        flagged_related: share(fr, f),
+        unflagged_related: share(ur, u),
+    })
+}
+
 /// Path length used by [`path_scores`].
 pub const PATH_STEPS: usize = 6;
 

@@ -109,6 +109,8 @@ pub struct JudgedReport {
     pub source: String,
     pub like: Vec<judged::LikeScore>,
     pub paths: judged::PathScore,
+    /// The weak-link flag against the judgments (`None` when the index has no strengths).
+    pub weak_links: Option<judged::WeakLinkScore>,
     /// `None` without the model.
     pub search: Option<Vec<judged::SearchScore>>,
 }
@@ -168,6 +170,7 @@ pub fn judged_report(
         source: judged.source.display().to_string(),
         like: judged::like_scores(index, judged),
         paths: judged::path_scores(index, judged),
+        weak_links: judged::weak_link_score(index, judged),
         search: match embedder {
             Some(e) => Some(judged::search_scores(index, judged, e)?),
             None => None,

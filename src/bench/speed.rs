@@ -172,6 +172,7 @@ pub fn build_index(
             .embed(&refs, Role::Passage)
             .map_err(|e| e.to_string())
     })?;
+    let index = crate::engine::calibrated(index)?;
     Ok((index, t.elapsed()))
 }
 

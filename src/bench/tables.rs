@@ -153,6 +153,28 @@ fn judged_sections(j: &JudgedReport, what: &str, out: &mut Vec<Section>) {
             j.paths.backwards_edges.to_string(),
         ]],
     });
+    if let Some(w) = &j.weak_links {
+        out.push(Section {
+            title: format!(
+                "Weak links{what}: our top 5 split by why's \"a weak link for this list\""
+            ),
+            columns: vec!["results", "count", "judged unrelated", "judged related"],
+            rows: vec![
+                vec![
+                    "flagged weak".into(),
+                    w.flagged.to_string(),
+                    f3(w.flagged_unrelated),
+                    f3(w.flagged_related),
+                ],
+                vec![
+                    "not flagged".into(),
+                    w.unflagged.to_string(),
+                    f3(w.unflagged_unrelated),
+                    f3(w.unflagged_related),
+                ],
+            ],
+        });
+    }
     if let Some(search) = &j.search {
         out.push(Section {
             title: format!("Judged search{what} (per query language)"),

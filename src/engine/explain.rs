@@ -224,8 +224,21 @@ fn readable(term: &str, texts: &[impl std::ops::Deref<Target = WordForms>; 2]) -
     texts[1].surface(term).is_some().then_some(shown)
 }
 
+/// Below this share of a list's related-work links ([`crate::index::Index::link_strengths`]),
+/// a result is called a weak link: "top 3% by similarity" is true of the fourth result of any
+/// seed, however few papers relate to it. On the judged sets (BENCHMARKS.md, stop 28) results
+/// in the weakest quarter are judged unrelated several times as often as the rest.
+pub const WEAK_LINK: f32 = 0.25;
+
 /// Why `hit` is related to `seeds`.
-pub fn related(index: &Index, seeds: &[usize], hit: usize, percentile: f32, mode: Mode) -> String {
+pub fn related(
+    index: &Index,
+    seeds: &[usize],
+    hit: usize,
+    percentile: f32,
+    link_strength: Option<f32>,
+    mode: Mode,
+) -> String {
     let mut parts: Vec<String> = Vec::new();
     for &s in seeds {
         if let Some(r) = relation(index, s, hit) {
@@ -245,8 +258,13 @@ pub fn related(index: &Index, seeds: &[usize], hit: usize, percentile: f32, mode
     }
     parts.extend(terms);
     let candidates = index.len().saturating_sub(seeds.len());
+    let weak = if link_strength.is_some_and(|s| s < WEAK_LINK) {
+        ", but a weak link for this list"
+    } else {
+        ""
+    };
     parts.push(format!(
-        "{} by similarity",
+        "{} by similarity{weak}",
         standing(percentile, candidates)
     ));
     parts.join("; ")

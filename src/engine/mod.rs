@@ -15,4 +15,4 @@ pub mod topics;
 pub use resolve::{
     MAX_QUERY_CHARS, Matched, ResolveError, Resolved, query_lines, resolve, resolve_match,
 };
-pub use retrieve::{Filters, Hit, Mode, related, search};
+pub use retrieve::{Filters, Hit, Mode, calibrated, related, search};

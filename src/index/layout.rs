@@ -23,6 +23,9 @@ pub(super) mod section {
     pub const NAMES: &str = "names";
     pub const NAMES_OFFSETS: &str = "names.offsets";
     pub const NAME_PAPERS: &str = "names.papers";
+    /// How strong related-work links run in this list ([`super::super::Index::link_strengths`]):
+    /// optional, absent in indexes built before it existed.
+    pub const LINK_STRENGTHS: &str = "links.strengths";
     pub const LEXICAL: [&str; 10] = [
         "lexical.vocab",
         "lexical.vocab_offsets",
@@ -51,7 +54,12 @@ pub(super) struct Layout {
     /// The HNSW graph's sections ([`graph::SECTIONS`]); absent in indexes built before the
     /// graph was stored (those answer every query with the exact scan).
     pub(super) graph: Option<[Range<usize>; 5]>,
+    /// [`section::LINK_STRENGTHS`]: [`LINK_STRENGTH_CUTS`] finite, non-decreasing scores.
+    pub(super) link_strengths: Option<Range<usize>>,
 }
+
+/// Scores at the percentiles 0, 1, ..., 100 of a list's related-work links.
+pub const LINK_STRENGTH_CUTS: usize = 101;
 
 fn le_bytes<T: Pod>(v: &[T]) -> &[u8] {
     bytemuck::cast_slice(v)
@@ -64,6 +72,7 @@ pub(super) fn encode(
     cols: &PaperColumns,
     lex: &LexicalData,
     graph: &GraphData,
+    link_strengths: Option<&[f32]>,
 ) -> Result<Vec<u8>, FormatError> {
     let names: Vec<String> = TEXT_COLUMNS
         .iter()
@@ -103,6 +112,9 @@ pub(super) fn encode(
         le_bytes(&graph.entry),
     ];
     sections.extend(graph::SECTIONS.iter().copied().zip(graph_bytes));
+    if let Some(cuts) = link_strengths {
+        sections.push((section::LINK_STRENGTHS, le_bytes(cuts)));
+    }
     format::encode(meta, &sections)
 }
 
@@ -170,6 +182,7 @@ impl Layout {
                 [None, None, None, None, None] => None,
                 _ => return Err("the HNSW graph sections are incomplete".into()),
             },
+            link_strengths: container.range(section::LINK_STRENGTHS),
         };
         layout.check_element_sizes(bytes)?;
         if layout.kind.len() != n || layout.open_source.len() != n {
@@ -195,6 +208,19 @@ impl Layout {
             && !(words(&g[1]) && words(&g[2]) && quads(&g[3]) && quads(&g[4]))
         {
             return Err("an HNSW graph section has a size that does not fit its type".into());
+        }
+        if let Some(r) = &self.link_strengths {
+            let cuts: Option<&[f32]> = bytemuck::try_cast_slice(&bytes[r.clone()]).ok();
+            let valid = cuts.is_some_and(|c| {
+                c.len() == LINK_STRENGTH_CUTS
+                    && c.iter().all(|x| x.is_finite())
+                    && c.windows(2).all(|w| w[0] <= w[1])
+            });
+            if !valid {
+                return Err(format!(
+                    "the link strengths are not {LINK_STRENGTH_CUTS} finite, ascending scores"
+                ));
+            }
         }
         Ok(())
     }

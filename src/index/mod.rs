@@ -9,6 +9,7 @@ pub mod evidence;
 pub mod format;
 pub mod graph;
 mod layout;
+pub use layout::LINK_STRENGTH_CUTS;
 pub mod lexical;
 mod output;
 pub mod papers;
@@ -231,10 +232,45 @@ impl Index {
         }
         let cols = PaperColumns::build(&papers);
         let lex = LexicalData::build(&papers);
-        let bytes = layout::encode(&meta, &vectors, &cols, &lex, &graph)?;
+        let bytes = layout::encode(&meta, &vectors, &cols, &lex, &graph, None)?;
         let index = Index::open(Storage::from_bytes(&bytes), None)?;
         // The records are at hand: keep them rather than materializing them again.
         let _ = index.papers.set(papers);
+        Ok(index)
+    }
+
+    /// How strong this list's related-work links run: the fused scores at the percentiles 0,
+    /// 1, ..., 100 of its papers' top-5 results, as [`Index::with_link_strengths`] stored them
+    /// (`None` in an index built without). A score's place among them says whether a result
+    /// is a weak link for this list, whatever its seed: the fused score is a sum of z-scores
+    /// over one seed's candidates, and a seed with few related papers still gets five.
+    pub fn link_strengths(&self) -> Option<&[f32]> {
+        self.layout.link_strengths.as_ref().map(|r| self.slice(r))
+    }
+
+    /// This index with `cuts` ([`layout::LINK_STRENGTH_CUTS`] ascending scores, see
+    /// [`Index::link_strengths`]) stored as one more section; every other section is copied.
+    /// The engine computes them from the built index, which is why they come after the build.
+    pub fn with_link_strengths(self, cuts: &[f32]) -> Result<Index, IndexError> {
+        let bytes = {
+            let bytes = self.storage.bytes();
+            let container: format::Container<IndexMeta> = format::open(bytes, "index")?;
+            let mut sections: Vec<(&str, &[u8])> = container
+                .sections
+                .iter()
+                .filter(|e| e.name != layout::section::LINK_STRENGTHS)
+                .map(|e| {
+                    let start = e.offset as usize;
+                    (e.name.as_str(), &bytes[start..start + e.len as usize])
+                })
+                .collect();
+            sections.push((layout::section::LINK_STRENGTHS, bytemuck::cast_slice(cuts)));
+            format::encode(&self.meta, &sections)?
+        };
+        let index = Index::open(Storage::from_bytes(&bytes), self.path.clone())?;
+        if let Some(papers) = self.papers.into_inner() {
+            let _ = index.papers.set(papers);
+        }
         Ok(index)
     }
 
@@ -677,6 +713,42 @@ mod tests {
             loaded.table().named(&crate::text::name_key(&papers[42].id)),
             vec![42]
         );
+    }
+
+    /// Link strengths are an optional section: an index without them loads (built before they
+    /// existed), one with them reads them back after a save, every other section the same;
+    /// cuts that are not 101 ascending finite scores are refused at load.
+    #[test]
+    fn link_strengths_are_an_optional_validated_section() {
+        let (papers, vectors, built) = synthetic_index(60);
+        assert_eq!(built.link_strengths(), None);
+        let cuts: Vec<f32> = (0..LINK_STRENGTH_CUTS).map(|q| q as f32 / 10.0).collect();
+        let with = built.with_link_strengths(&cuts).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.bin");
+        with.save(&path).unwrap();
+        let loaded = Index::load(&path).unwrap();
+        assert_eq!(loaded.link_strengths(), Some(&cuts[..]));
+        assert_eq!(loaded.papers(), &papers[..]);
+        assert_eq!(loaded.vector(7).to_vec(), vectors[7]);
+        // Stored again, the section is replaced, not doubled.
+        let again = loaded.with_link_strengths(&cuts).unwrap();
+        assert_eq!(again.link_strengths(), Some(&cuts[..]));
+        let bytes = std::fs::read(&path).unwrap();
+        for bad in [
+            cuts[..100].to_vec(),
+            cuts.iter().rev().copied().collect(),
+            cuts.iter()
+                .map(|&c| if c > 5.0 { f32::NAN } else { c })
+                .collect(),
+        ] {
+            let index = Index::from_bytes(&bytes).unwrap();
+            let err = match index.with_link_strengths(&bad) {
+                Err(e) => e.to_string(),
+                Ok(_) => panic!("accepted {bad:?}"),
+            };
+            assert!(err.contains("link strengths"), "{err}");
+        }
     }
 
     #[test]

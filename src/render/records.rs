@@ -21,6 +21,10 @@ pub struct ResultRecord<'a> {
     pub kind: Kind,
     pub highlight: String,
     pub why: &'a str,
+    /// Related work: the share of this list's related-work links the result is stronger than
+    /// (0..1; below 0.25 `why` calls it a weak link). Absent for search and where not measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_strength: Option<f64>,
     /// Where to read the paper ([`Paper::href`]): its page, else its arXiv abstract.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
@@ -63,6 +67,9 @@ pub fn result_records<'a>(index: &Index, hits: &'a [Hit]) -> Vec<ResultRecord<'a
                 year: p.year,
                 highlight,
                 why: &h.why,
+                link_strength: h
+                    .link_strength
+                    .map(|x| (f64::from(x) * 100.0).round() / 100.0),
             }
         })
         .collect()
