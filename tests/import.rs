@@ -766,7 +766,7 @@ fn one_paper_in_two_lists_is_one_paper_under_all_its_names() {
     std::fs::write(
         lists.join("a.jsonl"),
         concat!(
-            r#"{"title": "TTRL: Test-Time Reinforcement Learning", "url": "https://arxiv.org/abs/2504.16084", "highlight": "majority vote of sampled answers as the reward on unlabeled test questions"}"#,
+            r#"{"title": "TTRL: Test-Time Reinforcement Learning", "url": "https://arxiv.org/abs/2504.16084", "topic": "RL for single agents", "highlight": "majority vote of sampled answers as the reward on unlabeled test questions"}"#,
             "\n",
             r#"{"title": "R1-Searcher", "url": "https://arxiv.org/abs/2503.05592", "highlight": "two-stage RL that teaches a model to call a search engine"}"#,
             "\n",
@@ -778,7 +778,7 @@ fn one_paper_in_two_lists_is_one_paper_under_all_its_names() {
     std::fs::write(
         lists.join("b.jsonl"),
         concat!(
-            r#"{"title": "TTRL", "link": "https://arxiv.org/pdf/2504.16084v2", "highlight": "label-free self-training of reasoning models"}"#,
+            r#"{"title": "TTRL", "link": "https://arxiv.org/pdf/2504.16084v2", "topic": "Mathematical agents", "highlight": "label-free self-training of reasoning models"}"#,
             "\n",
             r#"{"title": "ToRL", "link": "https://arxiv.org/abs/2503.05592", "highlight": "tool-integrated RL with a code interpreter"}"#,
             "\n",
@@ -802,6 +802,12 @@ fn one_paper_in_two_lists_is_one_paper_under_all_its_names() {
     );
     let ttrl = &c.papers[0];
     assert_eq!(ttrl.aliases, ["TTRL"], "the short name finds the paper");
+    assert_eq!(ttrl.topic, "RL for single agents");
+    assert_eq!(
+        ttrl.also_topics,
+        ["Mathematical agents"],
+        "its other section is kept"
+    );
     assert!(
         ttrl.highlight.contains("majority vote") && ttrl.highlight.contains("label-free"),
         "both lists' notes: {:?}",
@@ -822,6 +828,17 @@ fn one_paper_in_two_lists_is_one_paper_under_all_its_names() {
             && all.contains("probably wrong"),
         "{all}"
     );
+    // A user's own record may name its other sections too (a list, or text split at ';').
+    let own = dir.path().join("own.jsonl");
+    std::fs::write(
+        &own,
+        r#"{"title": "GiGPO", "topic": "Agentic RL", "also_topics": "Credit assignment; Web agents"}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        load(&own).papers[0].also_topics,
+        ["Credit assignment", "Web agents"]
+    );
     let p = problems(std::slice::from_ref(&lists), &strict());
     assert!(
         p.iter()
@@ -841,6 +858,22 @@ fn one_paper_in_two_lists_is_one_paper_under_all_its_names() {
             .args(["--like", "TTRL", "-k", "4", "--format", "json"]),
     );
     let hits = hits.as_array().unwrap();
+    // Filed under both sections: a topic filter finds it under either.
+    for section in ["single agents", "Mathematical"] {
+        let listed = ok_json(
+            recommend()
+                .arg("--index")
+                .arg(&index)
+                .args(["list", "--topic", section, "--format", "json"]),
+        );
+        let ids: Vec<&str> = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, [ttrl.id.as_str()], "{section}");
+    }
     let ids: Vec<&str> = hits.iter().map(|h| h["id"].as_str().unwrap()).collect();
     assert_eq!(ids.len(), 4, "{ids:?}");
     assert!(!ids.contains(&ttrl.id.as_str()), "{ids:?}");

@@ -459,9 +459,22 @@ impl Import {
                 let r = &self.entries[i].1;
                 (r.highlight.clone(), r.summary.clone())
             };
+            let topics: Vec<String> = {
+                let r = &self.entries[i].1;
+                std::iter::once(&r.topic)
+                    .chain(&r.also_topics)
+                    .filter(|t| !t.trim().is_empty())
+                    .cloned()
+                    .collect()
+            };
             let kept = &mut self.entries[j].1;
             append_new(&mut kept.highlight, &highlight);
             append_new(&mut kept.summary, &summary);
+            for t in topics {
+                if t != kept.topic && !kept.also_topics.contains(&t) {
+                    kept.also_topics.push(t);
+                }
+            }
         }
         let keep: Vec<bool> = (0..self.entries.len())
             .map(|i| !merged.contains(&i))

@@ -90,6 +90,11 @@ pub struct Paper {
     /// An English rendering of `topic`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub topic_en: String,
+    /// Other sections the paper is filed under: a list that names it twice (or two lists that
+    /// both hold it) gives one record, under its first section, with the others here. Topic
+    /// filters match them; the topics evaluation uses `topic` alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_topics: Vec<String>,
     #[serde(default)]
     pub kind: Kind,
     #[serde(default)]

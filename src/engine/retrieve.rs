@@ -58,7 +58,7 @@ impl Filters {
     }
 
     pub fn accepts(&self, p: &Paper) -> bool {
-        self.accepts_fields(&p.topic, &p.topic_en, p.kind, p.open_source)
+        self.accepts_fields(&p.topic, &p.topic_en, &p.also_topics, p.kind, p.open_source)
     }
 
     /// [`Filters::accepts`] for paper `i` of `index`, reading only the fields it needs.
@@ -67,13 +67,34 @@ impl Filters {
             return true;
         }
         let t = index.table();
-        self.accepts_fields(&t.topic(i), &t.topic_en(i), t.kind(i), t.open_source(i))
+        let also = if self.topic.is_some() {
+            t.also_topics(i)
+        } else {
+            Vec::new()
+        };
+        self.accepts_fields(
+            &t.topic(i),
+            &t.topic_en(i),
+            &also,
+            t.kind(i),
+            t.open_source(i),
+        )
     }
 
-    fn accepts_fields(&self, topic: &str, topic_en: &str, kind: Kind, open_source: bool) -> bool {
+    /// The topic filter matches the paper's section, its English rendering, or any other
+    /// section the paper is filed under.
+    fn accepts_fields(
+        &self,
+        topic: &str,
+        topic_en: &str,
+        also_topics: &[String],
+        kind: Kind,
+        open_source: bool,
+    ) -> bool {
         if let Some(t) = &self.topic {
             let t = t.to_lowercase();
-            if !topic.to_lowercase().contains(&t) && !topic_en.to_lowercase().contains(&t) {
+            let matches = |s: &str| s.to_lowercase().contains(&t);
+            if !matches(topic) && !matches(topic_en) && !also_topics.iter().any(|s| matches(s)) {
                 return false;
             }
         }

@@ -42,15 +42,16 @@ pub const COLUMNS: usize = 19;
 
 /// Text columns added after format v3 shipped, stored like the others but optional when read:
 /// an index written before them reads them as empty (no format bump, no forced rebuild).
-pub const EXTRA_COLUMNS: [&str; EXTRAS] = ["doi", "keywords"];
+pub const EXTRA_COLUMNS: [&str; EXTRAS] = ["doi", "keywords", "also_topics"];
 
 /// How many optional text columns a paper has.
-pub const EXTRAS: usize = 2;
+pub const EXTRAS: usize = 3;
 
 fn extra_fields(p: &Paper) -> [Cow<'_, str>; EXTRAS] {
     [
         Cow::Borrowed(p.doi.as_deref().unwrap_or("")),
         Cow::Owned(p.keywords.join(LIST_SEP.encode_utf8(&mut [0; 4]))),
+        Cow::Owned(p.also_topics.join(LIST_SEP.encode_utf8(&mut [0; 4]))),
     ]
 }
 
@@ -286,15 +287,26 @@ impl<'a> PaperTable<'a> {
                 .extra_field(0, i)
                 .filter(|s| !s.is_empty())
                 .map(Cow::into_owned),
-            keywords: match self.extra_field(1, i) {
-                Some(s) if !s.is_empty() => s.split(LIST_SEP).map(str::to_string).collect(),
-                _ => Vec::new(),
-            },
+            keywords: self.extra_list(1, i),
+            also_topics: self.extra_list(2, i),
         }
     }
 
     fn extra_field(&self, col: usize, i: usize) -> Option<Cow<'a, str>> {
         self.extra[col].map(|v| v.get(i))
+    }
+
+    /// A list field of the [`EXTRA_COLUMNS`] (empty in an index written before it existed).
+    fn extra_list(&self, col: usize, i: usize) -> Vec<String> {
+        match self.extra_field(col, i) {
+            Some(s) if !s.is_empty() => s.split(LIST_SEP).map(str::to_string).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The other sections paper `i` is filed under ([`Paper::also_topics`]).
+    pub fn also_topics(&self, i: usize) -> Vec<String> {
+        self.extra_list(2, i)
     }
 
     fn list(&self, col: usize, i: usize) -> Vec<String> {

@@ -153,6 +153,7 @@ impl PaperRecord {
             ("year", p.year.map(|y| y.to_string()).unwrap_or_default()),
             ("authors", p.authors.clone().unwrap_or_default()),
             ("topic", p.topic.clone()),
+            ("also filed under", p.also_topics.join("; ")),
             ("tags", p.tags.join(", ")),
             ("summary", p.summary.clone()),
             ("highlight", p.highlight.clone()),

@@ -185,6 +185,7 @@ impl Fields {
             let multi = matches!(
                 target,
                 Target::Keywords
+                    | Target::AlsoTopics
                     | Target::Aliases
                     | Target::Sources
                     | Target::BuildsOn
@@ -259,6 +260,7 @@ impl Fields {
                 p.keywords.extend(items(key, value, split)?)
             }
             Target::BuildsOn => p.builds_on.extend(items(key, value, Split::Semicolons)?),
+            Target::AlsoTopics => p.also_topics.extend(items(key, value, Split::Semicolons)?),
         }
         Ok(())
     }

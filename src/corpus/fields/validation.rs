@@ -56,6 +56,7 @@ pub fn text_problems(p: &Paper) -> Vec<String> {
         ("an alias", &p.aliases),
         ("a source", &p.sources),
         ("a keyword", &p.keywords),
+        ("another topic", &p.also_topics),
         ("a tag", &p.tags),
         ("builds_on", &p.builds_on),
     ] {
