@@ -828,6 +828,28 @@ fn one_paper_in_two_lists_is_one_paper_under_all_its_names() {
             && all.contains("probably wrong"),
         "{all}"
     );
+    // A paper listed many times with long, different notes: the merged note stays within what
+    // one field may hold, the first notes kept.
+    let many = dir.path().join("many.jsonl");
+    let lines: Vec<String> = (0..30)
+        .map(|k| {
+            serde_json::json!({
+                "title": "Search-R1",
+                "url": "https://arxiv.org/abs/2503.09516",
+                "highlight": format!("note {k} {}", "x".repeat(9_000)),
+            })
+            .to_string()
+        })
+        .collect();
+    std::fs::write(&many, lines.join("\n")).unwrap();
+    let merged = load(&many);
+    assert_eq!(merged.papers.len(), 1);
+    let note = &merged.papers[0].highlight;
+    assert!(
+        note.len() <= 100_000 && note.starts_with("note 0 "),
+        "{}",
+        note.len()
+    );
     // A user's own record may name its other sections too (a list, or text split at ';').
     let own = dir.path().join("own.jsonl");
     std::fs::write(

@@ -488,9 +488,14 @@ impl Import {
     }
 }
 
-/// `text` after `into` (a space between), unless `into` already holds it.
+/// `text` after `into` (a space between), unless `into` already holds it or the field would
+/// outgrow what a field may hold ([`fields::MAX_FIELD_BYTES`]: a paper listed a thousand
+/// times must not make one text a thousand times that size; the first notes are kept).
 fn append_new(into: &mut String, text: &str) {
-    if text.is_empty() || into.contains(text) {
+    if text.is_empty()
+        || into.contains(text)
+        || into.len() + 1 + text.len() > fields::MAX_FIELD_BYTES
+    {
         return;
     }
     if !into.is_empty() {
