@@ -113,8 +113,8 @@ pub(super) fn path(common: &CommonArgs, like: &str, to: Option<&str>, n: usize) 
         } else {
             eprintln!(
                 "note: {} of the {n} papers asked for: of {like:?}'s best related work, only \
-                 these count it among their own best in turn; `recommend --like {like:?}` lists \
-                 more",
+                 these count it among their own best in turn and are no weak link for this \
+                 list; `recommend --like {like:?}` lists more",
                 steps.len()
             );
         }
