@@ -116,6 +116,19 @@ fn the_page_searches_and_follows_more_like_this_and_reading_paths() {
         "a paper is not related to itself"
     );
 
+    // MedVR's related work: its close paper first, unmarked; the weak links after it marked.
+    let (d, log) = dom(&bin, &format!("{}/#like=medvr", s.base));
+    check(&d, &log, 10);
+    let first = d.split("<li class=\"result").nth(1).unwrap_or("");
+    assert!(
+        first.starts_with("\" data-id=\"pyvision-rl\""),
+        "{first:.80}"
+    );
+    assert!(
+        d.matches("<li class=\"result weak\"").count() >= 3 && d.contains("weak link</span>"),
+        "weak links not marked"
+    );
+
     let (d, log) = dom(&bin, &format!("{}/#path={like}", s.base));
     check(&d, &log, 2);
     assert!(d.contains("Reading path from "));
