@@ -784,6 +784,8 @@ fn one_paper_in_two_lists_is_one_paper_under_all_its_names() {
             "\n",
             r#"{"title": "DAPO", "link": "https://arxiv.org/abs/2503.14476", "highlight": "decoupled clipping and dynamic sampling for long-CoT RL"}"#,
             "\n",
+            r#"{"title": "ToRL", "link": "https://arxiv.org/abs/2503.05592", "highlight": "scaling tool-integrated RL from base models"}"#,
+            "\n",
         ),
     )
     .unwrap();
@@ -813,9 +815,15 @@ fn one_paper_in_two_lists_is_one_paper_under_all_its_names() {
         "both lists' notes: {:?}",
         ttrl.highlight
     );
+    // ToRL listed again, with the same wrong link: a repeat of ToRL, not of R1-Searcher.
+    let torl = c.papers.iter().find(|p| p.title == "ToRL").unwrap();
+    assert!(
+        torl.highlight.contains("code interpreter") && torl.highlight.contains("base models"),
+        "{torl:?}"
+    );
     let all = c.warnings.join("\n");
     assert!(
-        all.contains("merged 1 repeated listing(s)")
+        all.contains("merged 2 repeated listing(s)")
             && all.contains("b.jsonl:1 (first at ")
             && all.contains("a.jsonl:1 as \"TTRL: Test-Time Reinforcement Learning\", the same arXiv 2504.16084)"),
         "{all}"

@@ -353,13 +353,15 @@ impl Import {
     /// holds it twice, two lists of one field share papers. Left in, the repeat is recommended
     /// as the paper's own best related work and takes a second place in every list it enters.
     ///
-    /// A repeat either has the arXiv id or DOI of an earlier record, whatever its title (the
-    /// identifier names the paper), or shares a name (title or alias, as [`name_key`] compares
-    /// names) with an earlier record and has no arXiv id, DOI or link that differs from that
-    /// record's. The first listing is kept, plus the repeat's other names as aliases (every name
-    /// the file used still finds the paper) and its note and summary where they say something
-    /// else. Under `--strict` a repeat under
-    /// another name is a problem (one under the same name already is: its title is ambiguous).
+    /// A repeat shares a name (title or alias, as [`name_key`] compares names) with an earlier
+    /// record and has no arXiv id, DOI or link that differs from that record's; or it has the
+    /// arXiv id or DOI of an earlier record and a name in common with it, the short name before
+    /// a title's colon included ([`names_agree`]). One identifier under unrelated names is a
+    /// clash, not a repeat: both records stay, with a warning. The first listing is kept, plus
+    /// the repeat's other names as aliases (every name the file used still finds the paper), its
+    /// note and summary where they say something else, and its section in `also_topics`. Under
+    /// `--strict` a repeat under another name is a problem (one under the same name already is:
+    /// its title is ambiguous).
     fn merge_repeats(&mut self) {
         use std::collections::HashMap;
         let mut by_name: HashMap<String, usize> = HashMap::new();
@@ -374,6 +376,8 @@ impl Import {
                 .find_map(|k| by_identifier.get(k).map(|&j| (j, k.clone())));
             let same_name = keys.iter().find_map(|k| by_name.get(k).copied());
             let (j, shared) = match (same_identifier, same_name) {
+                // The same name and no identifier that differs: the plainest repeat.
+                (_, Some(j)) if same_paper(&self.entries[j].1, p) => (j, None),
                 (Some((j, identifier)), _) if names_agree(&self.entries[j].1, p) => {
                     (j, Some(identifier))
                 }
@@ -390,9 +394,12 @@ impl Import {
                         fj.display(),
                         identifier.replace(':', " ")
                     ));
+                    // A later listing under this record's own name repeats it, not the other.
+                    for k in keys {
+                        by_name.entry(k).or_insert(i);
+                    }
                     continue;
                 }
-                (None, Some(j)) if same_paper(&self.entries[j].1, p) => (j, None),
                 (None, Some(_)) => continue,
                 (None, None) => {
                     for k in keys {
