@@ -239,9 +239,7 @@ pub fn weak_link_score(index: &Index, judged: &Judged) -> Option<WeakLinkScore> 
     let mut counts = [(0usize, 0usize, 0usize); 2];
     for (seed, grades) in &judged.like {
         for h in engine::related(index, &[*seed], &[], 5, Mode::Hybrid, &Filters::default()) {
-            let weak = h
-                .link_strength
-                .is_some_and(|s| s < engine::explain::WEAK_LINK);
+            let weak = engine::explain::is_weak_link(h.link_strength);
             let c = &mut counts[usize::from(!weak)];
             c.0 += 1;
             match grades.get(&h.paper) {

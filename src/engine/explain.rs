@@ -230,6 +230,12 @@ fn readable(term: &str, texts: &[impl std::ops::Deref<Target = WordForms>; 2]) -
 /// in the weakest quarter are judged unrelated several times as often as the rest.
 pub const WEAK_LINK: f32 = 0.25;
 
+/// Whether a result at `link_strength` (see [`crate::engine::Hit::link_strength`]) is a weak
+/// link for its list; `None` (not measured) never is.
+pub fn is_weak_link(link_strength: Option<f32>) -> bool {
+    link_strength.is_some_and(|s| s < WEAK_LINK)
+}
+
 /// Why `hit` is related to `seeds`.
 pub fn related(
     index: &Index,
@@ -258,7 +264,7 @@ pub fn related(
     }
     parts.extend(terms);
     let candidates = index.len().saturating_sub(seeds.len());
-    let weak = if link_strength.is_some_and(|s| s < WEAK_LINK) {
+    let weak = if is_weak_link(link_strength) {
         ", but a weak link for this list"
     } else {
         ""

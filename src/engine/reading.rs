@@ -74,7 +74,7 @@ pub fn reading_path(index: &Index, from: usize, n: usize) -> Result<Vec<Step>, P
         // Nor a weak link for this list (`explain::WEAK_LINK`), however mutual: on every judged
         // set this raised the share of related steps (shipped 90.3% -> 95.4%, the imported
         // lists by 2-5 points, the held-out one 48.6% -> 52.9%; BENCHMARKS.md, stop 28).
-        let weak = rank > 0 && h.link_strength.is_some_and(|s| s < explain::WEAK_LINK);
+        let weak = rank > 0 && explain::is_weak_link(h.link_strength);
         if !weak
             && !chosen.contains(&h.paper)
             && (rank == 0 || relates_back(index, h.paper, from, n))

@@ -384,6 +384,31 @@ pub fn related(
     mode: Mode,
     filters: &Filters,
 ) -> Vec<Hit> {
+    let hits = scored_related(index, seeds, negatives, k, mode, filters);
+    // The strengths were measured on single-seed hybrid rankings of the whole list.
+    let cuts = index
+        .link_strengths()
+        .filter(|_| seeds.len() == 1 && negatives.is_empty())
+        .filter(|_| mode == Mode::Hybrid && filters.is_empty());
+    hits.into_iter()
+        .map(|mut h| {
+            h.link_strength = cuts.map(|c| link_strength(c, h.score));
+            h.why = explain::related(index, seeds, h.paper, h.percentile, h.link_strength, mode);
+            h
+        })
+        .collect()
+}
+
+/// [`related`]'s ranking alone: the hits with their scores, without link strengths or
+/// explanations (what measuring the link strengths needs, 2,000 times per build).
+fn scored_related(
+    index: &Index,
+    seeds: &[usize],
+    negatives: &[usize],
+    k: usize,
+    mode: Mode,
+    filters: &Filters,
+) -> Vec<Hit> {
     if seeds.is_empty() || k == 0 {
         return Vec::new();
     }
@@ -420,19 +445,7 @@ pub fn related(
             reciprocity(index, seeds, pool, &mut score);
         }
     }
-    let hits = ranked(pool, &score, &dense, &lexical, k);
-    // The strengths were measured on single-seed hybrid rankings of the whole list.
-    let cuts = index
-        .link_strengths()
-        .filter(|_| seeds.len() == 1 && negatives.is_empty())
-        .filter(|_| mode == Mode::Hybrid && filters.is_empty());
-    hits.into_iter()
-        .map(|mut h| {
-            h.link_strength = cuts.map(|c| link_strength(c, h.score));
-            h.why = explain::related(index, seeds, h.paper, h.percentile, h.link_strength, mode);
-            h
-        })
-        .collect()
+    ranked(pool, &score, &dense, &lexical, k)
 }
 
 /// Seeds sampled to measure a list's link strengths: every paper up to this many, else an even
@@ -454,7 +467,7 @@ pub fn link_strength_cuts(index: &Index) -> Option<Vec<f32>> {
     let mut scores: Vec<f32> = seeds
         .par_iter()
         .flat_map_iter(|&s| {
-            related(index, &[s], &[], 5, Mode::Hybrid, &Filters::default())
+            scored_related(index, &[s], &[], 5, Mode::Hybrid, &Filters::default())
                 .into_iter()
                 .map(|h| h.score)
         })
