@@ -73,6 +73,14 @@ pub(super) fn embed(common: &CommonArgs, role: RoleArg, texts: &[String]) -> Res
 /// Where `recommend bench` looks for the judged development set by default.
 const DEFAULT_JUDGMENTS: &str = "bench/judgments.jsonl";
 
+/// The held-out judged set that goes with the development set at `dev`:
+/// `bench/judgments.jsonl` -> `bench/judgments-heldout.jsonl`. Reported only when the
+/// development set was found by default; `--judgments FILE` measures one set, the one named.
+fn heldout_companion(dev: &Path) -> std::path::PathBuf {
+    let stem = dev.file_stem().unwrap_or_default().to_string_lossy();
+    dev.with_file_name(format!("{stem}-heldout.jsonl"))
+}
+
 pub(super) fn bench(
     common: &CommonArgs,
     corpus: Option<&Path>,
@@ -121,7 +129,12 @@ pub(super) fn bench(
             });
             own.into_iter()
                 .chain(std::iter::once(Path::new(DEFAULT_JUDGMENTS).to_path_buf()))
-                .find_map(|p| bench::judged::load(&p, index).ok())
+                .find_map(|p| bench::judged::load(&p, index).ok().map(|j| (p, j)))
+                .map(|(p, j)| {
+                    // The set's held-out companion is reported beside it when it fits too.
+                    opts.heldout = bench::judged::load(&heldout_companion(&p), index).ok();
+                    j
+                })
         }
     };
     let report = bench::run(index, embedder, &opts)?;
@@ -133,4 +146,21 @@ pub(super) fn bench(
         eprintln!("note: {n}");
     }
     emit(&bench::tables::render(&report, format))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_held_out_set_sits_beside_the_development_set() {
+        assert_eq!(
+            heldout_companion(Path::new("bench/judgments.jsonl")),
+            Path::new("bench/judgments-heldout.jsonl")
+        );
+        assert_eq!(
+            heldout_companion(Path::new("bench/judgments-awesome-rl-ai-agents.jsonl")),
+            Path::new("bench/judgments-awesome-rl-ai-agents-heldout.jsonl")
+        );
+    }
 }

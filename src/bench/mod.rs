@@ -51,6 +51,11 @@ pub struct Options {
     pub latency_queries: usize,
     /// The judged development set to measure on (see [`judged`]).
     pub judgments: Option<judged::Judged>,
+    /// A held-out judged set of the same list: written blind like the development set, on
+    /// other seeds and queries, and never used to choose anything. Measured on the index as
+    /// given (not on its reduced forms), so that a ranking tuned on the development set shows
+    /// what it is worth on seeds it has not seen.
+    pub heldout: Option<judged::Judged>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -135,6 +140,8 @@ pub struct BenchReport {
     pub related: Vec<RelatedQuality>,
     /// The judged development set, when one was given.
     pub judged: Option<JudgedReport>,
+    /// The held-out judged set ([`Options::heldout`]), when there is one.
+    pub heldout: Option<JudgedReport>,
     /// The corpus without its curated fields, when it has any and the model is available.
     pub uncurated: Option<UncuratedReport>,
     /// The corpus as titles and abstracts (the English summaries) only, nothing curated: a
@@ -334,6 +341,10 @@ pub fn run(
             None
         }
     };
+    let heldout = match &opts.heldout {
+        Some(j) => Some(judged_report(index, j, embedder)?),
+        None => None,
+    };
     let uncurated = match embedder {
         Some(e) if has_curated_fields(papers) => {
             Some(uncurated_report(papers, uncurated, e, opts)?)
@@ -366,6 +377,7 @@ pub fn run(
         corpus: corpus_info(index, topics_n),
         related,
         judged,
+        heldout,
         uncurated,
         abstracts,
         crosslingual,
@@ -405,6 +417,7 @@ fn run_scale(
         corpus: corpus_info(index, 0),
         related: Vec::new(),
         judged: None,
+        heldout: None,
         uncurated: None,
         abstracts: None,
         crosslingual: None,

@@ -216,6 +216,9 @@ impl BenchReport {
         if let Some(j) = &self.judged {
             judged_sections(j, "", &mut out);
         }
+        if let Some(j) = &self.heldout {
+            judged_sections(j, " on the held-out set (never tuned on)", &mut out);
+        }
         for (u, what) in [
             (&self.uncurated, "titles + highlights"),
             (&self.abstracts, "titles + abstracts"),
