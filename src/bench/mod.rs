@@ -52,9 +52,9 @@ pub struct Options {
     /// The judged development set to measure on (see [`judged`]).
     pub judgments: Option<judged::Judged>,
     /// A held-out judged set of the same list: written blind like the development set, on
-    /// other seeds and queries, and never used to choose anything. Measured on the index as
-    /// given (not on its reduced forms), so that a ranking tuned on the development set shows
-    /// what it is worth on seeds it has not seen.
+    /// other seeds and queries, and never used to choose anything. Measured on the index and
+    /// on its reduced forms, so that a ranking tuned on the development set shows what it is
+    /// worth on seeds it has not seen.
     pub heldout: Option<judged::Judged>,
 }
 
@@ -126,6 +126,8 @@ pub struct JudgedReport {
 pub struct UncuratedReport {
     pub related: Vec<RelatedQuality>,
     pub judged: Option<JudgedReport>,
+    /// The held-out judged set on the reduced list, when there is one.
+    pub heldout: Option<JudgedReport>,
 }
 
 /// Every figure of one `recommend bench` run.
@@ -232,6 +234,10 @@ fn uncurated_report(
     Ok(UncuratedReport {
         related: related_qualities(&plain),
         judged: match &opts.judgments {
+            Some(j) => Some(judged_report(&plain, j, Some(e))?),
+            None => None,
+        },
+        heldout: match &opts.heldout {
             Some(j) => Some(judged_report(&plain, j, Some(e))?),
             None => None,
         },

@@ -231,6 +231,13 @@ impl BenchReport {
             if let Some(j) = &u.judged {
                 judged_sections(j, &format!(" on {what} only"), &mut out);
             }
+            if let Some(j) = &u.heldout {
+                judged_sections(
+                    j,
+                    &format!(" on {what} only, held-out set (never tuned on)"),
+                    &mut out,
+                );
+            }
         }
         if let Some(c) = &self.crosslingual {
             out.push(crosslingual_section(c));
