@@ -7,8 +7,8 @@ use predicates::str::contains;
 use recommend::bench::quality::related_quality;
 use recommend::corpus::Corpus;
 use recommend::engine::Mode;
-use recommend::index::Index;
 use recommend::index::ann::exact_search;
+use recommend::index::{Index, Script};
 use serde_json::Value;
 
 mod support;
@@ -21,6 +21,13 @@ fn shipped_index_matches_shipped_corpus() {
     index
         .check_fresh(&corpus.papers, "corpus")
         .expect("index.bin is stale: run `recommend index` and commit it");
+    // Built by this version: search can tell a query about another field, in either script.
+    for script in [Script::Latin, Script::Cjk] {
+        assert!(
+            index.match_reference(script).is_some(),
+            "index.bin has no search reference for {script:?}: run `recommend index`"
+        );
+    }
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Free-text search with the real model (installed on first use), and indexing a user corpus.
 
+use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 use serde_json::Value;
 
@@ -125,6 +126,56 @@ fn search_modes_and_batch() {
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[1]["query"], "robot manipulation with RL");
     assert_eq!(lines[1]["results"].as_array().unwrap().len(), 2);
+}
+
+/// A query about another field gets its best candidates all the same; `why` says they are a
+/// weak match for the list, and a table-format search says so on stderr (a table cuts long
+/// reasons short). A paraphrase of a paper of the list, or a paper's name, is not weak.
+#[test]
+fn a_query_about_another_field_is_called_a_weak_match() {
+    for query in ["股票价格预测", "music genre classification from audio"] {
+        let rows = json_rows(&["search", query, "-k", "3"]);
+        assert_eq!(rows.len(), 3, "results are still given");
+        for r in &rows {
+            assert!(r["match_strength"].as_f64().unwrap() < 0.10, "{query}: {r}");
+            assert!(
+                r["why"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("but a weak match for this list"),
+                "{query}: {r}"
+            );
+        }
+        recommend()
+            .args(["search", query, "-k", "3"])
+            .assert()
+            .success()
+            .stderr(contains("nothing in this list comes close to this query"));
+    }
+    for query in [
+        "fixing the length normalization bias in GRPO",
+        "用视频生成模型来估计状态的价值",
+    ] {
+        let rows = json_rows(&["search", query, "-k", "3"]);
+        assert!(
+            rows[0]["match_strength"].as_f64().unwrap() >= 0.10,
+            "{rows:?}"
+        );
+        assert!(!rows[0]["why"].as_str().unwrap().contains("weak match"));
+        recommend()
+            .args(["search", query, "-k", "3"])
+            .assert()
+            .success()
+            .stderr(contains("nothing in this list").not());
+    }
+    // A name finds its paper: no strength is claimed either way.
+    let rows = json_rows(&["search", "DAPO", "-k", "1"]);
+    assert_eq!(rows[0]["id"], "dapo");
+    assert!(rows[0].get("match_strength").is_none(), "{rows:?}");
+    // Related work has its own scale (link strength), not this one.
+    for r in json_rows(&["--like", "DAPO", "-k", "3"]) {
+        assert!(r.get("match_strength").is_none(), "{r}");
+    }
 }
 
 #[test]

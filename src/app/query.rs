@@ -96,6 +96,18 @@ pub(super) fn search(
         });
     }
     let hits = session.search(&lines[0], &opts)?;
+    // A table cuts long reasons short: say it once, where it cannot be cut.
+    if hits
+        .first()
+        .is_some_and(|h| engine::reference::is_weak_match(h.match_strength))
+    {
+        eprintln!(
+            "note: nothing in this list comes close to this query: its best match is weaker than \
+             {:.0}% of the papers' nearest neighbours, so the results share a word or a broad \
+             theme at most",
+            100.0 * (1.0 - engine::reference::WEAK_MATCH)
+        );
+    }
     show(common, &results_document(session.index(), &hits))
 }
 

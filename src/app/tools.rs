@@ -73,6 +73,9 @@ pub(super) fn embed(common: &CommonArgs, role: RoleArg, texts: &[String]) -> Res
 /// Where `recommend bench` looks for the judged development set by default.
 const DEFAULT_JUDGMENTS: &str = "bench/judgments.jsonl";
 
+/// Search queries from fields outside agentic RL, for the weak-match figures.
+const OFFTOPIC_QUERIES: &str = "bench/offtopic-queries.txt";
+
 /// The held-out judged set that goes with the development set at `dev`:
 /// `bench/judgments.jsonl` -> `bench/judgments-heldout.jsonl`. Reported only when the
 /// development set was found by default; `--judgments FILE` measures one set, the one named.
@@ -137,6 +140,15 @@ pub(super) fn bench(
                 })
         }
     };
+    // Queries from other fields, for the weak-match figures (a line per query, '#' comments).
+    if let Ok(text) = std::fs::read_to_string(OFFTOPIC_QUERIES) {
+        opts.offtopic = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect();
+    }
     let report = bench::run(index, embedder, &opts)?;
     let format = format_of(common, Format::Table);
     if format == Format::Json {

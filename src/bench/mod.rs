@@ -56,6 +56,9 @@ pub struct Options {
     /// on its reduced forms, so that a ranking tuned on the development set shows what it is
     /// worth on seeds it has not seen.
     pub heldout: Option<judged::Judged>,
+    /// Search queries from other fields (`bench/offtopic-queries.txt`): how often search calls
+    /// them weak matches is reported beside the judged queries' false alarms.
+    pub offtopic: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -118,6 +121,8 @@ pub struct JudgedReport {
     pub weak_links: Option<judged::WeakLinkScore>,
     /// `None` without the model.
     pub search: Option<Vec<judged::SearchScore>>,
+    /// `None` without the model or without a search reference in the index.
+    pub weak_matches: Option<judged::WeakMatchScore>,
 }
 
 /// The same measurements on the corpus reduced to what a user's list has: titles (and
@@ -169,11 +174,13 @@ pub fn related_qualities(index: &Index) -> Vec<RelatedQuality> {
         .collect()
 }
 
-/// Judged-set figures of every system on `index` (search only with an embedder).
+/// Judged-set figures of every system on `index` (search only with an embedder); `offtopic`
+/// queries from other fields go into the weak-match figures.
 pub fn judged_report(
     index: &Index,
     judged: &judged::Judged,
     embedder: Option<&Embedder>,
+    offtopic: &[String],
 ) -> Result<JudgedReport, BenchError> {
     Ok(JudgedReport {
         source: judged.source.display().to_string(),
@@ -182,6 +189,10 @@ pub fn judged_report(
         weak_links: judged::weak_link_score(index, judged),
         search: match embedder {
             Some(e) => Some(judged::search_scores(index, judged, e)?),
+            None => None,
+        },
+        weak_matches: match embedder {
+            Some(e) => judged::weak_match_score(index, judged, offtopic, e)?,
             None => None,
         },
     })
@@ -234,11 +245,11 @@ fn uncurated_report(
     Ok(UncuratedReport {
         related: related_qualities(&plain),
         judged: match &opts.judgments {
-            Some(j) => Some(judged_report(&plain, j, Some(e))?),
+            Some(j) => Some(judged_report(&plain, j, Some(e), &opts.offtopic)?),
             None => None,
         },
         heldout: match &opts.heldout {
-            Some(j) => Some(judged_report(&plain, j, Some(e))?),
+            Some(j) => Some(judged_report(&plain, j, Some(e), &[])?),
             None => None,
         },
     })
@@ -341,14 +352,14 @@ pub fn run(
         .len();
     let related = related_qualities(index);
     let judged = match &opts.judgments {
-        Some(j) => Some(judged_report(index, j, embedder)?),
+        Some(j) => Some(judged_report(index, j, embedder, &opts.offtopic)?),
         None => {
             notes.push("judged set skipped: no judgments for this index".into());
             None
         }
     };
     let heldout = match &opts.heldout {
-        Some(j) => Some(judged_report(index, j, embedder)?),
+        Some(j) => Some(judged_report(index, j, embedder, &[])?),
         None => None,
     };
     let uncurated = match embedder {

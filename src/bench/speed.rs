@@ -173,6 +173,11 @@ pub fn build_index(
             .map_err(|e| e.to_string())
     })?;
     let index = crate::engine::calibrated(index)?;
+    let index = crate::engine::reference::with_reference(index, &mut |texts: &[&str]| {
+        embedder
+            .embed(texts, Role::Query)
+            .map_err(|e| IndexError::Embed(e.to_string()))
+    })?;
     Ok((index, t.elapsed()))
 }
 

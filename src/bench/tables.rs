@@ -203,6 +203,29 @@ fn judged_sections(j: &JudgedReport, what: &str, out: &mut Vec<Section>) {
                 .collect(),
         });
     }
+    if let Some(w) = &j.weak_matches {
+        let mut rows = vec![vec![
+            "judged queries (about the list)".into(),
+            w.judged_queries.to_string(),
+            w.judged_flagged.to_string(),
+            format!("{} answered at #1 all the same", w.judged_flagged_answered),
+        ]];
+        if w.offtopic_queries > 0 {
+            rows.push(vec![
+                "queries from other fields".into(),
+                w.offtopic_queries.to_string(),
+                w.offtopic_flagged.to_string(),
+                String::new(),
+            ]);
+        }
+        out.push(Section {
+            title: format!(
+                "Weak matches{what}: searches whose why says \"a weak match for this list\""
+            ),
+            columns: vec!["queries", "count", "called weak", "note"],
+            rows,
+        });
+    }
 }
 
 impl BenchReport {

@@ -277,7 +277,16 @@ pub fn related(
 }
 
 /// Why `hit` answers `query`.
-pub fn search(index: &Index, query: &str, hit: usize, percentile: f32, with_dense: bool) -> String {
+/// Why `hit` answers `query`; `weak` when the query's best match is weak for the list
+/// ([`crate::engine::reference::is_weak_match`]).
+pub fn search(
+    index: &Index,
+    query: &str,
+    hit: usize,
+    percentile: f32,
+    with_dense: bool,
+    weak: bool,
+) -> String {
     let mut parts = Vec::new();
     let expanded = format!(
         "{query} {} {}",
@@ -299,8 +308,13 @@ pub fn search(index: &Index, query: &str, hit: usize, percentile: f32, with_dens
     if with_dense && terms.is_empty() {
         parts.push("close in meaning".to_string());
     }
+    let weak = if weak {
+        ", but a weak match for this list"
+    } else {
+        ""
+    };
     parts.push(format!(
-        "{} by relevance",
+        "{} by relevance{weak}",
         standing(percentile, index.len())
     ));
     parts.join("; ")

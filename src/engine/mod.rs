@@ -8,6 +8,7 @@ pub mod explain;
 pub mod fusion;
 pub mod path;
 pub mod reading;
+pub mod reference;
 pub mod resolve;
 pub mod retrieve;
 pub mod topics;

@@ -122,6 +122,12 @@ pub struct Hit {
     /// [`Index::link_strengths`]); `None` for search, for several seeds, negatives, filters or
     /// one signal alone (other scales), and for an index built without the strengths.
     pub link_strength: Option<f32>,
+    /// Search: where the query's best match stands in this list's search reference (0..=1, see
+    /// [`Index::match_reference`]), the same on every result of one query; below
+    /// [`super::reference::WEAK_MATCH`] the query is about nothing in this list. `None` for
+    /// related work, lexical search, a query that names a paper, and an index built without
+    /// the reference.
+    pub match_strength: Option<f32>,
     /// Why this paper is here, in words.
     pub why: String,
 }
@@ -581,6 +587,7 @@ pub fn search(
     // A query that is exactly a paper's name asks for that paper: put it first lexically.
     let key = crate::text::name_key(query);
     let top = bm25.iter().copied().fold(0.0f32, f32::max);
+    let mut names_a_paper = false;
     if !key.is_empty() {
         let table = index.table();
         for i in table.named(&key) {
@@ -591,6 +598,7 @@ pub fn search(
                 .any(|n| crate::text::name_key(n) == key);
             if named {
                 bm25[i] += top.max(1.0);
+                names_a_paper = true;
             }
         }
     }
@@ -644,10 +652,21 @@ pub fn search(
     };
     let d: Vec<f32> = candidates.iter().map(|&i| dense[i]).collect();
     let l: Vec<f32> = candidates.iter().map(|&i| bm25[i]).collect();
+    // How close the best candidate comes, against how close the list's papers come to each
+    // other (a query that names a paper has found it, however its words embed).
+    let match_strength = match index.match_reference(crate::index::Script::of(query)) {
+        Some(cuts) if with_dense && !names_a_paper && !d.is_empty() => {
+            let best = d.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            Some(super::reference::match_strength(cuts, best))
+        }
+        _ => None,
+    };
+    let weak = super::reference::is_weak_match(match_strength);
     ranked(&candidates, &score, &d, &l, k)
         .into_iter()
         .map(|mut h| {
-            h.why = explain::search(index, query, h.paper, h.percentile, with_dense);
+            h.match_strength = match_strength;
+            h.why = explain::search(index, query, h.paper, h.percentile, with_dense, weak);
             h
         })
         .collect()
@@ -665,6 +684,7 @@ fn ranked(pool: &[usize], score: &[f32], dense: &[f32], lexical: &[f32], k: usiz
             lexical: lexical[j],
             percentile: fusion::percentile(score, s),
             link_strength: None,
+            match_strength: None,
             why: String::new(),
         })
         .collect()

@@ -26,6 +26,9 @@ pub(super) mod section {
     /// How strong related-work links run in this list ([`super::super::Index::link_strengths`]):
     /// optional, absent in indexes built before it existed.
     pub const LINK_STRENGTHS: &str = "links.strengths";
+    /// How close this list's papers come to each other, seen as queries in each script
+    /// ([`super::super::Index::match_reference`]): optional, like the link strengths.
+    pub const MATCH_REFERENCE: [&str; 2] = ["search.reference.latin", "search.reference.cjk"];
     pub const LEXICAL: [&str; 10] = [
         "lexical.vocab",
         "lexical.vocab_offsets",
@@ -56,10 +59,23 @@ pub(super) struct Layout {
     pub(super) graph: Option<[Range<usize>; 5]>,
     /// [`section::LINK_STRENGTHS`]: [`LINK_STRENGTH_CUTS`] finite, non-decreasing scores.
     pub(super) link_strengths: Option<Range<usize>>,
+    /// [`section::MATCH_REFERENCE`], by [`super::Script`]: [`LINK_STRENGTH_CUTS`] finite,
+    /// non-decreasing cosines each.
+    pub(super) match_reference: [Option<Range<usize>>; 2],
 }
 
-/// Scores at the percentiles 0, 1, ..., 100 of a list's related-work links.
+/// Scores at the percentiles 0, 1, ..., 100 of a list's related-work links (and cosines at
+/// the same percentiles for the search reference).
 pub const LINK_STRENGTH_CUTS: usize = 101;
+
+/// Whether `bytes` hold [`LINK_STRENGTH_CUTS`] finite, non-decreasing `f32`s.
+fn valid_cuts(bytes: &[u8]) -> bool {
+    bytemuck::try_cast_slice::<u8, f32>(bytes).is_ok_and(|c| {
+        c.len() == LINK_STRENGTH_CUTS
+            && c.iter().all(|x| x.is_finite())
+            && c.windows(2).all(|w| w[0] <= w[1])
+    })
+}
 
 fn le_bytes<T: Pod>(v: &[T]) -> &[u8] {
     bytemuck::cast_slice(v)
@@ -183,6 +199,7 @@ impl Layout {
                 _ => return Err("the HNSW graph sections are incomplete".into()),
             },
             link_strengths: container.range(section::LINK_STRENGTHS),
+            match_reference: section::MATCH_REFERENCE.map(|s| container.range(s)),
         };
         layout.check_element_sizes(bytes)?;
         if layout.kind.len() != n || layout.open_source.len() != n {
@@ -209,16 +226,15 @@ impl Layout {
         {
             return Err("an HNSW graph section has a size that does not fit its type".into());
         }
-        if let Some(r) = &self.link_strengths {
-            let cuts: Option<&[f32]> = bytemuck::try_cast_slice(&bytes[r.clone()]).ok();
-            let valid = cuts.is_some_and(|c| {
-                c.len() == LINK_STRENGTH_CUTS
-                    && c.iter().all(|x| x.is_finite())
-                    && c.windows(2).all(|w| w[0] <= w[1])
-            });
-            if !valid {
+        let cuts = [("link strengths", &self.link_strengths)]
+            .into_iter()
+            .chain(self.match_reference.iter().map(|r| ("search reference", r)));
+        for (what, r) in cuts {
+            if let Some(r) = r
+                && !valid_cuts(&bytes[r.clone()])
+            {
                 return Err(format!(
-                    "the link strengths are not {LINK_STRENGTH_CUTS} finite, ascending scores"
+                    "the {what} are not {LINK_STRENGTH_CUTS} finite, ascending values"
                 ));
             }
         }

@@ -33,6 +33,24 @@ pub use output::{OutputError, check_output};
 pub use papers::PaperTable;
 pub use reuse::{Reuse, build_incremental};
 
+/// The script of a query or a text, as far as the search reference cares
+/// ([`Index::match_reference`]): any Chinese, Japanese or Korean character makes it CJK.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Script {
+    Latin = 0,
+    Cjk = 1,
+}
+
+impl Script {
+    pub fn of(text: &str) -> Script {
+        if text.chars().any(crate::text::is_cjk) {
+            Script::Cjk
+        } else {
+            Script::Latin
+        }
+    }
+}
+
 use crate::corpus::{self, Paper};
 use layout::Layout;
 use papers::{PaperColumns, TEXT_COLUMNS, TextView};
@@ -252,19 +270,42 @@ impl Index {
     /// [`Index::link_strengths`]) stored as one more section; every other section is copied.
     /// The engine computes them from the built index, which is why they come after the build.
     pub fn with_link_strengths(self, cuts: &[f32]) -> Result<Index, IndexError> {
+        self.with_cuts(layout::section::LINK_STRENGTHS, cuts)
+    }
+
+    /// How close this list's papers come to their nearest other paper when a paper's own text
+    /// in `script` is the query: e5 cosines at the percentiles 0, 1, ..., 100, as
+    /// [`Index::with_match_reference`] stored them; `None` when the index has none for that
+    /// script (built without, or no paper has text in it). A search whose best cosine falls
+    /// below most of them matches nothing here as closely as the list's papers match each
+    /// other: the query is about something else. Cosines differ by script (a Chinese query
+    /// sits 0.05 higher against anything), hence one reference per script.
+    pub fn match_reference(&self, script: Script) -> Option<&[f32]> {
+        self.layout.match_reference[script as usize]
+            .as_ref()
+            .map(|r| self.slice(r))
+    }
+
+    /// This index with `cuts` stored as its [`Index::match_reference`] for `script`.
+    pub fn with_match_reference(self, script: Script, cuts: &[f32]) -> Result<Index, IndexError> {
+        self.with_cuts(layout::section::MATCH_REFERENCE[script as usize], cuts)
+    }
+
+    /// This index with `cuts` stored as section `name` (replacing one of that name).
+    fn with_cuts(self, name: &str, cuts: &[f32]) -> Result<Index, IndexError> {
         let bytes = {
             let bytes = self.storage.bytes();
             let container: format::Container<IndexMeta> = format::open(bytes, "index")?;
             let mut sections: Vec<(&str, &[u8])> = container
                 .sections
                 .iter()
-                .filter(|e| e.name != layout::section::LINK_STRENGTHS)
+                .filter(|e| e.name != name)
                 .map(|e| {
                     let start = e.offset as usize;
                     (e.name.as_str(), &bytes[start..start + e.len as usize])
                 })
                 .collect();
-            sections.push((layout::section::LINK_STRENGTHS, bytemuck::cast_slice(cuts)));
+            sections.push((name, bytemuck::cast_slice(cuts)));
             format::encode(&self.meta, &sections)?
         };
         let index = Index::open(Storage::from_bytes(&bytes), self.path.clone())?;
@@ -718,6 +759,37 @@ mod tests {
     /// Link strengths are an optional section: an index without them loads (built before they
     /// existed), one with them reads them back after a save, every other section the same;
     /// cuts that are not 101 ascending finite scores are refused at load.
+    #[test]
+    fn the_search_reference_is_an_optional_validated_section_per_script() {
+        let (_, _, built) = synthetic_index(60);
+        assert_eq!(built.match_reference(Script::Latin), None);
+        let cuts: Vec<f32> = (0..LINK_STRENGTH_CUTS)
+            .map(|q| 0.8 + q as f32 / 1000.0)
+            .collect();
+        let with = built.with_match_reference(Script::Cjk, &cuts).unwrap();
+        assert_eq!(with.match_reference(Script::Cjk), Some(&cuts[..]));
+        assert_eq!(with.match_reference(Script::Latin), None);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.bin");
+        with.save(&path).unwrap();
+        let loaded = Index::load(&path).unwrap();
+        assert_eq!(loaded.match_reference(Script::Cjk), Some(&cuts[..]));
+        let both = loaded.with_match_reference(Script::Latin, &cuts).unwrap();
+        assert_eq!(both.match_reference(Script::Latin), Some(&cuts[..]));
+        let bytes = std::fs::read(&path).unwrap();
+        let falling: Vec<f32> = cuts.iter().rev().copied().collect();
+        let err = match Index::from_bytes(&bytes)
+            .unwrap()
+            .with_match_reference(Script::Latin, &falling)
+        {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("accepted falling cuts"),
+        };
+        assert!(err.contains("search reference"), "{err}");
+        assert_eq!(Script::of("GRPO 的改进"), Script::Cjk);
+        assert_eq!(Script::of("GRPO"), Script::Latin);
+    }
+
     #[test]
     fn link_strengths_are_an_optional_validated_section() {
         let (papers, vectors, built) = synthetic_index(60);

@@ -234,6 +234,10 @@ impl<'a> PaperTable<'a> {
         self.field(1, i)
     }
 
+    pub fn highlight(&self, i: usize) -> Cow<'a, str> {
+        self.field(3, i)
+    }
+
     pub fn topic(&self, i: usize) -> Cow<'a, str> {
         self.field(4, i)
     }

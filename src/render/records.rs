@@ -25,6 +25,11 @@ pub struct ResultRecord<'a> {
     /// (0..1; below 0.25 `why` calls it a weak link). Absent for search and where not measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_strength: Option<f64>,
+    /// Search: where the query's best match stands against how close this list's papers come
+    /// to each other (0..1; below 0.10 `why` calls every result a weak match: the query is
+    /// about nothing in the list). Absent for related work and where not measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_strength: Option<f64>,
     /// Where to read the paper ([`Paper::href`]): its page, else its arXiv abstract.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
@@ -69,6 +74,9 @@ pub fn result_records<'a>(index: &Index, hits: &'a [Hit]) -> Vec<ResultRecord<'a
                 why: &h.why,
                 link_strength: h
                     .link_strength
+                    .map(|x| (f64::from(x) * 100.0).round() / 100.0),
+                match_strength: h
+                    .match_strength
                     .map(|x| (f64::from(x) * 100.0).round() / 100.0),
             }
         })
