@@ -100,6 +100,21 @@ fn the_page_searches_and_follows_more_like_this_and_reading_paths() {
     assert!(d.contains("href=\"https://arxiv.org/"), "no paper links");
     // The search box holds the query it answered.
     assert!(d.contains("Search: 用强化学习训练网页智能体"));
+    assert!(
+        !d.contains("weak match</span>"),
+        "an on-topic search is not a weak match"
+    );
+
+    // A search about another field: answered, every result marked, and the status says why.
+    let (d, log) = dom(&bin, &format!("{}/#q={}", s.base, encode("股票价格预测")));
+    check(&d, &log, 5);
+    assert_eq!(
+        d.matches("<li class=\"result weak\"").count(),
+        attr(&d, "data-results").unwrap().parse::<usize>().unwrap(),
+        "every result of a weak match is marked"
+    );
+    assert!(d.contains("weak match</span>"));
+    assert!(d.contains("nothing in this list is close to this query"));
 
     // Following the first result's "more like this" link.
     let like = d
