@@ -101,10 +101,10 @@ pub(super) fn search(
         .first()
         .is_some_and(|h| engine::reference::is_weak_match(h.match_strength))
     {
+        // Hedged: a few long paraphrases of a paper of the list fall below the bar too.
         eprintln!(
-            "note: nothing in this list comes close to this query: its best match is weaker than \
-             {:.0}% of the papers' nearest neighbours, so the results share a word or a broad \
-             theme at most",
+            "note: this list may have nothing on this query: its best match is further from it \
+             than {:.0}% of the list's papers are from their nearest neighbour",
             100.0 * (1.0 - engine::reference::WEAK_MATCH)
         );
     }
