@@ -157,6 +157,29 @@ pub fn fuse_by(pool: &[usize], reference: &[usize], signals: &[(f32, &[f32])]) -
     out
 }
 
+/// `values` at the percentiles 0, 1, ..., 100 ([`crate::index::LINK_STRENGTH_CUTS`] ascending
+/// values): the form in which an index stores a list's own scales (its link strengths, its
+/// search reference). `None` when there are no values.
+pub fn percentile_cuts(mut values: Vec<f32>) -> Option<Vec<f32>> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f32::total_cmp);
+    let last = values.len() - 1;
+    Some(
+        (0..crate::index::LINK_STRENGTH_CUTS)
+            .map(|q| values[(q * last + 50) / 100])
+            .collect(),
+    )
+}
+
+/// Where `x` stands on a scale stored as [`percentile_cuts`]: the share of the cuts below it,
+/// 0..=1.
+pub fn share_below(cuts: &[f32], x: f32) -> f32 {
+    let below = cuts.partition_point(|&c| c < x);
+    (below as f32 / cuts.len() as f32).clamp(0.0, 1.0)
+}
+
 /// Where `score` stands among `scores`: the share of them it beats, 0..=1.
 pub fn percentile(scores: &[f32], score: f32) -> f32 {
     if scores.len() <= 1 {

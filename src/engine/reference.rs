@@ -12,7 +12,7 @@
 //! whose best cosine is below [`WEAK_MATCH`] of them matches nothing in the list as closely as
 //! nine in ten of the list's papers match their nearest neighbour.
 
-use crate::index::{Index, IndexError, LINK_STRENGTH_CUTS, Script};
+use crate::index::{Index, IndexError, Script};
 
 /// A list gets a reference only when its median paper is described in at least this many words
 /// (a CJK character counts as half a word) beyond its title: an abstract, not a one-line note.
@@ -114,7 +114,7 @@ pub fn reference_cuts(index: &Index, queries: &[(usize, Vec<f32>)]) -> Option<Ve
     if index.len() < 2 {
         return None;
     }
-    let mut best: Vec<f32> = queries
+    let best: Vec<f32> = queries
         .par_iter()
         .filter(|(_, q)| q.len() == index.dim())
         .filter_map(|(own, q)| {
@@ -129,13 +129,7 @@ pub fn reference_cuts(index: &Index, queries: &[(usize, Vec<f32>)]) -> Option<Ve
     if best.len() < 10 {
         return None;
     }
-    best.sort_by(f32::total_cmp);
-    let last = best.len() - 1;
-    Some(
-        (0..LINK_STRENGTH_CUTS)
-            .map(|q| best[(q * last + 50) / 100])
-            .collect(),
-    )
+    super::fusion::percentile_cuts(best)
 }
 
 /// Turns texts into query vectors, or fails with `E`.
@@ -168,15 +162,9 @@ pub fn with_reference<E: From<IndexError>>(
     Ok(index)
 }
 
-/// Where a search's best cosine `best` stands in the list's reference `cuts` (0..=1): the
-/// share of the list's papers whose nearest neighbour is no closer.
-pub fn match_strength(cuts: &[f32], best: f32) -> f32 {
-    let below = cuts.partition_point(|&c| c < best);
-    (below as f32 / cuts.len() as f32).clamp(0.0, 1.0)
-}
-
-/// Whether a search whose best match stands at `strength` ([`match_strength`]) is a weak
-/// match for its list; `None` (no reference) never is.
+/// Whether a search whose best match stands at `strength` (the share of the reference below
+/// its best cosine, [`super::fusion::share_below`]) is a weak match for its list; `None` (no
+/// reference) never is.
 pub fn is_weak_match(strength: Option<f32>) -> bool {
     strength.is_some_and(|s| s < WEAK_MATCH)
 }
@@ -184,6 +172,7 @@ pub fn is_weak_match(strength: Option<f32>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::LINK_STRENGTH_CUTS;
 
     #[test]
     fn a_reference_query_is_a_first_sentence() {
@@ -199,6 +188,7 @@ mod tests {
     #[test]
     fn strength_is_the_share_of_the_reference_below() {
         let cuts: Vec<f32> = (0..LINK_STRENGTH_CUTS).map(|i| i as f32 / 100.0).collect();
+        let match_strength = super::super::fusion::share_below;
         assert_eq!(match_strength(&cuts, -1.0), 0.0);
         assert_eq!(match_strength(&cuts, 2.0), 1.0);
         let s = match_strength(&cuts, 0.05);

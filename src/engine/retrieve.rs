@@ -398,7 +398,7 @@ pub fn related(
         .filter(|_| mode == Mode::Hybrid && filters.is_empty());
     hits.into_iter()
         .map(|mut h| {
-            h.link_strength = cuts.map(|c| link_strength(c, h.score));
+            h.link_strength = cuts.map(|c| fusion::share_below(c, h.score));
             h.why = explain::related(index, seeds, h.paper, h.percentile, h.link_strength, mode);
             h
         })
@@ -470,7 +470,7 @@ pub fn link_strength_cuts(index: &Index) -> Option<Vec<f32>> {
     }
     let step = n.div_ceil(STRENGTH_SEEDS);
     let seeds: Vec<usize> = (0..n).step_by(step).collect();
-    let mut scores: Vec<f32> = seeds
+    let scores: Vec<f32> = seeds
         .par_iter()
         .flat_map_iter(|&s| {
             scored_related(index, &[s], &[], 5, Mode::Hybrid, &Filters::default())
@@ -479,15 +479,7 @@ pub fn link_strength_cuts(index: &Index) -> Option<Vec<f32>> {
         })
         .filter(|x| x.is_finite())
         .collect();
-    if scores.is_empty() {
-        return None;
-    }
-    scores.sort_by(f32::total_cmp);
-    let last = scores.len() - 1;
-    let cuts = (0..crate::index::LINK_STRENGTH_CUTS)
-        .map(|q| scores[(q * last + 50) / 100])
-        .collect();
-    Some(cuts)
+    fusion::percentile_cuts(scores)
 }
 
 /// `index` with its link strengths measured and stored ([`link_strength_cuts`]); as it was
@@ -497,12 +489,6 @@ pub fn calibrated(index: Index) -> Result<Index, crate::index::IndexError> {
         Some(cuts) => index.with_link_strengths(&cuts),
         None => Ok(index),
     }
-}
-
-/// The share of a list's links (its stored `cuts`) that `score` is stronger than, 0..=1.
-fn link_strength(cuts: &[f32], score: f32) -> f32 {
-    let below = cuts.partition_point(|&c| c < score);
-    (below as f32 / cuts.len() as f32).clamp(0.0, 1.0)
 }
 
 /// Candidates per retriever for [`neighbours`] on a large index: enough for a top 10.
@@ -657,7 +643,7 @@ pub fn search(
     let match_strength = match index.match_reference(crate::index::Script::of(query)) {
         Some(cuts) if with_dense && !names_a_paper && !d.is_empty() => {
             let best = d.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            Some(super::reference::match_strength(cuts, best))
+            Some(fusion::share_below(cuts, best))
         }
         _ => None,
     };
