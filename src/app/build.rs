@@ -111,7 +111,36 @@ fn index_corpus(
                 .collect()
         })
         .unwrap_or_default();
+    // The same holds for token alignment, which needs the model for every paper.
+    let kept_alignment: Option<Vec<f32>> = previous
+        .as_ref()
+        .filter(|p| {
+            embedder.is_none()
+                && p.meta.model_id == index.meta.model_id
+                && p.papers() == index.papers()
+        })
+        .and_then(|p| p.alignment().map(<[f32]>::to_vec));
     drop(previous);
+    let index = match kept_alignment {
+        Some(scores) => index.with_alignment(&scores)?,
+        None => recommend::engine::alignment::with_alignment(index, &mut |texts: &[&str]| {
+            eprintln!(
+                "aligning the tokens of {} papers (a list of titles and abstracts: once per change)",
+                texts.len()
+            );
+            if embedder.is_none() {
+                let options = EmbedderOptions {
+                    full_tokenizer: true,
+                    in_place: false,
+                    ..EmbedderOptions::default()
+                };
+                embedder = Some(Embedder::load(&files, options)?);
+            }
+            let e = embedder.as_ref().expect("loaded above");
+            e.token_states(texts, Role::Passage)
+                .map_err(anyhow::Error::from)
+        })?,
+    };
     let mut index = recommend::engine::calibrated(index)?;
     if kept.is_empty() {
         // The reference embeds some of the papers' own text as queries: the model is loaded

@@ -172,6 +172,11 @@ pub fn build_index(
             .embed(&refs, Role::Passage)
             .map_err(|e| e.to_string())
     })?;
+    let index = crate::engine::alignment::with_alignment(index, &mut |texts: &[&str]| {
+        embedder
+            .token_states(texts, Role::Passage)
+            .map_err(|e| IndexError::Embed(e.to_string()))
+    })?;
     let index = crate::engine::calibrated(index)?;
     let index = crate::engine::reference::with_reference(index, &mut |texts: &[&str]| {
         embedder

@@ -40,6 +40,12 @@ pub fn like_lexical_weight(share: f32, curated: bool) -> f32 {
 }
 /// Related work: IDF-weighted cosine of curated tags (silent without tags).
 pub const LIKE_TAGS: f32 = 0.8;
+/// Related work on a list of titles and abstracts: token alignment (`engine::alignment`;
+/// silent on other lists). Half the embedding's weight: added to the shipped fusion at 0.5, on
+/// the three judged lists with abstracts related@5 0.685 -> 0.705, 0.549 -> 0.557 and 0.509 ->
+/// 0.538 (BENCHMARKS.md, stop 30); 1.0 gave 0.698, 0.537, 0.545, and taking the embedding's
+/// place instead lost on one list (0.518).
+pub const LIKE_ALIGNMENT: f32 = 0.5;
 /// Related work on a list of bare titles: the cosine of the titles' character n-grams
 /// (`index::evidence::Spelling`; silent on other lists), at the lexical weight: a second
 /// lexical view of the same few words, one that sees the shared parts of coined names.

@@ -3,6 +3,7 @@
 //! The engine never loads the model: callers that need a query embedding compute it and pass it
 //! in, so `--like` runs on `index.bin` alone. It never prints: it returns values.
 
+pub mod alignment;
 pub mod communities;
 pub mod explain;
 pub mod fusion;

@@ -39,7 +39,7 @@ fn description_words(index: &Index, i: usize) -> f32 {
 }
 
 /// Whether the median of the `sample` papers is described in [`MIN_DESCRIPTION_WORDS`] or more.
-fn described(index: &Index, sample: &[usize]) -> bool {
+pub(crate) fn described(index: &Index, sample: &[usize]) -> bool {
     let mut words: Vec<f32> = sample
         .iter()
         .map(|&i| description_words(index, i))

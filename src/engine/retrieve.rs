@@ -141,6 +141,8 @@ struct Signals {
     tags: Vec<f32>,
     /// Spelling cosine (`index::evidence::Spelling`); zeros unless the list is bare titles.
     spelling: Vec<f32>,
+    /// Token alignment (`engine::alignment`); zeros unless the list has it.
+    alignment: Vec<f32>,
     links: Vec<f32>,
     /// Whether the list has curated evidence (tags or `builds_on` links).
     curated: bool,
@@ -340,7 +342,12 @@ fn signals(index: &Index, seed: usize, scored: Option<&[usize]>, sims: Similarit
             l
         }
     };
+    let alignment = match index.alignment_row(seed) {
+        Some(row) => row.to_vec(),
+        None => vec![0.0; index.len()],
+    };
     Signals {
+        alignment,
         dense,
         centered,
         lexical,
@@ -370,6 +377,7 @@ impl Signals {
                         (wl, &self.lexical),
                         (fusion::LIKE_TAGS, &self.tags),
                         (fusion::LIKE_SPELLING, &self.spelling),
+                        (fusion::LIKE_ALIGNMENT, &self.alignment),
                     ],
                 );
                 for (x, &i) in f.iter_mut().zip(pool) {

@@ -29,6 +29,9 @@ pub(super) mod section {
     /// How close this list's papers come to each other, seen as queries in each script
     /// ([`super::super::Index::match_reference`]): optional, like the link strengths.
     pub const MATCH_REFERENCE: [&str; 2] = ["search.reference.latin", "search.reference.cjk"];
+    /// Every pair's token alignment score ([`super::super::Index::alignment`]): optional, on
+    /// the lists the engine measures it for.
+    pub const ALIGNMENT: &str = "like.alignment";
     pub const LEXICAL: [&str; 10] = [
         "lexical.vocab",
         "lexical.vocab_offsets",
@@ -62,6 +65,8 @@ pub(super) struct Layout {
     /// [`section::MATCH_REFERENCE`], by [`super::Script`]: [`LINK_STRENGTH_CUTS`] finite,
     /// non-decreasing cosines each.
     pub(super) match_reference: [Option<Range<usize>>; 2],
+    /// [`section::ALIGNMENT`]: `n x n` finite scores in [0, 1].
+    pub(super) alignment: Option<Range<usize>>,
 }
 
 /// Scores at the percentiles 0, 1, ..., 100 of a list's related-work links (and cosines at
@@ -200,8 +205,19 @@ impl Layout {
             },
             link_strengths: container.range(section::LINK_STRENGTHS),
             match_reference: section::MATCH_REFERENCE.map(|s| container.range(s)),
+            alignment: container.range(section::ALIGNMENT),
         };
         layout.check_element_sizes(bytes)?;
+        if let Some(r) = &layout.alignment {
+            let ok = bytemuck::try_cast_slice::<u8, f32>(&bytes[r.clone()]).is_ok_and(|a| {
+                a.len() == n * n && a.iter().all(|x| x.is_finite() && (0.0..=1.0).contains(x))
+            });
+            if !ok {
+                return Err(format!(
+                    "the alignment scores are not {n} x {n} finite values in [0, 1]"
+                ));
+            }
+        }
         if layout.kind.len() != n || layout.open_source.len() != n {
             return Err(format!("paper fields do not cover {n} papers"));
         }

@@ -270,7 +270,7 @@ impl Index {
     /// [`Index::link_strengths`]) stored as one more section; every other section is copied.
     /// The engine computes them from the built index, which is why they come after the build.
     pub fn with_link_strengths(self, cuts: &[f32]) -> Result<Index, IndexError> {
-        self.with_cuts(layout::section::LINK_STRENGTHS, cuts)
+        self.with_section(layout::section::LINK_STRENGTHS, cuts)
     }
 
     /// How close this list's papers come to their nearest other paper when a paper's own text
@@ -288,11 +288,28 @@ impl Index {
 
     /// This index with `cuts` stored as its [`Index::match_reference`] for `script`.
     pub fn with_match_reference(self, script: Script, cuts: &[f32]) -> Result<Index, IndexError> {
-        self.with_cuts(layout::section::MATCH_REFERENCE[script as usize], cuts)
+        self.with_section(layout::section::MATCH_REFERENCE[script as usize], cuts)
     }
 
-    /// This index with `cuts` stored as section `name` (replacing one of that name).
-    fn with_cuts(self, name: &str, cuts: &[f32]) -> Result<Index, IndexError> {
+    /// Every pair's token alignment score (`engine::alignment`), row after row, `n x n`, as
+    /// [`Index::with_alignment`] stored them; `None` for a list it was not measured for.
+    pub fn alignment(&self) -> Option<&[f32]> {
+        self.layout.alignment.as_ref().map(|r| self.slice(r))
+    }
+
+    /// Paper `i`'s row of [`Index::alignment`].
+    pub fn alignment_row(&self, i: usize) -> Option<&[f32]> {
+        let n = self.len();
+        self.alignment().and_then(|a| a.get(i * n..(i + 1) * n))
+    }
+
+    /// This index with `scores` (`n x n`, see [`Index::alignment`]) stored as one more section.
+    pub fn with_alignment(self, scores: &[f32]) -> Result<Index, IndexError> {
+        self.with_section(layout::section::ALIGNMENT, scores)
+    }
+
+    /// This index with `values` stored as section `name` (replacing one of that name).
+    fn with_section(self, name: &str, values: &[f32]) -> Result<Index, IndexError> {
         let bytes = {
             let bytes = self.storage.bytes();
             let container: format::Container<IndexMeta> = format::open(bytes, "index")?;
@@ -305,7 +322,7 @@ impl Index {
                     (e.name.as_str(), &bytes[start..start + e.len as usize])
                 })
                 .collect();
-            sections.push((name, bytemuck::cast_slice(cuts)));
+            sections.push((name, bytemuck::cast_slice(values)));
             format::encode(&self.meta, &sections)?
         };
         let index = Index::open(Storage::from_bytes(&bytes), self.path.clone())?;
@@ -788,6 +805,36 @@ mod tests {
         assert!(err.contains("search reference"), "{err}");
         assert_eq!(Script::of("GRPO 的改进"), Script::Cjk);
         assert_eq!(Script::of("GRPO"), Script::Latin);
+    }
+
+    /// Token alignment scores are an optional section of `n x n` values in [0, 1]: absent
+    /// unless stored, read back after a save, a paper's row is its slice; a wrong size, a NaN
+    /// or a value out of range is refused.
+    #[test]
+    fn alignment_is_an_optional_validated_section() {
+        let (_, _, built) = synthetic_index(60);
+        assert_eq!(built.alignment(), None);
+        assert_eq!(built.alignment_row(3), None);
+        let n = built.len();
+        let scores: Vec<f32> = (0..n * n).map(|k| (k % 7) as f32 / 10.0).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.bin");
+        built.with_alignment(&scores).unwrap().save(&path).unwrap();
+        let loaded = Index::load(&path).unwrap();
+        assert_eq!(loaded.alignment(), Some(&scores[..]));
+        assert_eq!(loaded.alignment_row(2), Some(&scores[2 * n..3 * n]));
+        let bytes = std::fs::read(&path).unwrap();
+        let mut nan = scores.clone();
+        nan[5] = f32::NAN;
+        let mut high = scores.clone();
+        high[9] = 1.5;
+        for bad in [scores[..n * n - 1].to_vec(), nan, high] {
+            let err = match Index::from_bytes(&bytes).unwrap().with_alignment(&bad) {
+                Err(e) => e.to_string(),
+                Ok(_) => panic!("accepted bad alignment scores"),
+            };
+            assert!(err.contains("alignment scores"), "{err}");
+        }
     }
 
     #[test]

@@ -8,14 +8,15 @@
 //! ([`super::fasttok`], ~50 ms on the loaded 2-core machine) instead of the 250k-piece one
 //! (about a second, built on a spare thread once a process embeds a second time).
 
-use super::encoder::MappedEncoder;
+use super::encoder::{Hidden, MappedEncoder};
 use super::fasttok::VocabIndex;
 use super::onnx::Variant;
 use super::provision::{ModelFiles, ort_lib_override};
 use super::runtime;
 use super::{DIM, ModelError};
 use fastembed::{
-    InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
+    InitOptionsUserDefined, OutputKey, Pooling, TextEmbedding, TokenizerFiles,
+    UserDefinedEmbeddingModel,
 };
 use ort::environment::Environment;
 use std::path::{Path, PathBuf};
@@ -159,6 +160,73 @@ impl Runner {
             Runner::Fastembed(te) => te.embed(batch, Some(batch.len())).map_err(fe_err),
         }
     }
+}
+
+impl Runner {
+    /// The token ids, attention mask and `last_hidden_state` of `batch` (tokenized together,
+    /// padded to the longest); `None` for an empty batch.
+    fn hidden(&mut self, batch: &[&str]) -> Result<Option<Hidden>, ModelError> {
+        match self {
+            Runner::Mapped { encoder, tokenizer } => encoder.hidden(tokenizer, batch),
+            Runner::Fastembed(te) => {
+                if batch.is_empty() {
+                    return Ok(None);
+                }
+                let encodings = te
+                    .tokenizer
+                    .encode_batch(batch.to_vec(), true)
+                    .map_err(|e| ModelError::Tokenizer(e.to_string()))?;
+                let len = encodings.first().map_or(0, |e| e.len());
+                let flat: Vec<i64> = encodings
+                    .iter()
+                    .flat_map(|e| e.get_ids().iter().map(|&x| i64::from(x)))
+                    .collect();
+                let ids =
+                    ndarray::Array2::from_shape_vec((batch.len(), len), flat).map_err(|_| {
+                        ModelError::Tokenizer("texts of a batch were not padded".into())
+                    })?;
+                let out = te
+                    .transform(batch, Some(batch.len()))
+                    .map_err(fe_err)?
+                    .into_raw();
+                let [one] = &out[..] else {
+                    return Err(ModelError::Runtime("expected one batch of outputs".into()));
+                };
+                let hidden = one
+                    .select_output(&&[OutputKey::ByName("last_hidden_state")][..])
+                    .map_err(fe_err)?
+                    .into_dimensionality::<ndarray::Ix3>()
+                    .map_err(|_| {
+                        ModelError::Runtime(
+                            "last_hidden_state is not [batch, sequence, hidden]".into(),
+                        )
+                    })?
+                    .to_owned();
+                let mask = one.attention_mask_array.clone();
+                if hidden.dim().0 != ids.dim().0
+                    || hidden.dim().1 != ids.dim().1
+                    || mask.dim() != ids.dim()
+                {
+                    return Err(ModelError::Runtime(
+                        "last_hidden_state does not match the batch".into(),
+                    ));
+                }
+                Ok(Some((ids, mask, hidden)))
+            }
+        }
+    }
+}
+
+/// The contextual vectors of one text's tokens, as the model's last layer gives them before
+/// pooling: what token-level matching ([`crate::engine::alignment`]) compares. `<s>`, `</s>`
+/// and padding are left out; the role's prefix tokens are kept (they occur in every text of a
+/// list, which is how a caller weighing tokens by rarity gives them nothing).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenStates {
+    /// Token ids, one per row of `states`.
+    pub ids: Vec<u32>,
+    /// `ids.len()` rows of [`DIM`] values, row after row; not normalized.
+    pub states: Vec<f32>,
 }
 
 struct State {
@@ -585,6 +653,76 @@ impl Embedder {
             progress(start, texts.len());
         }
         Ok(out)
+    }
+
+    /// The token states ([`TokenStates`]) of each text with `role`'s prefix, in input order,
+    /// in batches of similar lengths within [`EmbedderOptions::max_batch_tokens`]. The full
+    /// tokenizer is built first if it is not yet (about a second): this serves builds, not
+    /// one-shot queries.
+    pub fn token_states(&self, texts: &[&str], role: Role) -> Result<Vec<TokenStates>, ModelError> {
+        let prefixed: Vec<String> = texts
+            .iter()
+            .map(|t| format!("{}{}", role.prefix(), t))
+            .collect();
+        let mut st = self.lock()?;
+        self.install_full(&mut st)?;
+        let lens: Vec<usize> = st
+            .te
+            .tokenizer()
+            .encode_batch(
+                prefixed.iter().map(String::as_str).collect::<Vec<_>>(),
+                true,
+            )
+            .map_err(|e| ModelError::Tokenizer(e.to_string()))?
+            .iter()
+            .map(|e| e.get_attention_mask().iter().filter(|&&m| m == 1).count())
+            .collect();
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| lens[i]);
+        let mut out: Vec<Option<TokenStates>> = vec![None; texts.len()];
+        let max_tokens = self.options.max_batch_tokens.max(1);
+        let mut start = 0;
+        while start < order.len() {
+            let mut end = start + 1;
+            while end < order.len()
+                && end - start < self.options.batch_size.max(1)
+                && (end - start + 1) * lens[order[end]] <= max_tokens
+            {
+                end += 1;
+            }
+            let batch: Vec<&str> = order[start..end]
+                .iter()
+                .map(|&i| prefixed[i].as_str())
+                .collect();
+            let Some((ids, mask, hidden)) = st.te.hidden(&batch)? else {
+                break;
+            };
+            if hidden.dim().2 != DIM {
+                return Err(ModelError::Runtime(format!(
+                    "model returned {}-d token states, expected {DIM}",
+                    hidden.dim().2
+                )));
+            }
+            for (row, &i) in order[start..end].iter().enumerate() {
+                // Real tokens are the unmasked prefix of the row: `<s>` first, `</s>` last.
+                let real = mask.row(row).iter().take_while(|&&m| m == 1).count();
+                let keep = 1..real.saturating_sub(1).max(1);
+                let mut t = TokenStates {
+                    ids: Vec::with_capacity(keep.len()),
+                    states: Vec::with_capacity(keep.len() * DIM),
+                };
+                for k in keep {
+                    t.ids.push(u32::try_from(ids[[row, k]]).unwrap_or(0));
+                    t.states
+                        .extend(hidden.slice(ndarray::s![row, k, ..]).iter());
+                }
+                out[i] = Some(t);
+            }
+            start = end;
+        }
+        out.into_iter()
+            .map(|t| t.ok_or_else(|| ModelError::Runtime("no token states returned".into())))
+            .collect()
     }
 
     /// Embed one text.

@@ -16,7 +16,7 @@
 use std::path::Path;
 
 use memmap2::Mmap;
-use ndarray::{Array2, Axis};
+use ndarray::{Array2, Array3, Axis};
 use ort::environment::Environment;
 use ort::session::Session;
 use ort::session::builder::GraphOptimizationLevel;
@@ -24,6 +24,10 @@ use ort::value::TensorRef;
 use tokenizers::Tokenizer;
 
 use super::ModelError;
+
+/// A batch's token ids and attention mask (`[batch, sequence]`, padded) and its
+/// `last_hidden_state` (`[batch, sequence, hidden]`).
+pub(crate) type Hidden = (Array2<i64>, Array2<i64>, Array3<f32>);
 
 /// An ONNX Runtime session reading its graph and weights from a mapping of `model.ort`.
 pub(crate) struct MappedEncoder {
@@ -75,18 +79,19 @@ impl MappedEncoder {
         })
     }
 
-    /// One L2-normalized vector per text of `batch`, tokenized by `tokenizer` (which pads to
-    /// the longest text of the batch).
-    pub(crate) fn embed(
+    /// The token ids and attention mask (`[batch, sequence]`, padded) and `last_hidden_state`
+    /// (`[batch, sequence, hidden]`) of `batch`, tokenized by `tokenizer`; `None` for an empty
+    /// batch.
+    pub(crate) fn hidden(
         &mut self,
         tokenizer: &Tokenizer,
         batch: &[&str],
-    ) -> Result<Vec<Vec<f32>>, ModelError> {
+    ) -> Result<Option<Hidden>, ModelError> {
         let encodings = tokenizer
             .encode_batch(batch.to_vec(), true)
             .map_err(|e| ModelError::Tokenizer(e.to_string()))?;
         let Some(len) = encodings.first().map(|e| e.len()) else {
-            return Ok(Vec::new());
+            return Ok(None);
         };
         let shape = (encodings.len(), len);
         let column = |f: &dyn Fn(&tokenizers::Encoding) -> &[u32]| {
@@ -119,6 +124,20 @@ impl MappedEncoder {
         if hidden.dim().0 != shape.0 || hidden.dim().1 != shape.1 {
             return Err(rt_err("last_hidden_state does not match the batch"));
         }
+        Ok(Some((ids, mask, hidden.to_owned())))
+    }
+
+    /// One L2-normalized vector per text of `batch`, tokenized by `tokenizer` (which pads to
+    /// the longest text of the batch).
+    pub(crate) fn embed(
+        &mut self,
+        tokenizer: &Tokenizer,
+        batch: &[&str],
+    ) -> Result<Vec<Vec<f32>>, ModelError> {
+        let Some((_, mask, hidden)) = self.hidden(tokenizer, batch)? else {
+            return Ok(Vec::new());
+        };
+        let hidden = hidden.view();
         // fastembed's mean pooling, operation for operation: mask, sum over the sequence,
         // divide by the count of real tokens; then its normalization.
         let weights = mask

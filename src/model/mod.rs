@@ -19,7 +19,9 @@ pub mod onnx;
 mod provision;
 mod runtime;
 
-pub use embedder::{Embedder, EmbedderOptions, LoadTimings, Role, load_tokenizer_json, model_id};
+pub use embedder::{
+    Embedder, EmbedderOptions, LoadTimings, Role, TokenStates, load_tokenizer_json, model_id,
+};
 pub use onnx::Variant;
 pub use provision::{
     DEFAULT_VARIANT, FileStatus, InstallOptions, ModelFiles, ModelStatus, PACKAGES, PinnedFile,
