@@ -152,9 +152,16 @@ pub enum Command {
     },
     /// An ordered reading path from a paper (or between two papers).
     Path {
+        /// Where to start: `recommend path DAPO` is `recommend path --like DAPO`.
+        #[arg(
+            value_name = "TITLE",
+            conflicts_with = "like",
+            required_unless_present = "like"
+        )]
+        start: Option<String>,
         /// Where to start.
         #[arg(long, value_name = "TITLE")]
-        like: String,
+        like: Option<String>,
         /// Where to arrive: the smoothest chain of related papers from --like to here.
         #[arg(long, value_name = "TITLE")]
         to: Option<String>,

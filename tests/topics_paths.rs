@@ -311,6 +311,29 @@ fn path_to_reaches_the_target() {
         .code(2);
 }
 
+/// `recommend path DAPO` is `recommend path --like DAPO`: the title may come first, as
+/// `search` takes its query; giving both, or neither, is a usage error.
+#[test]
+fn a_path_takes_its_start_as_an_argument_too() {
+    let positional = stdout(&["path", "DAPO", "-n", "5", "--format", "json"]);
+    assert_eq!(
+        positional,
+        stdout(&["path", "--like", "DAPO", "-n", "5", "--format", "json"])
+    );
+    let steps: Vec<Value> = serde_json::from_slice(&positional).unwrap();
+    assert!(steps.iter().any(|s| s["id"] == "dapo"), "{steps:?}");
+    recommend()
+        .args(["path", "DAPO", "--like", "GRPO"])
+        .assert()
+        .code(2)
+        .stderr(contains("cannot be used with"));
+    recommend()
+        .args(["path"])
+        .assert()
+        .code(2)
+        .stderr(contains("<TITLE>"));
+}
+
 #[test]
 fn map_svg_has_one_mark_per_paper_and_html_is_self_contained() {
     let dir = tempfile::tempdir().unwrap();

@@ -136,9 +136,7 @@ fn index_corpus(
                 };
                 embedder = Some(Embedder::load(&files, options)?);
             }
-            let e = embedder.as_ref().expect("loaded above");
-            e.token_states(texts, Role::Passage)
-                .map_err(anyhow::Error::from)
+            passage_token_states(embedder.as_ref().expect("loaded above"), texts)
         })?,
     };
     let mut index = recommend::engine::calibrated(index)?;
@@ -168,20 +166,9 @@ const EMBED_CHUNK: usize = 256;
 /// Embed passages in chunks of similar length (sorted by length first, so chunking costs no
 /// padding), with one progress bar (rate and time left) on stderr when it is a terminal.
 fn embed_passages(e: &Embedder, texts: &[String]) -> Result<Vec<Vec<f32>>> {
-    use std::io::IsTerminal;
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| texts[i].len());
-    let target = if std::io::stderr().is_terminal() && texts.len() > EMBED_CHUNK / 8 {
-        indicatif::ProgressDrawTarget::stderr()
-    } else {
-        indicatif::ProgressDrawTarget::hidden()
-    };
-    let pb = indicatif::ProgressBar::with_draw_target(Some(texts.len() as u64), target);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "embedding [{elapsed}] [{bar:30}] {pos}/{len} ({per_sec}, {eta} left)",
-    ) {
-        pb.set_style(style.progress_chars("=> "));
-    }
+    let pb = progress_bar("embedding", texts.len());
     let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
     for (k, chunk) in order.chunks(EMBED_CHUNK).enumerate() {
         let refs: Vec<&str> = chunk.iter().map(|&i| texts[i].as_str()).collect();
@@ -195,6 +182,49 @@ fn embed_passages(e: &Embedder, texts: &[String]) -> Result<Vec<Vec<f32>>> {
     }
     pb.finish_and_clear();
     Ok(out)
+}
+
+/// A progress bar on stderr for `len` texts, drawn only on a terminal and for more than a few.
+fn progress_bar(what: &str, len: usize) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    let target = if std::io::stderr().is_terminal() && len > EMBED_CHUNK / 8 {
+        indicatif::ProgressDrawTarget::stderr()
+    } else {
+        indicatif::ProgressDrawTarget::hidden()
+    };
+    let pb = indicatif::ProgressBar::with_draw_target(Some(len as u64), target);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
+        "{what} [{{elapsed}}] [{{bar:30}}] {{pos}}/{{len}} ({{per_sec}}, {{eta}} left)"
+    )) {
+        pb.set_style(style.progress_chars("=> "));
+    }
+    pb
+}
+
+/// Texts per token-state call: the states of a call are held at once (about 0.24 MB a text).
+const TOKEN_CHUNK: usize = 32;
+
+/// The token states of `texts` as passages, in input order, with a progress bar on stderr.
+fn passage_token_states(
+    e: &Embedder,
+    texts: &[&str],
+) -> Result<Vec<recommend::model::TokenStates>> {
+    // Sorted by length first, as `embed_passages` does: chunks of similar texts pad little.
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    order.sort_by_key(|&i| texts[i].len());
+    let pb = progress_bar("aligning", texts.len());
+    let mut out: Vec<Option<recommend::model::TokenStates>> = vec![None; texts.len()];
+    for (k, chunk) in order.chunks(TOKEN_CHUNK).enumerate() {
+        let refs: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
+        for (&i, t) in chunk.iter().zip(e.token_states(&refs, Role::Passage)?) {
+            out[i] = Some(t);
+        }
+        pb.set_position((k * TOKEN_CHUNK + chunk.len()) as u64);
+    }
+    pb.finish_and_clear();
+    out.into_iter()
+        .map(|t| t.ok_or_else(|| anyhow::anyhow!("no token states for a passage")))
+        .collect()
 }
 
 pub(super) fn build_index(

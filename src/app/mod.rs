@@ -80,7 +80,11 @@ pub fn run(cli: Cli) -> Result<()> {
         }) => build::build_index(&common, &corpus, out.as_deref(), force, read),
         Some(Command::Add { file, read }) => build::add(&common, &file, read),
         Some(Command::Topics { k, evaluate }) => explore::topics(&common, k, evaluate),
-        Some(Command::Path { like, to, n }) => explore::path(&common, &like, to.as_deref(), n),
+        Some(Command::Path { start, like, to, n }) => {
+            // clap requires exactly one of the two.
+            let start = start.or(like).unwrap_or_default();
+            explore::path(&common, &start, to.as_deref(), n)
+        }
         Some(Command::Map { out, like }) => explore::map(&common, &out, like.as_deref()),
         Some(Command::Bench {
             corpus,
