@@ -94,11 +94,13 @@ fn bench_index(c: &mut Criterion) {
     g.bench_function("search (embed + hybrid, top 10)", |b| {
         b.iter(|| {
             q = (q + 1) % queries.len();
-            let v = e.embed(&[queries[q]], Role::Query).unwrap();
+            // As `recommend search` does: the query's vector and token states from one run.
+            let (v, t) = e.embed_query_with_tokens(queries[q]).unwrap();
             black_box(engine::search(
                 &index,
                 queries[q],
-                Some(&v[0]),
+                Some(&v),
+                index.search_tokens().map(|_| &t),
                 10,
                 Mode::Hybrid,
                 &Filters::default(),

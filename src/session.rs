@@ -391,18 +391,28 @@ impl Session {
     /// by the caller.
     pub fn search(&self, text: &str, q: &QueryOptions) -> Result<Vec<Hit>, SessionError> {
         check_query(text)?;
-        let qv = match q.mode {
-            Mode::Lexical => None,
+        let (qv, tokens) = match q.mode {
+            Mode::Lexical => (None, None),
+            // One run of the model gives the query's vector and, for an index that matches
+            // tokens, its token states.
+            Mode::Hybrid if self.index.search_tokens().is_some() => {
+                let e = self.embedder()?;
+                let (v, t) = e
+                    .embed_query_with_tokens(text)
+                    .map_err(SessionError::Model)?;
+                (Some(v), Some(t))
+            }
             _ => {
                 let e = self.embedder()?;
                 let mut v = e.embed(&[text], Role::Query).map_err(SessionError::Model)?;
-                Some(v.remove(0))
+                (Some(v.remove(0)), None)
             }
         };
         Ok(engine::search(
             &self.index,
             text,
             qv.as_deref(),
+            tokens.as_ref(),
             q.top,
             q.mode,
             &q.filters,

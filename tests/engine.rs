@@ -21,7 +21,12 @@ fn shipped_index_matches_shipped_corpus() {
     index
         .check_fresh(&corpus.papers, "corpus")
         .expect("index.bin is stale: run `recommend index` and commit it");
-    // Built by this version: search can tell a query about another field, in either script.
+    // Built by this version: search matches the query's tokens with the papers' ...
+    let tokens = index
+        .search_tokens()
+        .expect("index.bin has no search tokens: run `recommend index`");
+    assert_eq!(tokens.offsets.len(), index.len() + 1);
+    // ... and can tell a query about another field, in either script.
     for script in [Script::Latin, Script::Cjk] {
         assert!(
             index.match_reference(script).is_some(),

@@ -147,6 +147,7 @@ fn exercise(index: &Index) {
         index,
         "policy 强化学习",
         None,
+        None,
         5,
         Mode::Lexical,
         &Filters::default(),

@@ -453,12 +453,13 @@ fn a_list_with_abstracts_is_aligned_token_by_token_once_per_change() {
             .clone()
     };
     let first = String::from_utf8(build(&abstracts, &out)).unwrap();
-    assert!(
-        first.contains("aligning the tokens of 88 papers"),
-        "{first}"
-    );
+    assert!(first.contains("reading the tokens of 88 papers"), "{first}");
     let index = recommend::index::Index::load(&out).unwrap();
     let n = index.len();
+    let tokens = index
+        .search_tokens()
+        .expect("a list with abstracts has search tokens");
+    assert_eq!(tokens.offsets.len(), n + 1);
     let scores = index.alignment().expect("a list with abstracts is aligned");
     assert_eq!(scores.len(), n * n);
     for a in 0..n {
@@ -496,7 +497,7 @@ fn a_list_with_abstracts_is_aligned_token_by_token_once_per_change() {
         .get_output()
         .stderr
         .clone();
-    assert!(!String::from_utf8_lossy(&again).contains("aligning"));
+    assert!(!String::from_utf8_lossy(&again).contains("reading the tokens"));
     assert_eq!(std::fs::read(&out).unwrap(), before);
     let notes_out = t.path().join("notes.bin");
     build(
@@ -508,5 +509,9 @@ fn a_list_with_abstracts_is_aligned_token_by_token_once_per_change() {
         notes.alignment(),
         None,
         "titles and one-line notes are not aligned"
+    );
+    assert!(
+        notes.search_tokens().is_none(),
+        "nor matched token by token"
     );
 }

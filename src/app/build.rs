@@ -111,21 +111,40 @@ fn index_corpus(
                 .collect()
         })
         .unwrap_or_default();
-    // The same holds for token alignment, which needs the model for every paper.
-    let kept_alignment: Option<Vec<f32>> = previous
+    // The same holds for what the token states give (alignment, search tokens), which needs
+    // the model for every paper; kept only when the previous index has all that applies.
+    let kept_tokens = previous
         .as_ref()
         .filter(|p| {
             embedder.is_none()
                 && p.meta.model_id == index.meta.model_id
                 && p.papers() == index.papers()
+                && (p.alignment().is_some() || !recommend::engine::alignment::applies(&index))
+                && (p.search_tokens().is_some()
+                    || !recommend::engine::alignment::search_applies(&index))
         })
-        .and_then(|p| p.alignment().map(<[f32]>::to_vec));
+        .map(|p| {
+            (
+                p.alignment().map(<[f32]>::to_vec),
+                p.search_tokens().map(|t| t.to_data()),
+            )
+        });
     drop(previous);
-    let index = match kept_alignment {
-        Some(scores) => index.with_alignment(&scores)?,
-        None => recommend::engine::alignment::with_alignment(index, &mut |texts: &[&str]| {
+    let index = match kept_tokens {
+        Some((alignment, search)) => {
+            // In `with_tokens`' order, so that the file comes out byte-identical.
+            let mut index = index;
+            if let Some(tokens) = search {
+                index = index.with_search_tokens(&tokens)?;
+            }
+            if let Some(scores) = alignment {
+                index = index.with_alignment(&scores)?;
+            }
+            index
+        }
+        None => recommend::engine::alignment::with_tokens(index, &mut |texts: &[&str]| {
             eprintln!(
-                "aligning the tokens of {} papers (a list of titles and abstracts: once per change)",
+                "reading the tokens of {} papers (described papers: once per change of the list)",
                 texts.len()
             );
             if embedder.is_none() {
@@ -212,7 +231,7 @@ fn passage_token_states(
     // Sorted by length first, as `embed_passages` does: chunks of similar texts pad little.
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| texts[i].len());
-    let pb = progress_bar("aligning", texts.len());
+    let pb = progress_bar("reading tokens", texts.len());
     let mut out: Vec<Option<recommend::model::TokenStates>> = vec![None; texts.len()];
     for (k, chunk) in order.chunks(TOKEN_CHUNK).enumerate() {
         let refs: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();

@@ -156,6 +156,34 @@ pub struct WeakMatchScore {
     pub offtopic_flagged: usize,
 }
 
+/// A query's vector and, where the index matches tokens, its token states.
+pub type QueryInput = (Vec<f32>, Option<crate::model::TokenStates>);
+
+/// What the shipped search embeds for each of `queries`: on an index with search tokens the
+/// vector and token states of one model run per query (`Session::search`'s way), else the
+/// vectors of one batched run.
+pub fn query_inputs(
+    index: &Index,
+    embedder: &Embedder,
+    queries: &[&str],
+) -> Result<Vec<QueryInput>, ModelError> {
+    if index.search_tokens().is_some() {
+        queries
+            .iter()
+            .map(|q| {
+                let (v, t) = embedder.embed_query_with_tokens(q)?;
+                Ok((v, Some(t)))
+            })
+            .collect()
+    } else {
+        Ok(embedder
+            .embed(queries, Role::Query)?
+            .into_iter()
+            .map(|v| (v, None))
+            .collect())
+    }
+}
+
 /// [`WeakMatchScore`] of the shipped search on `judged` and `offtopic` (queries from other
 /// fields); `None` when the index has no search reference.
 pub fn weak_match_score(
@@ -171,11 +199,12 @@ pub fn weak_match_score(
     {
         return Ok(None);
     }
-    let first = |query: &str, vector: &[f32]| {
+    let first = |query: &str, (vector, tokens): &QueryInput| {
         engine::search(
             index,
             query,
             Some(vector),
+            tokens.as_ref(),
             1,
             Mode::Hybrid,
             &Filters::default(),
@@ -185,7 +214,7 @@ pub fn weak_match_score(
         .map(|h| (h.paper, engine::reference::is_weak_match(h.match_strength)))
     };
     let queries: Vec<&str> = judged.search.iter().map(|(_, q, _)| q.as_str()).collect();
-    let vectors = embedder.embed(&queries, Role::Query)?;
+    let vectors = query_inputs(index, embedder, &queries)?;
     let (mut flagged, mut answered) = (0, 0);
     for ((_, q, grades), v) in judged.search.iter().zip(&vectors) {
         if let Some((paper, true)) = first(q, v) {
@@ -197,7 +226,7 @@ pub fn weak_match_score(
     let off_vectors = if off.is_empty() {
         Vec::new()
     } else {
-        embedder.embed(&off, Role::Query)?
+        query_inputs(index, embedder, &off)?
     };
     let off_flagged = off
         .iter()
@@ -547,7 +576,8 @@ pub fn search_scores(
     embedder: &Embedder,
 ) -> Result<Vec<SearchScore>, ModelError> {
     let queries: Vec<&str> = judged.search.iter().map(|(_, q, _)| q.as_str()).collect();
-    let vectors = embedder.embed(&queries, Role::Query)?;
+    let inputs = query_inputs(index, embedder, &queries)?;
+    let vectors: Vec<Vec<f32>> = inputs.iter().map(|(v, _)| v.clone()).collect();
     let words = Tfidf::fit_papers(index.papers());
     let chars = Tfidf::fit_papers_chars(index.papers());
     let ranked_scores = |scores: Vec<f32>| -> Vec<usize> {
@@ -560,6 +590,7 @@ pub fn search_scores(
             index,
             queries[q],
             Some(&vectors[q]),
+            inputs[q].1.as_ref(),
             10,
             mode,
             &Filters::default(),

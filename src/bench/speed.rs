@@ -137,13 +137,14 @@ pub fn search_latency(
     let mut error = None;
     let samples = time_each(queries, 5, &mut |q| {
         let t = Instant::now();
-        match embedder.embed(&[q.as_str()], Role::Query) {
+        match super::judged::query_inputs(index, embedder, &[q.as_str()]) {
             Ok(v) => {
                 embed_times.push(t.elapsed());
                 std::hint::black_box(engine::search(
                     index,
                     q,
-                    Some(&v[0]),
+                    Some(&v[0].0),
+                    v[0].1.as_ref(),
                     10,
                     Mode::Hybrid,
                     &Filters::default(),
@@ -172,7 +173,7 @@ pub fn build_index(
             .embed(&refs, Role::Passage)
             .map_err(|e| e.to_string())
     })?;
-    let index = crate::engine::alignment::with_alignment(index, &mut |texts: &[&str]| {
+    let index = crate::engine::alignment::with_tokens(index, &mut |texts: &[&str]| {
         embedder
             .token_states(texts, Role::Passage)
             .map_err(|e| IndexError::Embed(e.to_string()))

@@ -21,10 +21,22 @@
 //! shipped list it lowered every figure), whose papers are described (a one-line note or a
 //! bare title has too few tokens to align: every such list measured lost), and of at most
 //! [`MAX_PAPERS`] papers (the cost grows with the square of the list).
+//!
+//! Search matches tokens the same way, from the query's side ([`query_match`]): each token of
+//! the query (its state from the run of the model that gives the query's vector) finds its
+//! best token among a paper's, weighed by its rarity in the list. That needs the passages'
+//! token states at query time: every described list of at most [`MAX_PAPERS`] papers, curated
+//! or not, stores them ([`passage_tokens`]: f16, without the tokens common to a fifth of the
+//! list), about 0.09 MB a paper. Chinese queries gain most: the multilingual token states
+//! meet English abstracts across languages (BENCHMARKS.md, stop 30).
 
 use rayon::prelude::*;
 
-use crate::index::{Index, IndexError};
+use std::collections::HashMap;
+
+use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
+
+use crate::index::{Index, IndexError, SearchTokenData, SearchTokens};
 use crate::model::TokenStates;
 
 /// A token match counts only above this cosine (between centred token vectors). Chosen on the
@@ -50,43 +62,15 @@ pub fn applies(index: &Index) -> bool {
 pub fn scores(mut states: Vec<TokenStates>) -> Vec<f32> {
     let n = states.len();
     let dim = crate::model::DIM;
-    let mut df: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
-    for s in &states {
-        let mut ids = s.ids.clone();
-        ids.sort_unstable();
-        ids.dedup();
-        for t in ids {
-            *df.entry(t).or_default() += 1;
-        }
-    }
+    let df = document_frequencies(&states);
     let idf = |t: u32| (((n + 1) as f32) / ((df[&t] + 1) as f32)).ln();
-    // The list's mean token: what every token shares with every other (the field, the prefix).
-    let mut mean = vec![0.0f64; dim];
-    let mut count = 0usize;
-    for s in &states {
-        for row in s.states.chunks_exact(dim) {
-            for (m, &x) in mean.iter_mut().zip(row) {
-                *m += f64::from(x);
-            }
-            count += 1;
-        }
-    }
-    let mean: Vec<f32> = mean
-        .iter()
-        .map(|&m| (m / count.max(1) as f64) as f32)
-        .collect();
+    let mean = mean_token(&states);
     for s in &mut states {
         let rows = s.states.len() / dim;
         s.states.truncate(rows * dim);
         s.ids.truncate(rows);
         for row in s.states.chunks_exact_mut(dim) {
-            let mut norm = 0.0f32;
-            for (x, &c) in row.iter_mut().zip(&mean) {
-                *x -= c;
-                norm += *x * *x;
-            }
-            let norm = norm.sqrt().max(1e-12);
-            row.iter_mut().for_each(|x| *x /= norm);
+            centre(row, &mean);
         }
     }
     let docs: Vec<(ndarray::ArrayView2<'_, f32>, Vec<f32>, f32)> = states
@@ -149,18 +133,164 @@ pub fn scores(mut states: Vec<TokenStates>) -> Vec<f32> {
     out
 }
 
+/// In how many of the texts each token id occurs.
+fn document_frequencies(states: &[TokenStates]) -> HashMap<u32, usize> {
+    let mut df: HashMap<u32, usize> = HashMap::new();
+    for s in states {
+        let mut ids = s.ids.clone();
+        ids.sort_unstable();
+        ids.dedup();
+        for t in ids {
+            *df.entry(t).or_default() += 1;
+        }
+    }
+    df
+}
+
+/// The list's mean token: what every token shares with every other (the field, the prefix).
+fn mean_token(states: &[TokenStates]) -> Vec<f32> {
+    let dim = crate::model::DIM;
+    let mut mean = vec![0.0f64; dim];
+    let mut count = 0usize;
+    for s in states {
+        for row in s.states.chunks_exact(dim) {
+            for (m, &x) in mean.iter_mut().zip(row) {
+                *m += f64::from(x);
+            }
+            count += 1;
+        }
+    }
+    mean.iter()
+        .map(|&m| (m / count.max(1) as f64) as f32)
+        .collect()
+}
+
+/// `row` centred on `mean` and normalized, in place.
+fn centre(row: &mut [f32], mean: &[f32]) {
+    let mut norm = 0.0f32;
+    for (x, &c) in row.iter_mut().zip(mean) {
+        *x -= c;
+        norm += *x * *x;
+    }
+    let norm = norm.sqrt().max(1e-12);
+    row.iter_mut().for_each(|x| *x /= norm);
+}
+
+/// Search keeps a passage's tokens that occur in at most this share of the list's papers: the
+/// rest match every query alike. On the shipped list 15.7k of 28.6k tokens, with the same
+/// judged search figures as all of them (BENCHMARKS.md, stop 30).
+pub const SEARCH_MAX_DF: f32 = 0.2;
+
+/// Whether search gets token matching on `index`: described papers (abstracts, not one-line
+/// notes: on the shipped list's titles + highlights form it lost English queries) and 3 to
+/// [`MAX_PAPERS`] papers (the states take about 0.1 MB a paper in `index.bin`).
+pub fn search_applies(index: &Index) -> bool {
+    (3..=MAX_PAPERS).contains(&index.len())
+        && super::reference::described(index, &(0..index.len()).collect::<Vec<_>>())
+}
+
+/// What `index.bin` stores for search from the passages' token states (index order): each
+/// token centred on the list's mean token and normalized, as f16, but for the tokens in more
+/// than [`SEARCH_MAX_DF`] of the papers; the list's token ids with their document
+/// frequencies (a query's tokens weigh by their rarity in the list); the mean token.
+pub fn passage_tokens(states: &[TokenStates]) -> SearchTokenData {
+    let n = states.len();
+    let dim = crate::model::DIM;
+    let df = document_frequencies(states);
+    let mean = mean_token(states);
+    let mut out = SearchTokenData {
+        offsets: vec![0],
+        mean: mean.clone(),
+        ..SearchTokenData::default()
+    };
+    let keep = |t: u32| df[&t] as f32 <= SEARCH_MAX_DF * n as f32;
+    let mut row = vec![0.0f32; dim];
+    for s in states {
+        for (&t, state) in s.ids.iter().zip(s.states.chunks_exact(dim)) {
+            if keep(t) {
+                row.copy_from_slice(state);
+                centre(&mut row, &mean);
+                out.states
+                    .extend(row.iter().map(|&x| half::f16::from_f32(x).to_bits()));
+            }
+        }
+        out.offsets.push((out.states.len() / dim) as u32);
+    }
+    let mut vocab: Vec<(u32, usize)> = df.into_iter().collect();
+    vocab.sort_unstable();
+    out.vocab = vocab.iter().map(|&(t, _)| t).collect();
+    out.df = vocab.iter().map(|&(_, d)| d as u32).collect();
+    out
+}
+
+/// How well each paper of `papers` holds the query's tokens: each query token's best match
+/// among the paper's stored tokens, counted above [`MATCH_FLOOR`], weighed by the token's
+/// rarity in the list (a token the list never uses weighs most), over the query's weight.
+pub fn query_match(tokens: &SearchTokens<'_>, query: &TokenStates, papers: &[usize]) -> Vec<f32> {
+    let dim = crate::model::DIM;
+    let n = tokens.offsets.len().saturating_sub(1);
+    let mut q: Vec<f32> = Vec::with_capacity(query.states.len());
+    let mut w: Vec<f32> = Vec::new();
+    for (&t, state) in query.ids.iter().zip(query.states.chunks_exact(dim)) {
+        let df = tokens
+            .vocab
+            .binary_search(&t)
+            .map_or(0, |k| tokens.df[k] as usize);
+        let weight = (((n + 1) as f32) / ((df + 1) as f32)).ln();
+        let start = q.len();
+        q.extend_from_slice(state);
+        centre(&mut q[start..], tokens.mean);
+        w.push(weight);
+    }
+    let total: f32 = w.iter().sum();
+    let rows = w.len();
+    if rows == 0 || total <= 0.0 {
+        return vec![0.0; papers.len()];
+    }
+    let q = ndarray::ArrayView2::from_shape((rows, dim), &q).expect("rows of DIM values");
+    papers
+        .iter()
+        .map(|&i| {
+            let (Some(&a), Some(&b)) = (tokens.offsets.get(i), tokens.offsets.get(i + 1)) else {
+                return 0.0;
+            };
+            let (a, b) = (a as usize * dim, b as usize * dim);
+            if a >= b || b > tokens.states.len() {
+                return 0.0;
+            }
+            let mut p = vec![0.0f32; b - a];
+            let stored: &[half::f16] = tokens.states[a..b].reinterpret_cast();
+            stored.convert_to_f32_slice(&mut p);
+            let p = ndarray::ArrayView2::from_shape(((b - a) / dim, dim), &p)
+                .expect("rows of DIM values");
+            let sim = q.dot(&p.t());
+            sim.rows()
+                .into_iter()
+                .zip(&w)
+                .map(|(r, &wt)| {
+                    let best = r.fold(f32::MIN, |x, &y| x.max(y));
+                    if best > MATCH_FLOOR { best * wt } else { 0.0 }
+                })
+                .sum::<f32>()
+                / total
+        })
+        .collect()
+}
+
 /// Turns passages into token states, or fails with `E`.
 pub type TokenEmbedder<'a, E> = dyn FnMut(&[&str]) -> Result<Vec<TokenStates>, E> + 'a;
 
-/// `index` with its alignment scores measured and stored when it [`applies`]; `embed` gives the
-/// token states of the papers' passages (`index::passage_text`, embedded as passages). Every
-/// build that users query goes through this, before [`super::calibrated`] (link strengths are
-/// measured on the ranking this signal is part of).
-pub fn with_alignment<E: From<IndexError>>(
+/// `index` with what the passages' token states give it: the alignment scores when it
+/// [`applies`], the search tokens when [`search_applies`]; `embed` gives the token states of the
+/// papers' passages (`index::passage_text`, embedded as passages) and is called only when one
+/// of the two applies. Every build that users query goes through this, before
+/// [`super::calibrated`] (link strengths are measured on the ranking alignment is part of).
+pub fn with_tokens<E: From<IndexError>>(
     index: Index,
     embed: &mut TokenEmbedder<'_, E>,
 ) -> Result<Index, E> {
-    if !applies(&index) {
+    let (align, search) = (applies(&index), search_applies(&index));
+    if !align && !search {
         return Ok(index);
     }
     let texts: Vec<String> = index
@@ -178,7 +308,14 @@ pub fn with_alignment<E: From<IndexError>>(
         }
         .into());
     }
-    Ok(index.with_alignment(&scores(states))?)
+    let mut index = index;
+    if search {
+        index = index.with_search_tokens(&passage_tokens(&states))?;
+    }
+    if align {
+        index = index.with_alignment(&scores(states))?;
+    }
+    Ok(index)
 }
 
 #[cfg(test)]
@@ -222,6 +359,48 @@ mod tests {
         assert!(s[1] > 0.3, "{}", s[1]);
         assert!(s[2] < 0.05 && s[3] < 0.05, "{:?}", &s[..n]);
         assert_eq!(scores(states), s, "deterministic");
+    }
+
+    #[test]
+    fn a_query_matches_the_papers_holding_its_rare_tokens() {
+        // Ten texts share token 0 (dropped from the stored states: in every paper); text 3
+        // alone holds token 40, texts 4 and 5 token 50.
+        let mut states: Vec<TokenStates> = (0..10)
+            .map(|i| text(&[(0, 0), (100 + i as u32, 100 + i)]))
+            .collect();
+        states[3] = text(&[(0, 0), (40, 40), (103, 103)]);
+        states[4] = text(&[(0, 0), (50, 50), (104, 104)]);
+        states[5] = text(&[(0, 0), (50, 50), (105, 105)]);
+        let data = passage_tokens(&states);
+        assert_eq!(data.offsets.len(), 11);
+        assert_eq!(
+            data.states.len(),
+            13 * DIM,
+            "token 0 is in every paper: not stored"
+        );
+        let stored = SearchTokens {
+            states: &data.states,
+            offsets: &data.offsets,
+            vocab: &data.vocab,
+            df: &data.df,
+            mean: &data.mean,
+        };
+        let papers: Vec<usize> = (0..10).collect();
+        let m = query_match(&stored, &text(&[(0, 0), (40, 40)]), &papers);
+        let best = (0..10).max_by(|&a, &b| m[a].total_cmp(&m[b])).unwrap();
+        assert_eq!(best, 3, "{m:?}");
+        assert!(m[3] > 0.5 && m[0] == 0.0, "{m:?}");
+        let m = query_match(&stored, &text(&[(50, 50)]), &papers);
+        assert!(m[4] > 0.5 && m[4] == m[5] && m[3] == 0.0, "{m:?}");
+        let none = query_match(
+            &stored,
+            &TokenStates {
+                ids: vec![],
+                states: vec![],
+            },
+            &papers,
+        );
+        assert!(none.iter().all(|&x| x == 0.0));
     }
 
     #[test]

@@ -80,6 +80,12 @@ pub const LIKE_RECIPROCAL: f32 = 0.5;
 pub const LIKE_RECIPROCAL_K: usize = 10;
 /// How many of the best candidates are checked.
 pub const LIKE_RECIPROCAL_TOP: usize = 15;
+/// Free-text search: token matching (`engine::alignment::query_match`), on lists whose index
+/// holds the passages' token states. Chosen offline (1.0: shipped list MRR en / mixed / zh
+/// 0.967 / 0.942 / 0.888 -> 0.983 / 0.981 / 0.928); built, 0.983 / 0.981 / 0.931, Chinese
+/// 0.757 -> 0.845 and 0.883 -> 1.000 on the lists with abstracts, whose English and mixed
+/// queries lose 0.02 (BENCHMARKS.md, stop 30).
+pub const SEARCH_TOKENS: f32 = 1.0;
 /// Free-text search: the query-passage embedding cosine.
 pub const SEARCH_DENSE: f32 = 1.0;
 /// Free-text search: BM25 of the query and its glossary translations, at most (see

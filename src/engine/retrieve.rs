@@ -569,6 +569,7 @@ pub fn search(
     index: &Index,
     query: &str,
     query_vector: Option<&[f32]>,
+    query_tokens: Option<&crate::model::TokenStates>,
     k: usize,
     mode: Mode,
     filters: &Filters,
@@ -641,7 +642,19 @@ pub fn search(
         Mode::Lexical => candidates.iter().map(|&i| bm25[i]).collect(),
         Mode::Hybrid => {
             let (wd, wl) = fusion::search_weights(&index.lexical(), query);
-            fuse(&candidates, &[(wd, &dense), (wl, &bm25)])
+            // Token matching (`alignment::query_match`) where the index and the query have
+            // token states; silent (zeros) elsewhere.
+            let mut tokens = vec![0.0f32; n];
+            if let (Some(stored), Some(q)) = (index.search_tokens(), query_tokens) {
+                let matched = super::alignment::query_match(&stored, q, &candidates);
+                for (&i, m) in candidates.iter().zip(matched) {
+                    tokens[i] = m;
+                }
+            }
+            fuse(
+                &candidates,
+                &[(wd, &dense), (wl, &bm25), (fusion::SEARCH_TOKENS, &tokens)],
+            )
         }
     };
     let d: Vec<f32> = candidates.iter().map(|&i| dense[i]).collect();

@@ -32,6 +32,16 @@ pub(super) mod section {
     /// Every pair's token alignment score ([`super::super::Index::alignment`]): optional, on
     /// the lists the engine measures it for.
     pub const ALIGNMENT: &str = "like.alignment";
+    /// The passages' token states for search ([`super::super::Index::search_tokens`]): f16
+    /// rows, each paper's first row, the list's token ids and document frequencies, the mean
+    /// token; optional, all five or none.
+    pub const SEARCH_TOKENS: [&str; 5] = [
+        "search.tokens.states",
+        "search.tokens.offsets",
+        "search.tokens.vocab",
+        "search.tokens.df",
+        "search.tokens.mean",
+    ];
     pub const LEXICAL: [&str; 10] = [
         "lexical.vocab",
         "lexical.vocab_offsets",
@@ -67,6 +77,8 @@ pub(super) struct Layout {
     pub(super) match_reference: [Option<Range<usize>>; 2],
     /// [`section::ALIGNMENT`]: `n x n` finite scores in [0, 1].
     pub(super) alignment: Option<Range<usize>>,
+    /// [`section::SEARCH_TOKENS`], checked by [`check_search_tokens`].
+    pub(super) search_tokens: Option<[Range<usize>; 5]>,
 }
 
 /// Scores at the percentiles 0, 1, ..., 100 of a list's related-work links (and cosines at
@@ -206,8 +218,16 @@ impl Layout {
             link_strengths: container.range(section::LINK_STRENGTHS),
             match_reference: section::MATCH_REFERENCE.map(|s| container.range(s)),
             alignment: container.range(section::ALIGNMENT),
+            search_tokens: match section::SEARCH_TOKENS.map(|s| container.range(s)) {
+                [Some(a), Some(b), Some(c), Some(d), Some(e)] => Some([a, b, c, d, e]),
+                [None, None, None, None, None] => None,
+                _ => return Err("the search token sections are incomplete".into()),
+            },
         };
         layout.check_element_sizes(bytes)?;
+        if let Some(r) = &layout.search_tokens {
+            check_search_tokens(bytes, r, n, dim)?;
+        }
         if let Some(r) = &layout.alignment {
             let ok = bytemuck::try_cast_slice::<u8, f32>(&bytes[r.clone()]).is_ok_and(|a| {
                 a.len() == n * n && a.iter().all(|x| x.is_finite() && (0.0..=1.0).contains(x))
@@ -256,6 +276,40 @@ impl Layout {
         }
         Ok(())
     }
+}
+
+/// The search token sections: `n + 1` ascending row offsets ending at the number of rows,
+/// `rows x dim` finite f16 values, strictly ascending token ids with one document frequency
+/// each (at most `n`), and `dim` finite mean values.
+fn check_search_tokens(
+    bytes: &[u8],
+    r: &[Range<usize>; 5],
+    n: usize,
+    dim: usize,
+) -> Result<(), String> {
+    let bad = || Err("the search token sections are inconsistent".to_string());
+    let (Ok(states), Ok(offsets), Ok(vocab), Ok(df), Ok(mean)) = (
+        bytemuck::try_cast_slice::<u8, u16>(&bytes[r[0].clone()]),
+        bytemuck::try_cast_slice::<u8, u32>(&bytes[r[1].clone()]),
+        bytemuck::try_cast_slice::<u8, u32>(&bytes[r[2].clone()]),
+        bytemuck::try_cast_slice::<u8, u32>(&bytes[r[3].clone()]),
+        bytemuck::try_cast_slice::<u8, f32>(&bytes[r[4].clone()]),
+    ) else {
+        return bad();
+    };
+    let rows = offsets.last().copied().unwrap_or(0) as usize;
+    let ok = offsets.len() == n + 1
+        && offsets.first() == Some(&0)
+        && offsets.windows(2).all(|w| w[0] <= w[1])
+        && states.len() == rows * dim
+        // f16: an exponent of all ones is an infinity or a NaN.
+        && states.iter().all(|&h| h & 0x7c00 != 0x7c00)
+        && vocab.windows(2).all(|w| w[0] < w[1])
+        && df.len() == vocab.len()
+        && df.iter().all(|&d| d as usize <= n)
+        && mean.len() == dim
+        && mean.iter().all(|x| x.is_finite());
+    if ok { Ok(()) } else { bad() }
 }
 
 /// The checksum only proves the bytes are the ones written: a forged file with a recomputed

@@ -197,6 +197,44 @@ pub fn passage_text(p: &Paper) -> String {
     s
 }
 
+/// The passages' token states of a list, as search reads them from `index.bin`
+/// ([`Index::search_tokens`]): centred on `mean` and normalized, stored as f16.
+#[derive(Debug, Clone, Copy)]
+pub struct SearchTokens<'a> {
+    /// Rows of `dim` f16 values (as bits).
+    pub states: &'a [u16],
+    /// Paper `i`'s rows are `offsets[i]..offsets[i + 1]`.
+    pub offsets: &'a [u32],
+    /// The list's token ids, ascending, and in how many papers each occurs.
+    pub vocab: &'a [u32],
+    pub df: &'a [u32],
+    /// The list's mean token state (before centring), to centre a query's tokens alike.
+    pub mean: &'a [f32],
+}
+
+impl SearchTokens<'_> {
+    /// An owned copy, to store in another index.
+    pub fn to_data(&self) -> SearchTokenData {
+        SearchTokenData {
+            states: self.states.to_vec(),
+            offsets: self.offsets.to_vec(),
+            vocab: self.vocab.to_vec(),
+            df: self.df.to_vec(),
+            mean: self.mean.to_vec(),
+        }
+    }
+}
+
+/// [`SearchTokens`] to store ([`Index::with_search_tokens`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SearchTokenData {
+    pub states: Vec<u16>,
+    pub offsets: Vec<u32>,
+    pub vocab: Vec<u32>,
+    pub df: Vec<u32>,
+    pub mean: Vec<f32>,
+}
+
 impl Index {
     /// Build an index over `papers`. `embed` maps passage texts to L2-normalized vectors.
     pub fn build(
@@ -308,21 +346,54 @@ impl Index {
         self.with_section(layout::section::ALIGNMENT, scores)
     }
 
+    /// The passages' token states for search (`engine::alignment::query_match`), as
+    /// [`Index::with_search_tokens`] stored them; `None` for a list without.
+    pub fn search_tokens(&self) -> Option<SearchTokens<'_>> {
+        let r = self.layout.search_tokens.as_ref()?;
+        let bytes = self.storage.bytes();
+        let cast = |k: usize| &bytes[r[k].clone()];
+        Some(SearchTokens {
+            states: bytemuck::cast_slice(cast(0)),
+            offsets: bytemuck::cast_slice(cast(1)),
+            vocab: bytemuck::cast_slice(cast(2)),
+            df: bytemuck::cast_slice(cast(3)),
+            mean: bytemuck::cast_slice(cast(4)),
+        })
+    }
+
+    /// This index with `tokens` stored as its [`Index::search_tokens`].
+    pub fn with_search_tokens(self, tokens: &SearchTokenData) -> Result<Index, IndexError> {
+        let sections: [&[u8]; 5] = [
+            bytemuck::cast_slice(&tokens.states),
+            bytemuck::cast_slice(&tokens.offsets),
+            bytemuck::cast_slice(&tokens.vocab),
+            bytemuck::cast_slice(&tokens.df),
+            bytemuck::cast_slice(&tokens.mean),
+        ];
+        self.with_sections(&layout::section::SEARCH_TOKENS.map(String::from), &sections)
+    }
+
     /// This index with `values` stored as section `name` (replacing one of that name).
     fn with_section(self, name: &str, values: &[f32]) -> Result<Index, IndexError> {
+        self.with_sections(&[name.to_string()], &[bytemuck::cast_slice(values)])
+    }
+
+    /// This index with each of `names` stored with its bytes (replacing sections of those
+    /// names); every other section is copied.
+    fn with_sections(self, names: &[String], values: &[&[u8]]) -> Result<Index, IndexError> {
         let bytes = {
             let bytes = self.storage.bytes();
             let container: format::Container<IndexMeta> = format::open(bytes, "index")?;
             let mut sections: Vec<(&str, &[u8])> = container
                 .sections
                 .iter()
-                .filter(|e| e.name != name)
+                .filter(|e| !names.contains(&e.name))
                 .map(|e| {
                     let start = e.offset as usize;
                     (e.name.as_str(), &bytes[start..start + e.len as usize])
                 })
                 .collect();
-            sections.push((name, bytemuck::cast_slice(values)));
+            sections.extend(names.iter().map(String::as_str).zip(values.iter().copied()));
             format::encode(&self.meta, &sections)?
         };
         let index = Index::open(Storage::from_bytes(&bytes), self.path.clone())?;
@@ -834,6 +905,49 @@ mod tests {
                 Ok(_) => panic!("accepted bad alignment scores"),
             };
             assert!(err.contains("alignment scores"), "{err}");
+        }
+    }
+
+    /// Search tokens are five optional sections, validated together at load.
+    #[test]
+    fn search_tokens_are_optional_validated_sections() {
+        let (_, _, built) = synthetic_index(60);
+        assert!(built.search_tokens().is_none());
+        let n = built.len();
+        let dim = built.dim();
+        // Three rows, spread over the papers.
+        let good = SearchTokenData {
+            states: vec![half::f16::from_f32(0.5).to_bits(); 3 * dim],
+            offsets: std::iter::once(0)
+                .chain((1..n).map(|i| (i * 3 / n) as u32))
+                .chain(std::iter::once(3))
+                .collect(),
+            vocab: vec![5, 9],
+            df: vec![1, 2],
+            mean: vec![0.0; dim],
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.bin");
+        built
+            .with_search_tokens(&good)
+            .unwrap()
+            .save(&path)
+            .unwrap();
+        let loaded = Index::load(&path).unwrap();
+        assert_eq!(loaded.search_tokens().unwrap().to_data(), good);
+        let bytes = std::fs::read(&path).unwrap();
+        let mut nan = good.clone();
+        nan.states[7] = half::f16::NAN.to_bits();
+        let mut short = good.clone();
+        short.offsets.pop();
+        let mut unsorted = good.clone();
+        unsorted.vocab = vec![9, 5];
+        for bad in [nan, short, unsorted] {
+            let err = match Index::from_bytes(&bytes).unwrap().with_search_tokens(&bad) {
+                Err(e) => e.to_string(),
+                Ok(_) => panic!("accepted bad search tokens"),
+            };
+            assert!(err.contains("search token"), "{err}");
         }
     }
 

@@ -229,6 +229,38 @@ pub struct TokenStates {
     pub states: Vec<f32>,
 }
 
+/// The [`TokenStates`] of the first `texts` rows of a batch's model output.
+fn token_rows(
+    ids: &ndarray::Array2<i64>,
+    mask: &ndarray::Array2<i64>,
+    hidden: &ndarray::Array3<f32>,
+    texts: usize,
+) -> Result<Vec<TokenStates>, ModelError> {
+    if hidden.dim().2 != DIM || hidden.dim().0 < texts {
+        return Err(ModelError::Runtime(format!(
+            "model returned {:?} token states for {texts} texts of {DIM} values",
+            hidden.dim()
+        )));
+    }
+    Ok((0..texts)
+        .map(|row| {
+            // Real tokens are the unmasked prefix of the row: `<s>` first, `</s>` last.
+            let real = mask.row(row).iter().take_while(|&&m| m == 1).count();
+            let keep = 1..real.saturating_sub(1).max(1);
+            let mut t = TokenStates {
+                ids: Vec::with_capacity(keep.len()),
+                states: Vec::with_capacity(keep.len() * DIM),
+            };
+            for k in keep {
+                t.ids.push(u32::try_from(ids[[row, k]]).unwrap_or(0));
+                t.states
+                    .extend(hidden.slice(ndarray::s![row, k, ..]).iter());
+            }
+            t
+        })
+        .collect())
+}
+
 struct State {
     te: Runner,
     /// `te`'s tokenizer is the full tokenizer; until it is, each call builds a reduced one and
@@ -558,6 +590,16 @@ impl Embedder {
             .map(|t| format!("{}{}", role.prefix(), t))
             .collect();
         let refs: Vec<&str> = prefixed.iter().map(|s| s.as_str()).collect();
+        self.with_tokenizer_for(&refs, &mut |te| self.run_batches(te, &refs, progress))
+    }
+
+    /// Run `run` with a tokenizer that covers `refs` (prefixed texts): the full one when it is
+    /// built or due, else one reduced to these texts, swapped in for the call.
+    fn with_tokenizer_for<T>(
+        &self,
+        refs: &[&str],
+        run: &mut dyn FnMut(&mut Runner) -> Result<T, ModelError>,
+    ) -> Result<T, ModelError> {
         let mut st = self.lock()?;
         if !st.full {
             // The model needs real token ids, so a reduced tokenizer keeps all 250k ids (most
@@ -583,11 +625,11 @@ impl Embedder {
             // The tokenizer prepared at load covers every text it was built for, exactly.
             let reduced = match st.prepared.take() {
                 Some((texts, tok)) if refs.iter().all(|r| texts.iter().any(|t| t == r)) => tok,
-                _ => configure(self.index.reduced_for(&refs)?, self.options.max_tokens),
+                _ => configure(self.index.reduced_for(refs)?, self.options.max_tokens),
             };
             Some(std::mem::replace(st.te.tokenizer_mut(), reduced))
         };
-        let result = self.run_batches(&mut st.te, &refs, progress);
+        let result = run(&mut st.te);
         if let Some(placeholder) = saved {
             *st.te.tokenizer_mut() = placeholder;
         }
@@ -697,25 +739,8 @@ impl Embedder {
             let Some((ids, mask, hidden)) = st.te.hidden(&batch)? else {
                 break;
             };
-            if hidden.dim().2 != DIM {
-                return Err(ModelError::Runtime(format!(
-                    "model returned {}-d token states, expected {DIM}",
-                    hidden.dim().2
-                )));
-            }
-            for (row, &i) in order[start..end].iter().enumerate() {
-                // Real tokens are the unmasked prefix of the row: `<s>` first, `</s>` last.
-                let real = mask.row(row).iter().take_while(|&&m| m == 1).count();
-                let keep = 1..real.saturating_sub(1).max(1);
-                let mut t = TokenStates {
-                    ids: Vec::with_capacity(keep.len()),
-                    states: Vec::with_capacity(keep.len() * DIM),
-                };
-                for k in keep {
-                    t.ids.push(u32::try_from(ids[[row, k]]).unwrap_or(0));
-                    t.states
-                        .extend(hidden.slice(ndarray::s![row, k, ..]).iter());
-                }
+            let rows = token_rows(&ids, &mask, &hidden, end - start)?;
+            for (&i, t) in order[start..end].iter().zip(rows) {
                 out[i] = Some(t);
             }
             start = end;
@@ -723,6 +748,25 @@ impl Embedder {
         out.into_iter()
             .map(|t| t.ok_or_else(|| ModelError::Runtime("no token states returned".into())))
             .collect()
+    }
+
+    /// One query's vector and its token states ([`TokenStates`]) from one run of the model,
+    /// with the tokenizer a query gets (no full tokenizer built for it): the vector is the one
+    /// [`Embedder::embed`] gives.
+    pub fn embed_query_with_tokens(
+        &self,
+        text: &str,
+    ) -> Result<(Vec<f32>, TokenStates), ModelError> {
+        let prefixed = format!("{}{}", Role::Query.prefix(), text);
+        let refs = [prefixed.as_str()];
+        let (ids, mask, hidden) = self
+            .with_tokenizer_for(&refs, &mut |te| te.hidden(&refs))?
+            .ok_or_else(|| ModelError::Runtime("no output for the query".into()))?;
+        let vector = super::encoder::mean_pool(&mask, &hidden)?
+            .pop()
+            .ok_or_else(|| ModelError::Runtime("no vector returned".into()))?;
+        let mut states = token_rows(&ids, &mask, &hidden, 1)?;
+        Ok((vector, states.remove(0)))
     }
 
     /// Embed one text.

@@ -137,27 +137,33 @@ impl MappedEncoder {
         let Some((_, mask, hidden)) = self.hidden(tokenizer, batch)? else {
             return Ok(Vec::new());
         };
-        let hidden = hidden.view();
-        // fastembed's mean pooling, operation for operation: mask, sum over the sequence,
-        // divide by the count of real tokens; then its normalization.
-        let weights = mask
-            .view()
-            .insert_axis(Axis(2))
-            .broadcast(hidden.dim())
-            .ok_or_else(|| rt_err("cannot broadcast the attention mask"))?
-            .mapv(|x| x as f32);
-        let sum = (&weights * &hidden).sum_axis(Axis(1));
-        let count = weights
-            .sum_axis(Axis(1))
-            .mapv(|x| if x == 0.0 { 1.0 } else { x });
-        let mean = &sum / &count;
-        Ok(mean
-            .rows()
-            .into_iter()
-            .map(|row| {
-                let norm = row.iter().map(|v| v * v).sum::<f32>().sqrt();
-                row.iter().map(|&v| v / (norm + 1e-12)).collect()
-            })
-            .collect())
+        mean_pool(&mask, &hidden)
     }
+}
+
+/// fastembed's mean pooling, operation for operation: mask, sum over the sequence, divide by
+/// the count of real tokens; then its normalization. One L2-normalized vector per row.
+pub(crate) fn mean_pool(
+    mask: &Array2<i64>,
+    hidden: &Array3<f32>,
+) -> Result<Vec<Vec<f32>>, ModelError> {
+    let weights = mask
+        .view()
+        .insert_axis(Axis(2))
+        .broadcast(hidden.dim())
+        .ok_or_else(|| rt_err("cannot broadcast the attention mask"))?
+        .mapv(|x| x as f32);
+    let sum = (&weights * hidden).sum_axis(Axis(1));
+    let count = weights
+        .sum_axis(Axis(1))
+        .mapv(|x| if x == 0.0 { 1.0 } else { x });
+    let mean = &sum / &count;
+    Ok(mean
+        .rows()
+        .into_iter()
+        .map(|row| {
+            let norm = row.iter().map(|v| v * v).sum::<f32>().sqrt();
+            row.iter().map(|&v| v / (norm + 1e-12)).collect()
+        })
+        .collect())
 }
