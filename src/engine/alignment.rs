@@ -51,9 +51,12 @@ pub const MAX_PAPERS: usize = 500;
 /// Whether `index` is a list token alignment is measured for: no curated evidence, described
 /// papers ([`super::reference::MIN_DESCRIPTION_WORDS`]), 3 to [`MAX_PAPERS`] papers.
 pub fn applies(index: &Index) -> bool {
-    (3..=MAX_PAPERS).contains(&index.len())
-        && !index.has_curated_evidence()
-        && super::reference::described(index, &(0..index.len()).collect::<Vec<_>>())
+    !index.has_curated_evidence() && search_applies(index)
+}
+
+/// `ln((n+1)/(df+1))`: how rare a token in `df` of a list's `n` papers is (0 in every paper).
+fn rarity(n: usize, df: usize) -> f32 {
+    (((n + 1) as f32) / ((df + 1) as f32)).ln()
 }
 
 /// Every pair's alignment score, row after row (`n x n`, symmetric, zero on the diagonal), from
@@ -63,7 +66,7 @@ pub fn scores(mut states: Vec<TokenStates>) -> Vec<f32> {
     let n = states.len();
     let dim = crate::model::DIM;
     let df = document_frequencies(&states);
-    let idf = |t: u32| (((n + 1) as f32) / ((df[&t] + 1) as f32)).ln();
+    let idf = |t: u32| rarity(n, df[&t]);
     let mean = mean_token(&states);
     for s in &mut states {
         let rows = s.states.len() / dim;
@@ -236,7 +239,7 @@ pub fn query_match(tokens: &SearchTokens<'_>, query: &TokenStates, papers: &[usi
             .vocab
             .binary_search(&t)
             .map_or(0, |k| tokens.df[k] as usize);
-        let weight = (((n + 1) as f32) / ((df + 1) as f32)).ln();
+        let weight = rarity(n, df);
         let start = q.len();
         q.extend_from_slice(state);
         centre(&mut q[start..], tokens.mean);
