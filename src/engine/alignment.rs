@@ -397,13 +397,7 @@ mod tests {
             13 * DIM,
             "token 0 is in every paper: not stored"
         );
-        let stored = SearchTokens {
-            states: &data.states,
-            offsets: &data.offsets,
-            vocab: &data.vocab,
-            df: &data.df,
-            mean: &data.mean,
-        };
+        let stored = data.view();
         let papers: Vec<usize> = (0..10).collect();
         let m = query_match(&stored, &text(&[(0, 0), (40, 40)]), &papers);
         let best = (0..10).max_by(|&a, &b| m[a].total_cmp(&m[b])).unwrap();
@@ -435,13 +429,7 @@ mod tests {
         states[7] = text(&[(61, 60), (107, 107)]);
         states[8] = text(&[(40, 40), (108, 108)]);
         let data = passage_tokens(&states);
-        let stored = SearchTokens {
-            states: &data.states,
-            offsets: &data.offsets,
-            vocab: &data.vocab,
-            df: &data.df,
-            mean: &data.mean,
-        };
+        let stored = data.view();
         let papers: Vec<usize> = (0..10).collect();
         let m = query_match(&stored, &text(&[(60, 60)]), &papers);
         assert!(m.iter().all(|&x| x == 0.0), "{m:?}");

@@ -235,6 +235,19 @@ pub struct SearchTokenData {
     pub mean: Vec<f32>,
 }
 
+impl SearchTokenData {
+    /// These tokens as search reads them.
+    pub fn view(&self) -> SearchTokens<'_> {
+        SearchTokens {
+            states: &self.states,
+            offsets: &self.offsets,
+            vocab: &self.vocab,
+            df: &self.df,
+            mean: &self.mean,
+        }
+    }
+}
+
 impl Index {
     /// Build an index over `papers`. `embed` maps passage texts to L2-normalized vectors.
     pub fn build(
