@@ -4,7 +4,9 @@
 //! Documents are titles alone (or highlights alone for the reverse direction), embedded as
 //! passages; queries are embedded as queries. Lexical is BM25 over the same one-field documents
 //! (the engine's [`Lexical`]), the baseline is TF-IDF cosine ([`super::tfidf`]), and hybrid is the
-//! engine's search fusion ([`fusion::fuse`] over the whole collection, the search weights).
+//! engine's search fusion ([`fusion::fuse_search`] over the whole collection), with token
+//! matching exactly where the engine would match tokens on a list of those documents
+//! ([`alignment::search_applies_to`]: described ones, such as long summaries; never titles).
 //! Ties count at their expected rank under random tie-breaking, so a ranking that scores
 //! everything zero gets chance-level figures, not the benefit of corpus order.
 
@@ -12,10 +14,10 @@ use serde::Serialize;
 
 use super::tfidf::Tfidf;
 use crate::corpus::Paper;
-use crate::engine::fusion;
-use crate::index::LexicalData;
+use crate::engine::{alignment, fusion};
 use crate::index::lexical::Lexical;
-use crate::model::{Embedder, ModelError, Role};
+use crate::index::{LexicalData, SearchTokenData};
+use crate::model::{Embedder, ModelError, Role, TokenStates};
 use crate::util::vector::dot;
 
 /// Retrieval quality of one system in one direction.
@@ -68,22 +70,36 @@ pub fn evaluate(system: &str, queries: usize, score: &dyn Fn(usize) -> Vec<f32>)
     }
 }
 
-/// The engine's search fusion of a dense and a lexical score vector over every document, with
-/// the engine's weights for `query` over `index` ([`fusion::search_weights`]).
-pub fn fuse(dense: &[f32], lexical: &[f32], index: &Lexical<'_>, query: &str) -> Vec<f32> {
+/// The engine's search fusion of dense, lexical and token-matching score vectors over every
+/// document ([`fusion::fuse_search`]; `tokens` zeros where the documents get no token
+/// matching).
+pub fn fuse(
+    dense: &[f32],
+    lexical: &[f32],
+    tokens: &[f32],
+    index: &Lexical<'_>,
+    query: &str,
+) -> Vec<f32> {
     let pool: Vec<usize> = (0..dense.len()).collect();
-    let (wd, wl) = fusion::search_weights(index, query);
-    fusion::fuse(&pool, &[(wd, dense), (wl, lexical)])
+    fusion::fuse_search(&pool, index, query, dense, lexical, tokens)
+}
+
+/// What token matching needs in one direction: the documents' stored tokens
+/// ([`alignment::passage_tokens`]) and each query's token states.
+struct Tokens {
+    stored: SearchTokenData,
+    queries: Vec<TokenStates>,
 }
 
 /// One direction: `queries[i]` should find `docs[i]`. `doc_papers` are the one-field papers the
-/// lexical index is built from.
+/// lexical index is built from; `tokens` is there when the engine would match tokens on them.
 fn direction(
     queries: &[String],
     docs: &[String],
     doc_papers: &[Paper],
     query_vecs: &[Vec<f32>],
     doc_vecs: &[Vec<f32>],
+    tokens: Option<&Tokens>,
 ) -> Vec<Retrieval> {
     let n = queries.len();
     let dense =
@@ -91,11 +107,16 @@ fn direction(
     let lexical_data = LexicalData::build(doc_papers);
     let lexical = lexical_data.view();
     let bm25 = |q: usize| lexical.bm25(&queries[q]);
+    let all: Vec<usize> = (0..docs.len()).collect();
+    let matched = |q: usize| match tokens {
+        Some(t) => alignment::query_match(&t.stored.view(), &t.queries[q], &all),
+        None => vec![0.0; docs.len()],
+    };
     let tfidf = Tfidf::fit(docs);
     let chars = Tfidf::fit_chars(docs);
     vec![
         evaluate("hybrid", n, &|q| {
-            fuse(&dense(q), &bm25(q), &lexical, &queries[q])
+            fuse(&dense(q), &bm25(q), &matched(q), &lexical, &queries[q])
         }),
         evaluate("dense", n, &dense),
         evaluate("lexical", n, &bm25),
@@ -134,12 +155,27 @@ pub fn cross_lingual(papers: &[Paper], embedder: &Embedder) -> Result<CrossLingu
             ..Paper::default()
         })
         .collect();
+    // Token states only where the engine would match tokens on a list of these documents.
+    let tokens = |queries: &[String], docs: &[String], doc_papers: &[Paper]| {
+        if !alignment::search_applies_to(doc_papers) {
+            return Ok(None);
+        }
+        let states = |v: &[String], role: Role| {
+            let r: Vec<&str> = v.iter().map(String::as_str).collect();
+            embedder.token_states(&r, role)
+        };
+        Ok::<_, ModelError>(Some(Tokens {
+            stored: alignment::passage_tokens(&states(docs, Role::Passage)?),
+            queries: states(queries, Role::Query)?,
+        }))
+    };
     let zh_to_en = direction(
         &highlights,
         &titles,
         &title_papers,
         &embed(&highlights, Role::Query)?,
         &embed(&titles, Role::Passage)?,
+        tokens(&highlights, &titles, &title_papers)?.as_ref(),
     );
     let en_to_zh = direction(
         &titles,
@@ -147,6 +183,7 @@ pub fn cross_lingual(papers: &[Paper], embedder: &Embedder) -> Result<CrossLingu
         &highlight_papers,
         &embed(&titles, Role::Query)?,
         &embed(&highlights, Role::Passage)?,
+        tokens(&titles, &highlights, &highlight_papers)?.as_ref(),
     );
     Ok(CrossLingual {
         queries: kept.len(),
@@ -183,15 +220,31 @@ mod tests {
             .collect();
         let data = LexicalData::build(&papers);
         let lexical = data.view();
-        let f = fuse(&[0.8, 0.9], &[0.0, 10.0], &lexical, "robot arm");
+        let none = [0.0, 0.0];
+        let f = fuse(&[0.8, 0.9], &[0.0, 10.0], &none, &lexical, "robot arm");
         assert!(f[1] > f[0]);
         assert_eq!(
-            fuse(&[1.0, 1.0], &[0.0, 0.0], &lexical, "robot arm"),
+            fuse(&[1.0, 1.0], &[0.0, 0.0], &none, &lexical, "robot arm"),
             vec![0.0, 0.0]
         );
         // The weights are the engine's: a query whose words no paper holds leaves lexical
         // search no say, and the dense order stands.
-        let g = fuse(&[0.9, 0.8], &[0.0, 10.0], &lexical, "quadruped locomotion");
+        let g = fuse(
+            &[0.9, 0.8],
+            &[0.0, 10.0],
+            &none,
+            &lexical,
+            "quadruped locomotion",
+        );
         assert!(g[0] > g[1], "{g:?}");
+        // Token matching counts as in the engine's search.
+        let t = fuse(
+            &[0.9, 0.8],
+            &[0.0, 10.0],
+            &[0.1, 0.9],
+            &lexical,
+            "quadruped locomotion",
+        );
+        assert!(t[1] - t[0] > g[1] - g[0], "{t:?} {g:?}");
     }
 }

@@ -36,6 +36,7 @@ use std::collections::HashMap;
 
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 
+use crate::corpus::Paper;
 use crate::index::{Index, IndexError, SearchTokenData, SearchTokens};
 use crate::model::TokenStates;
 
@@ -195,6 +196,11 @@ fn stored_df(df: usize, n: usize) -> bool {
 pub fn search_applies(index: &Index) -> bool {
     (3..=MAX_PAPERS).contains(&index.len())
         && super::reference::described(index, &(0..index.len()).collect::<Vec<_>>())
+}
+
+/// [`search_applies`] for a list of these papers, before any index is built of them.
+pub fn search_applies_to(papers: &[Paper]) -> bool {
+    (3..=MAX_PAPERS).contains(&papers.len()) && super::reference::papers_described(papers)
 }
 
 /// What `index.bin` stores for search from the passages' token states (index order): each

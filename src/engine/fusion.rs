@@ -120,6 +120,22 @@ pub fn search_weights(lexical: &Lexical<'_>, query: &str) -> (f32, f32) {
     }
 }
 
+/// Free-text search's fusion over `pool`, in pool order: the query's embedding cosine `dense`,
+/// its BM25 `bm25` over `lexical` and its token matching `tokens` (zeros where the list has no
+/// token states), one value per paper, weighed for `query` ([`search_weights`],
+/// [`SEARCH_TOKENS`]). The engine's search and `recommend bench` both rank by it.
+pub fn fuse_search(
+    pool: &[usize],
+    lexical: &Lexical<'_>,
+    query: &str,
+    dense: &[f32],
+    bm25: &[f32],
+    tokens: &[f32],
+) -> Vec<f32> {
+    let (wd, wl) = search_weights(lexical, query);
+    fuse(pool, &[(wd, dense), (wl, bm25), (SEARCH_TOKENS, tokens)])
+}
+
 /// z-scores of `values` over the members of `pool`, in pool order (zeros when constant).
 pub fn standardize(pool: &[usize], values: &[f32]) -> Vec<f32> {
     standardize_by(pool, pool, values)

@@ -12,6 +12,7 @@
 //! whose best cosine is below [`WEAK_MATCH`] of them matches nothing in the list as closely as
 //! nine in ten of the list's papers match their nearest neighbour.
 
+use crate::corpus::Paper;
 use crate::index::{Index, IndexError, Script};
 
 /// A list gets a reference only when its median paper is described in at least this many words
@@ -23,10 +24,9 @@ use crate::index::{Index, IndexError, Script};
 /// (medians 74 and 75; the shipped list 98).
 pub const MIN_DESCRIPTION_WORDS: f32 = 30.0;
 
-/// How many words describe paper `i` beyond its title: its highlight and summary, a CJK
+/// How many words describe paper `p` beyond its title: its highlight and summary, a CJK
 /// character counting as half a word.
-fn description_words(index: &Index, i: usize) -> f32 {
-    let p = index.paper(i);
+fn description_words(p: &Paper) -> f32 {
     let mut words = 0.0f32;
     for text in [p.highlight.as_str(), p.summary.as_str()] {
         words += text
@@ -40,10 +40,21 @@ fn description_words(index: &Index, i: usize) -> f32 {
 
 /// Whether the median of the `sample` papers is described in [`MIN_DESCRIPTION_WORDS`] or more.
 pub(crate) fn described(index: &Index, sample: &[usize]) -> bool {
-    let mut words: Vec<f32> = sample
-        .iter()
-        .map(|&i| description_words(index, i))
-        .collect();
+    median_described(
+        sample
+            .iter()
+            .map(|&i| description_words(&index.paper(i)))
+            .collect(),
+    )
+}
+
+/// Whether the median of `papers` is described in [`MIN_DESCRIPTION_WORDS`] or more.
+pub(crate) fn papers_described(papers: &[Paper]) -> bool {
+    median_described(papers.iter().map(description_words).collect())
+}
+
+/// Whether the median of these description lengths reaches [`MIN_DESCRIPTION_WORDS`].
+fn median_described(mut words: Vec<f32>) -> bool {
     if words.is_empty() {
         return false;
     }

@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use super::explain;
-use super::fusion::{self, fuse};
+use super::fusion;
 use crate::corpus::{Kind, Paper};
 use crate::index::Index;
 use crate::index::ann::top_hits;
@@ -641,7 +641,6 @@ pub fn search(
         Mode::Dense => candidates.iter().map(|&i| dense[i]).collect(),
         Mode::Lexical => candidates.iter().map(|&i| bm25[i]).collect(),
         Mode::Hybrid => {
-            let (wd, wl) = fusion::search_weights(&index.lexical(), query);
             // Token matching (`alignment::query_match`) where the index and the query have
             // token states; silent (zeros) elsewhere.
             let mut tokens = vec![0.0f32; n];
@@ -651,10 +650,7 @@ pub fn search(
                     tokens[i] = m;
                 }
             }
-            fuse(
-                &candidates,
-                &[(wd, &dense), (wl, &bm25), (fusion::SEARCH_TOKENS, &tokens)],
-            )
+            fusion::fuse_search(&candidates, &index.lexical(), query, &dense, &bm25, &tokens)
         }
     };
     let d: Vec<f32> = candidates.iter().map(|&i| dense[i]).collect();
