@@ -335,6 +335,13 @@ impl BenchReport {
                     format!("of which query embedding p50 {:.2} ms", e.p50_ms),
                 ]);
             }
+            if let Some(t) = &s.search_judged {
+                rows.push(vec![
+                    format!("free-text search warm, judged queries ({})", t.queries),
+                    lat(t),
+                    "as a researcher types them".into(),
+                ]);
+            }
         }
         Section {
             title: "Speed".into(),
