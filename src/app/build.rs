@@ -114,7 +114,8 @@ fn index_corpus(
     let kept_tokens = unchanged
         .filter(|p| {
             (p.alignment().is_some() || !recommend::engine::alignment::applies(&index))
-                && (p.search_tokens().is_some()
+                // Whole (unprojected) token states, from before stop 31, are measured again.
+                && (p.search_tokens().is_some_and(|t| !t.basis.is_empty())
                     || !recommend::engine::alignment::search_applies(&index))
         })
         .map(|p| {

@@ -27,8 +27,9 @@
 //! best token among a paper's, weighed by its rarity in the list. That needs the passages'
 //! token states at query time: every described list of at most [`MAX_PAPERS`] papers, curated
 //! or not, stores them ([`passage_tokens`]: f16, without the tokens common to a fifth of the
-//! list), about 0.09 MB a paper. Chinese queries gain most: the multilingual token states
-//! meet English abstracts across languages (BENCHMARKS.md, stop 30).
+//! list, projected on the list's [`SEARCH_TOKEN_WIDTH`] principal directions), about 0.03 MB a
+//! paper. Chinese queries gain most: the multilingual token states meet English abstracts
+//! across languages (BENCHMARKS.md, stops 30 and 31).
 
 use rayon::prelude::*;
 
@@ -185,6 +186,59 @@ fn centre(row: &mut [f32], mean: &[f32]) {
 /// judged search figures as all of them (BENCHMARKS.md, stop 30).
 pub const SEARCH_MAX_DF: f32 = 0.2;
 
+/// `k` orthonormal rows of [`crate::model::DIM`] values spanning the directions along which
+/// `rows` (row after row) vary most: the top-`k` eigenvectors' span of their second-moment
+/// matrix, found by subspace iteration (a fixed start and number of rounds, so the same rows
+/// give the same bits on one machine). Any orthonormal basis of that span serves: projections
+/// on it keep the same dot products.
+pub fn principal_directions(rows: &[f32], k: usize) -> Vec<f32> {
+    let dim = crate::model::DIM;
+    let k = k.clamp(1, dim);
+    let x =
+        ndarray::ArrayView2::from_shape((rows.len() / dim, dim), &rows[..rows.len() / dim * dim])
+            .expect("rows of DIM values")
+            .mapv(f64::from);
+    let moments = x.t().dot(&x);
+    // A fixed pseudo-random start (no direction of it is orthogonal to the top span in
+    // practice); 40 rounds leave the span's error far below f16's precision on real lists.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut q = ndarray::Array2::<f64>::from_shape_fn((dim, k), |_| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+    });
+    for _ in 0..40 {
+        q = moments.dot(&q);
+        orthonormalize_columns(&mut q);
+    }
+    q.t().iter().map(|&v| v as f32).collect()
+}
+
+/// Modified Gram-Schmidt on the columns of `q`, in place (a column with nothing left after
+/// the ones before it becomes zero).
+fn orthonormalize_columns(q: &mut ndarray::Array2<f64>) {
+    for j in 0..q.ncols() {
+        for i in 0..j {
+            let d = q.column(j).dot(&q.column(i));
+            let before = q.column(i).to_owned();
+            q.column_mut(j).scaled_add(-d, &before);
+        }
+        let norm = q.column(j).dot(&q.column(j)).sqrt();
+        let scale = if norm > 1e-12 { 1.0 / norm } else { 0.0 };
+        q.column_mut(j).mapv_inplace(|v| v * scale);
+    }
+}
+
+/// `token` (a centred token) projected on `basis` (rows of DIM values) into `out`, normalized.
+fn project(basis: &[f32], token: &[f32], out: &mut [f32]) {
+    for (o, b) in out.iter_mut().zip(basis.chunks_exact(crate::model::DIM)) {
+        *o = crate::util::vector::dot(b, token);
+    }
+    let norm = out.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+    out.iter_mut().for_each(|x| *x /= norm);
+}
+
 /// Whether a token in `df` of a list's `n` papers is one search stores and matches.
 fn stored_df(df: usize, n: usize) -> bool {
     df as f32 <= SEARCH_MAX_DF * n as f32
@@ -192,7 +246,7 @@ fn stored_df(df: usize, n: usize) -> bool {
 
 /// Whether search gets token matching on `index`: described papers (abstracts, not one-line
 /// notes: on the shipped list's titles + highlights form it lost English queries) and 3 to
-/// [`MAX_PAPERS`] papers (the states take about 0.1 MB a paper in `index.bin`).
+/// [`MAX_PAPERS`] papers (the states take about 0.03 MB a paper in `index.bin`).
 pub fn search_applies(index: &Index) -> bool {
     (3..=MAX_PAPERS).contains(&index.len())
         && super::reference::described(index, &(0..index.len()).collect::<Vec<_>>())
@@ -203,10 +257,20 @@ pub fn search_applies_to(papers: &[Paper]) -> bool {
     (3..=MAX_PAPERS).contains(&papers.len()) && super::reference::papers_described(papers)
 }
 
+/// Search stores a passage's tokens projected on the list's [`SEARCH_TOKEN_WIDTH`] principal
+/// directions, not whole: a match reads every stored token of every candidate, so its time
+/// (and the index's size) follows the width. Measured at 96, 128 and 192 against the whole
+/// 384 (BENCHMARKS.md, stop 31): the judged search figures moved by one or two queries either
+/// way on each list (128 kept the shipped list's English and mixed figures), the matching took
+/// a third of the time and the shipped `index.bin` 4.6 MB instead of 12.7 MB.
+pub const SEARCH_TOKEN_WIDTH: usize = 128;
+
 /// What `index.bin` stores for search from the passages' token states (index order): each
-/// token centred on the list's mean token and normalized, as f16, but for the tokens in more
-/// than [`SEARCH_MAX_DF`] of the papers; the list's token ids with their document
-/// frequencies (a query's tokens weigh by their rarity in the list); the mean token.
+/// token centred on the list's mean token, projected on the principal directions of those
+/// centred tokens ([`SEARCH_TOKEN_WIDTH`] of them, [`principal_directions`]) and normalized,
+/// as f16, but for the tokens in more than [`SEARCH_MAX_DF`] of the papers; the list's token
+/// ids with their document frequencies (a query's tokens weigh by their rarity in the list);
+/// the mean token; the directions.
 pub fn passage_tokens(states: &[TokenStates]) -> SearchTokenData {
     let n = states.len();
     let dim = crate::model::DIM;
@@ -218,17 +282,23 @@ pub fn passage_tokens(states: &[TokenStates]) -> SearchTokenData {
         ..SearchTokenData::default()
     };
     let keep = |t: u32| stored_df(df[&t], n);
-    let mut row = vec![0.0f32; dim];
+    let mut centred: Vec<f32> = Vec::new();
     for s in states {
         for (&t, state) in s.ids.iter().zip(s.states.chunks_exact(dim)) {
             if keep(t) {
-                row.copy_from_slice(state);
-                centre(&mut row, &mean);
-                out.states
-                    .extend(row.iter().map(|&x| half::f16::from_f32(x).to_bits()));
+                let start = centred.len();
+                centred.extend_from_slice(state);
+                centre(&mut centred[start..], &mean);
             }
         }
-        out.offsets.push((out.states.len() / dim) as u32);
+        out.offsets.push((centred.len() / dim) as u32);
+    }
+    out.basis = principal_directions(&centred, SEARCH_TOKEN_WIDTH);
+    let mut row = vec![0.0f32; SEARCH_TOKEN_WIDTH];
+    for token in centred.chunks_exact(dim) {
+        project(&out.basis, token, &mut row);
+        out.states
+            .extend(row.iter().map(|&x| half::f16::from_f32(x).to_bits()));
     }
     let mut vocab: Vec<(u32, usize)> = df.into_iter().collect();
     vocab.sort_unstable();
@@ -247,12 +317,17 @@ pub fn passage_tokens(states: &[TokenStates]) -> SearchTokenData {
 /// judged sets this gained mixed queries on three lists with abstracts and cost one shipped
 /// Chinese query a rank; it takes 35-40% off the matching time (BENCHMARKS.md, stop 31).
 pub fn query_match(tokens: &SearchTokens<'_>, query: &TokenStates, papers: &[usize]) -> Vec<f32> {
-    let dim = crate::model::DIM;
+    let dim = tokens.width();
     let n = tokens.offsets.len().saturating_sub(1);
     let mut q: Vec<f32> = Vec::with_capacity(query.states.len());
     let mut w: Vec<f32> = Vec::new();
     let mut unmatched = 0.0f32;
-    for (&t, state) in query.ids.iter().zip(query.states.chunks_exact(dim)) {
+    let mut centred = vec![0.0f32; crate::model::DIM];
+    for (&t, state) in query
+        .ids
+        .iter()
+        .zip(query.states.chunks_exact(crate::model::DIM))
+    {
         let df = tokens
             .vocab
             .binary_search(&t)
@@ -262,9 +337,15 @@ pub fn query_match(tokens: &SearchTokens<'_>, query: &TokenStates, papers: &[usi
             unmatched += weight;
             continue;
         }
+        centred.copy_from_slice(state);
+        centre(&mut centred, tokens.mean);
         let start = q.len();
-        q.extend_from_slice(state);
-        centre(&mut q[start..], tokens.mean);
+        if tokens.basis.is_empty() {
+            q.extend_from_slice(&centred);
+        } else {
+            q.resize(start + dim, 0.0);
+            project(tokens.basis, &centred, &mut q[start..]);
+        }
         w.push(weight);
     }
     let total: f32 = w.iter().sum::<f32>() + unmatched;
@@ -400,7 +481,7 @@ mod tests {
         assert_eq!(data.offsets.len(), 11);
         assert_eq!(
             data.states.len(),
-            13 * DIM,
+            13 * SEARCH_TOKEN_WIDTH,
             "token 0 is in every paper: not stored"
         );
         let stored = data.view();
@@ -444,6 +525,45 @@ mod tests {
         let m = query_match(&stored, &text(&[(60, 60), (40, 40)]), &papers);
         assert_eq!(m[7], 0.0, "{m:?}");
         assert!(m[8] > 0.3 && m[8] < 0.9, "{m:?}");
+    }
+
+    #[test]
+    fn principal_directions_span_the_rows_and_are_orthonormal() {
+        // 50 rows in the span of three directions, plus a little noise: three directions
+        // hold (nearly) all of every row, and come out orthonormal and reproducible.
+        let axes = [3usize, 70, 200];
+        let mut rows = Vec::new();
+        for r in 0..50 {
+            let mut v = vec![0.0f32; DIM];
+            for (j, &a) in axes.iter().enumerate() {
+                v[a] = ((r * 7 + j * 13) % 11) as f32 - 5.0;
+                v[(a + 1) % DIM] = 0.5 * v[a];
+            }
+            v[(r * 17) % DIM] += 0.001;
+            rows.extend(v);
+        }
+        let basis = principal_directions(&rows, 3);
+        assert_eq!(basis.len(), 3 * DIM);
+        for i in 0..3 {
+            for j in 0..3 {
+                let d = crate::util::vector::dot(
+                    &basis[i * DIM..(i + 1) * DIM],
+                    &basis[j * DIM..(j + 1) * DIM],
+                );
+                let expected = if i == j { 1.0 } else { 0.0 };
+                assert!((d - expected).abs() < 1e-4, "{i} {j} {d}");
+            }
+        }
+        for row in rows.chunks_exact(DIM) {
+            let norm = crate::util::vector::dot(row, row).sqrt();
+            let kept: f32 = basis
+                .chunks_exact(DIM)
+                .map(|b| crate::util::vector::dot(b, row).powi(2))
+                .sum::<f32>()
+                .sqrt();
+            assert!((kept / norm - 1.0).abs() < 1e-3, "{kept} of {norm}");
+        }
+        assert_eq!(principal_directions(&rows, 3), basis, "deterministic");
     }
 
     #[test]

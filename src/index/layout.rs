@@ -42,6 +42,18 @@ pub(super) mod section {
         "search.tokens.df",
         "search.tokens.mean",
     ];
+    /// The same, with the states projected on the list's principal directions (the sixth
+    /// section, `k x dim` f32) and `k` wide: what builds write since stop 31. Its own names,
+    /// so that a binary that knows only [`SEARCH_TOKENS`] reads the index as one without
+    /// token states instead of rejecting rows of an unexpected width.
+    pub const SEARCH_TOKENS_PROJECTED: [&str; 6] = [
+        "search.ptokens.states",
+        "search.ptokens.offsets",
+        "search.ptokens.vocab",
+        "search.ptokens.df",
+        "search.ptokens.mean",
+        "search.ptokens.basis",
+    ];
     pub const LEXICAL: [&str; 10] = [
         "lexical.vocab",
         "lexical.vocab_offsets",
@@ -77,8 +89,17 @@ pub(super) struct Layout {
     pub(super) match_reference: [Option<Range<usize>>; 2],
     /// [`section::ALIGNMENT`]: `n x n` finite scores in [0, 1].
     pub(super) alignment: Option<Range<usize>>,
-    /// [`section::SEARCH_TOKENS`], checked by [`check_search_tokens`].
-    pub(super) search_tokens: Option<[Range<usize>; 5]>,
+    /// [`section::SEARCH_TOKENS_PROJECTED`], else [`section::SEARCH_TOKENS`], checked by
+    /// [`check_search_tokens`].
+    pub(super) search_tokens: Option<SearchTokenRanges>,
+}
+
+/// Where the search token sections are: states, offsets, vocabulary, document frequencies,
+/// mean, and the basis of projected states.
+#[derive(Debug, Clone)]
+pub(super) struct SearchTokenRanges {
+    pub(super) parts: [Range<usize>; 5],
+    pub(super) basis: Option<Range<usize>>,
 }
 
 /// Scores at the percentiles 0, 1, ..., 100 of a list's related-work links (and cosines at
@@ -218,10 +239,26 @@ impl Layout {
             link_strengths: container.range(section::LINK_STRENGTHS),
             match_reference: section::MATCH_REFERENCE.map(|s| container.range(s)),
             alignment: container.range(section::ALIGNMENT),
-            search_tokens: match section::SEARCH_TOKENS.map(|s| container.range(s)) {
-                [Some(a), Some(b), Some(c), Some(d), Some(e)] => Some([a, b, c, d, e]),
-                [None, None, None, None, None] => None,
-                _ => return Err("the search token sections are incomplete".into()),
+            search_tokens: {
+                let projected = section::SEARCH_TOKENS_PROJECTED.map(|s| container.range(s));
+                let whole = section::SEARCH_TOKENS.map(|s| container.range(s));
+                match (projected, whole) {
+                    ([Some(a), Some(b), Some(c), Some(d), Some(e), Some(f)], _) => {
+                        Some(SearchTokenRanges {
+                            parts: [a, b, c, d, e],
+                            basis: Some(f),
+                        })
+                    }
+                    (
+                        [None, None, None, None, None, None],
+                        [Some(a), Some(b), Some(c), Some(d), Some(e)],
+                    ) => Some(SearchTokenRanges {
+                        parts: [a, b, c, d, e],
+                        basis: None,
+                    }),
+                    ([None, None, None, None, None, None], [None, None, None, None, None]) => None,
+                    _ => return Err("the search token sections are incomplete".into()),
+                }
             },
         };
         layout.check_element_sizes(bytes)?;
@@ -279,29 +316,46 @@ impl Layout {
 }
 
 /// The search token sections: `n + 1` ascending row offsets ending at the number of rows,
-/// `rows x dim` finite f16 values, strictly ascending token ids with one document frequency
-/// each (at most `n`), and `dim` finite mean values.
+/// `rows x width` finite f16 values, strictly ascending token ids with one document frequency
+/// each (at most `n`), `dim` finite mean values, and for projected states 1 to `dim` rows of
+/// `dim` finite basis values (`width` of them; `dim` without a basis).
 fn check_search_tokens(
     bytes: &[u8],
-    r: &[Range<usize>; 5],
+    r: &SearchTokenRanges,
     n: usize,
     dim: usize,
 ) -> Result<(), String> {
     let bad = || Err("the search token sections are inconsistent".to_string());
-    let (Ok(states), Ok(offsets), Ok(vocab), Ok(df), Ok(mean)) = (
-        bytemuck::try_cast_slice::<u8, u16>(&bytes[r[0].clone()]),
-        bytemuck::try_cast_slice::<u8, u32>(&bytes[r[1].clone()]),
-        bytemuck::try_cast_slice::<u8, u32>(&bytes[r[2].clone()]),
-        bytemuck::try_cast_slice::<u8, u32>(&bytes[r[3].clone()]),
-        bytemuck::try_cast_slice::<u8, f32>(&bytes[r[4].clone()]),
+    let p = &r.parts;
+    let basis = match &r.basis {
+        Some(b) => bytemuck::try_cast_slice::<u8, f32>(&bytes[b.clone()]).ok(),
+        None => Some(&[][..]),
+    };
+    let (Ok(states), Ok(offsets), Ok(vocab), Ok(df), Ok(mean), Some(basis)) = (
+        bytemuck::try_cast_slice::<u8, u16>(&bytes[p[0].clone()]),
+        bytemuck::try_cast_slice::<u8, u32>(&bytes[p[1].clone()]),
+        bytemuck::try_cast_slice::<u8, u32>(&bytes[p[2].clone()]),
+        bytemuck::try_cast_slice::<u8, u32>(&bytes[p[3].clone()]),
+        bytemuck::try_cast_slice::<u8, f32>(&bytes[p[4].clone()]),
+        basis,
     ) else {
         return bad();
     };
+    let projected = r.basis.is_some();
+    let basis_ok = !projected
+        || (!basis.is_empty()
+            && basis.len() % dim.max(1) == 0
+            && basis.len() <= dim * dim
+            && basis.iter().all(|x| x.is_finite()));
+    if !basis_ok {
+        return bad();
+    }
+    let width = super::width(dim, basis.len());
     let rows = offsets.last().copied().unwrap_or(0) as usize;
     let ok = offsets.len() == n + 1
         && offsets.first() == Some(&0)
         && offsets.windows(2).all(|w| w[0] <= w[1])
-        && states.len() == rows * dim
+        && states.len() == rows * width
         // f16: an exponent of all ones is an infinity or a NaN.
         && states.iter().all(|&h| h & 0x7c00 != 0x7c00)
         && vocab.windows(2).all(|w| w[0] < w[1])

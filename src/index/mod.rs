@@ -198,10 +198,11 @@ pub fn passage_text(p: &Paper) -> String {
 }
 
 /// The passages' token states of a list, as search reads them from `index.bin`
-/// ([`Index::search_tokens`]): centred on `mean` and normalized, stored as f16.
+/// ([`Index::search_tokens`]): centred on `mean`, projected on `basis` when there is one, and
+/// normalized, stored as f16.
 #[derive(Debug, Clone, Copy)]
 pub struct SearchTokens<'a> {
-    /// Rows of `dim` f16 values (as bits).
+    /// Rows of [`SearchTokens::width`] f16 values (as bits).
     pub states: &'a [u16],
     /// Paper `i`'s rows are `offsets[i]..offsets[i + 1]`.
     pub offsets: &'a [u32],
@@ -210,9 +211,18 @@ pub struct SearchTokens<'a> {
     pub df: &'a [u32],
     /// The list's mean token state (before centring), to centre a query's tokens alike.
     pub mean: &'a [f32],
+    /// Orthonormal rows of `dim` values that the centred states were projected on (the
+    /// list's principal directions), to project a query's tokens alike; empty in indexes
+    /// that store the states whole (built before stop 31).
+    pub basis: &'a [f32],
 }
 
 impl SearchTokens<'_> {
+    /// How many values a stored row has: the basis's rows, or the model's dimension.
+    pub fn width(&self) -> usize {
+        width(self.mean.len(), self.basis.len())
+    }
+
     /// An owned copy, to store in another index.
     pub fn to_data(&self) -> SearchTokenData {
         SearchTokenData {
@@ -221,8 +231,15 @@ impl SearchTokens<'_> {
             vocab: self.vocab.to_vec(),
             df: self.df.to_vec(),
             mean: self.mean.to_vec(),
+            basis: self.basis.to_vec(),
         }
     }
+}
+
+/// A stored token row's width: the number of basis rows of `dim` values, or `dim` without a
+/// basis.
+fn width(dim: usize, basis: usize) -> usize {
+    if basis == 0 { dim } else { basis / dim.max(1) }
 }
 
 /// [`SearchTokens`] to store ([`Index::with_search_tokens`]).
@@ -233,6 +250,7 @@ pub struct SearchTokenData {
     pub vocab: Vec<u32>,
     pub df: Vec<u32>,
     pub mean: Vec<f32>,
+    pub basis: Vec<f32>,
 }
 
 impl SearchTokenData {
@@ -244,6 +262,7 @@ impl SearchTokenData {
             vocab: &self.vocab,
             df: &self.df,
             mean: &self.mean,
+            basis: &self.basis,
         }
     }
 }
@@ -364,43 +383,65 @@ impl Index {
     pub fn search_tokens(&self) -> Option<SearchTokens<'_>> {
         let r = self.layout.search_tokens.as_ref()?;
         let bytes = self.storage.bytes();
-        let cast = |k: usize| &bytes[r[k].clone()];
+        let cast = |k: usize| &bytes[r.parts[k].clone()];
         Some(SearchTokens {
             states: bytemuck::cast_slice(cast(0)),
             offsets: bytemuck::cast_slice(cast(1)),
             vocab: bytemuck::cast_slice(cast(2)),
             df: bytemuck::cast_slice(cast(3)),
             mean: bytemuck::cast_slice(cast(4)),
+            basis: r
+                .basis
+                .as_ref()
+                .map_or(&[][..], |b| bytemuck::cast_slice(&bytes[b.clone()])),
         })
     }
 
-    /// This index with `tokens` stored as its [`Index::search_tokens`].
+    /// This index with `tokens` stored as its [`Index::search_tokens`]: in the projected
+    /// sections ([`layout::section::SEARCH_TOKENS_PROJECTED`]) when they have a basis, else in
+    /// the whole-state ones; either way without the other kind.
     pub fn with_search_tokens(self, tokens: &SearchTokenData) -> Result<Index, IndexError> {
-        let sections: [&[u8]; 5] = [
+        let mut sections: Vec<&[u8]> = vec![
             bytemuck::cast_slice(&tokens.states),
             bytemuck::cast_slice(&tokens.offsets),
             bytemuck::cast_slice(&tokens.vocab),
             bytemuck::cast_slice(&tokens.df),
             bytemuck::cast_slice(&tokens.mean),
         ];
-        self.with_sections(&layout::section::SEARCH_TOKENS.map(String::from), &sections)
+        let (projected, whole) = (
+            &layout::section::SEARCH_TOKENS_PROJECTED[..],
+            &layout::section::SEARCH_TOKENS[..],
+        );
+        let (names, other) = if tokens.basis.is_empty() {
+            (whole, projected)
+        } else {
+            sections.push(bytemuck::cast_slice(&tokens.basis));
+            (projected, whole)
+        };
+        let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+        self.rewrite(other, &names, &sections)
     }
 
     /// This index with `values` stored as section `name` (replacing one of that name).
     fn with_section(self, name: &str, values: &[f32]) -> Result<Index, IndexError> {
-        self.with_sections(&[name.to_string()], &[bytemuck::cast_slice(values)])
+        self.rewrite(&[], &[name.to_string()], &[bytemuck::cast_slice(values)])
     }
 
-    /// This index with each of `names` stored with its bytes (replacing sections of those
-    /// names); every other section is copied.
-    fn with_sections(self, names: &[String], values: &[&[u8]]) -> Result<Index, IndexError> {
+    /// This index without the sections named in `remove`, and with each of `names` stored
+    /// with its bytes (replacing sections of those names); every other section is copied.
+    fn rewrite(
+        self,
+        remove: &[&str],
+        names: &[String],
+        values: &[&[u8]],
+    ) -> Result<Index, IndexError> {
         let bytes = {
             let bytes = self.storage.bytes();
             let container: format::Container<IndexMeta> = format::open(bytes, "index")?;
             let mut sections: Vec<(&str, &[u8])> = container
                 .sections
                 .iter()
-                .filter(|e| !names.contains(&e.name))
+                .filter(|e| !names.contains(&e.name) && !remove.contains(&e.name.as_str()))
                 .map(|e| {
                     let start = e.offset as usize;
                     (e.name.as_str(), &bytes[start..start + e.len as usize])
@@ -938,6 +979,7 @@ mod tests {
             vocab: vec![5, 9],
             df: vec![1, 2],
             mean: vec![0.0; dim],
+            basis: Vec::new(),
         };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("index.bin");
@@ -948,6 +990,31 @@ mod tests {
             .unwrap();
         let loaded = Index::load(&path).unwrap();
         assert_eq!(loaded.search_tokens().unwrap().to_data(), good);
+        assert_eq!(loaded.search_tokens().unwrap().width(), dim);
+        // Projected: rows as wide as the basis has rows, in sections of their own that
+        // replace the whole-state ones (and the other way round).
+        let mut projected = good.clone();
+        projected.basis = vec![0.25; 2 * dim];
+        projected.states.truncate(3 * 2);
+        let with = loaded.with_search_tokens(&projected).unwrap();
+        assert_eq!(with.search_tokens().unwrap().width(), 2);
+        assert_eq!(with.search_tokens().unwrap().to_data(), projected);
+        let names = |i: &Index| -> Vec<String> {
+            let c: format::Container<IndexMeta> = format::open(i.storage.bytes(), "t").unwrap();
+            c.sections.iter().map(|e| e.name.clone()).collect()
+        };
+        assert!(
+            names(&with)
+                .iter()
+                .all(|n| !n.starts_with("search.tokens."))
+        );
+        let back = with.with_search_tokens(&good).unwrap();
+        assert!(
+            names(&back)
+                .iter()
+                .all(|n| !n.starts_with("search.ptokens."))
+        );
+        assert_eq!(back.search_tokens().unwrap().to_data(), good);
         let bytes = std::fs::read(&path).unwrap();
         let mut nan = good.clone();
         nan.states[7] = half::f16::NAN.to_bits();
@@ -955,7 +1022,13 @@ mod tests {
         short.offsets.pop();
         let mut unsorted = good.clone();
         unsorted.vocab = vec![9, 5];
-        for bad in [nan, short, unsorted] {
+        let mut wide = projected.clone();
+        wide.states = good.states.clone();
+        let mut ragged = projected.clone();
+        ragged.basis.pop();
+        let mut infinite = projected.clone();
+        infinite.basis[3] = f32::INFINITY;
+        for bad in [nan, short, unsorted, wide, ragged, infinite] {
             let err = match Index::from_bytes(&bytes).unwrap().with_search_tokens(&bad) {
                 Err(e) => e.to_string(),
                 Ok(_) => panic!("accepted bad search tokens"),
