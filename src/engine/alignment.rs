@@ -567,6 +567,43 @@ mod tests {
     }
 
     #[test]
+    fn whole_token_states_from_older_indexes_still_match() {
+        // An index from before stop 31 stores each kept token whole (384 wide, no basis):
+        // the same query finds the same paper in it as in the projected form.
+        let mut states: Vec<TokenStates> = (0..10)
+            .map(|i| text(&[(100 + i as u32, 100 + i)]))
+            .collect();
+        states[6] = text(&[(40, 40), (106, 106)]);
+        let projected = passage_tokens(&states);
+        let mut whole = SearchTokenData {
+            offsets: projected.offsets.clone(),
+            vocab: projected.vocab.clone(),
+            df: projected.df.clone(),
+            mean: projected.mean.clone(),
+            ..SearchTokenData::default()
+        };
+        for s in &states {
+            for row in s.states.chunks_exact(DIM) {
+                let mut r = row.to_vec();
+                centre(&mut r, &projected.mean);
+                whole
+                    .states
+                    .extend(r.iter().map(|&x| half::f16::from_f32(x).to_bits()));
+            }
+        }
+        assert_eq!(whole.view().width(), DIM);
+        assert_eq!(projected.view().width(), SEARCH_TOKEN_WIDTH);
+        let papers: Vec<usize> = (0..10).collect();
+        let query = text(&[(40, 40)]);
+        for data in [&whole, &projected] {
+            let m = query_match(&data.view(), &query, &papers);
+            let best = (0..10).max_by(|&a, &b| m[a].total_cmp(&m[b])).unwrap();
+            assert_eq!(best, 6, "{m:?}");
+            assert!(m[6] > 0.9, "{m:?}");
+        }
+    }
+
+    #[test]
     fn empty_texts_align_with_nothing() {
         let states = vec![
             TokenStates {
