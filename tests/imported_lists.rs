@@ -499,6 +499,31 @@ fn a_list_with_abstracts_is_aligned_token_by_token_once_per_change() {
         .clone();
     assert!(!String::from_utf8_lossy(&again).contains("reading the tokens"));
     assert_eq!(std::fs::read(&out).unwrap(), before);
+    // Search's tokens are stored projected; an index from before that stores them whole
+    // (as a binary of stop 30 wrote it) still loads, and a rebuild measures them again.
+    let index = recommend::index::Index::load(&out).unwrap();
+    let projected = index.search_tokens().unwrap().to_data();
+    let width = recommend::engine::alignment::SEARCH_TOKEN_WIDTH;
+    assert_eq!(projected.basis.len(), width * index.dim());
+    let rows = *projected.offsets.last().unwrap() as usize;
+    assert_eq!(projected.states.len(), rows * width);
+    let whole = recommend::index::SearchTokenData {
+        states: vec![0; rows * index.dim()],
+        basis: Vec::new(),
+        ..projected
+    };
+    let old = t.path().join("old.bin");
+    index
+        .with_search_tokens(&whole)
+        .unwrap()
+        .save(&old)
+        .unwrap();
+    let loaded = recommend::index::Index::load(&old).unwrap();
+    assert_eq!(loaded.search_tokens().unwrap().width(), loaded.dim());
+    drop(loaded);
+    let upgraded = String::from_utf8(build(&abstracts, &old)).unwrap();
+    assert!(upgraded.contains("reading the tokens"), "{upgraded}");
+    assert_eq!(std::fs::read(&old).unwrap(), before);
     let notes_out = t.path().join("notes.bin");
     build(
         &root().join("bench/corpora/Awesome-Agent-RL-Papers.jsonl"),
