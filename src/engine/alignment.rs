@@ -262,7 +262,7 @@ pub fn search_applies_to(papers: &[Paper]) -> bool {
 /// (and the index's size) follows the width. Measured at 96, 128 and 192 against the whole
 /// 384 (BENCHMARKS.md, stop 31): the judged search figures moved by one or two queries either
 /// way on each list (128 kept the shipped list's English and mixed figures), the matching took
-/// a third of the time and the shipped `index.bin` 4.6 MB instead of 12.7 MB.
+/// a third of the time and the shipped `index.bin` 4.9 MB instead of 12.7 MB.
 pub const SEARCH_TOKEN_WIDTH: usize = 128;
 
 /// What `index.bin` stores for search from the passages' token states (index order): each
@@ -315,7 +315,7 @@ pub fn passage_tokens(states: &[TokenStates]) -> SearchTokenData {
 /// [`SEARCH_MAX_DF`] of the papers) is not matched: its own counterparts are not stored, so its
 /// best match would be some other token, noise. Its weight stays in the query's total. On the
 /// judged sets this gained mixed queries on three lists with abstracts and cost one shipped
-/// Chinese query a rank; it takes 35-40% off the matching time (BENCHMARKS.md, stop 31).
+/// Chinese query a rank; it takes about a third off the matching time (BENCHMARKS.md, stop 31).
 pub fn query_match(tokens: &SearchTokens<'_>, query: &TokenStates, papers: &[usize]) -> Vec<f32> {
     let dim = tokens.width();
     let n = tokens.offsets.len().saturating_sub(1);
