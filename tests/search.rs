@@ -46,6 +46,60 @@ fn cross_lingual_search_finds_the_described_papers() {
 
 /// A one-shot `search` loads the model while the index opens, with the query's tokenizer
 /// prepared beside the session: it must answer exactly as a session that loads on demand.
+/// The README's example: WebAgent-R1's record says "web agent" only in English, and the
+/// query's one specific word reaches it through the curated tag the query names in Chinese.
+#[test]
+fn a_query_naming_a_curated_tag_in_chinese_finds_the_tagged_papers() {
+    let session = session();
+    let index = session.index();
+    let named = |q: &str| -> Vec<&str> {
+        index
+            .tags()
+            .named_in(q, &index.lexical())
+            .into_iter()
+            .map(|(_, name)| name)
+            .collect()
+    };
+    assert_eq!(named("用强化学习训练网页智能体"), ["网页智能体"]);
+    assert_eq!(named("GUI agents that keep learning"), ["GUI agents"]);
+    // Word boundaries hold: '化学' (chemistry) inside '强化学习' names nothing.
+    assert!(named("用强化学习做分子优化").is_empty());
+    // "writes" is not "Writing"; "reasoning" is generic in this list and names nothing.
+    assert_eq!(named("an agent that writes Python code"), ["code"]);
+    assert!(named("long chain-of-thought reasoning").is_empty());
+
+    // Without the tag WebAgent-R1 came 12th (stop 31); the tagged papers lead now.
+    let q = recommend::session::QueryOptions {
+        top: 10,
+        ..Default::default()
+    };
+    let hits = session
+        .search("用强化学习训练网页智能体", &q)
+        .expect("search works");
+    let web = hits
+        .iter()
+        .find(|h| index.table().id(h.paper) == "webagent-r1")
+        .unwrap_or_else(|| panic!("WebAgent-R1 in the top 10: {hits:?}"));
+    assert!(web.why.contains("tagged '网页智能体'"), "{}", web.why);
+    let tagged = hits[..5]
+        .iter()
+        .filter(|h| h.why.contains("tagged '网页智能体'"))
+        .count();
+    assert!(tagged >= 3, "{hits:?}");
+    // Without curated tags (lexical mode reads words only) nothing cites a tag.
+    let lexical = recommend::session::QueryOptions {
+        top: 5,
+        mode: recommend::engine::Mode::Lexical,
+        ..Default::default()
+    };
+    for h in session
+        .search("用强化学习训练网页智能体", &lexical)
+        .expect("search works")
+    {
+        assert!(!h.why.contains("tagged"), "{}", h.why);
+    }
+}
+
 #[test]
 fn a_session_preloading_the_model_answers_the_same() {
     let plain = session();

@@ -81,7 +81,9 @@ pub fn fuse(
     query: &str,
 ) -> Vec<f32> {
     let pool: Vec<usize> = (0..dense.len()).collect();
-    fusion::fuse_search(&pool, index, query, dense, lexical, tokens)
+    // One-field documents carry no curated tags.
+    let tags = vec![0.0f32; dense.len()];
+    fusion::fuse_search(&pool, index, query, dense, lexical, tokens, &tags)
 }
 
 /// What token matching needs in one direction: the documents' stored tokens

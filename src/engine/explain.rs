@@ -276,12 +276,13 @@ pub fn related(
     parts.join("; ")
 }
 
-/// Why `hit` answers `query`.
-/// Why `hit` answers `query`; `weak` when the query's best match is weak for the list
-/// ([`crate::engine::reference::is_weak_match`]).
+/// Why `hit` answers `query`: the query's words it matches, the tags among `named_tags` (the
+/// curated tags the query names, `Tags::named_in`) it carries, and its standing; `weak` when
+/// the query's best match is weak for the list ([`crate::engine::reference::is_weak_match`]).
 pub fn search(
     index: &Index,
     query: &str,
+    named_tags: &[(u32, &str)],
     hit: usize,
     percentile: f32,
     with_dense: bool,
@@ -305,7 +306,15 @@ pub fn search(
     if !terms.is_empty() {
         parts.push(format!("matches {}", quote(&terms)));
     }
-    if with_dense && terms.is_empty() {
+    let tags: Vec<String> = named_tags
+        .iter()
+        .filter(|&&(t, _)| index.tags().carries(hit, t))
+        .map(|&(_, name)| name.to_string())
+        .collect();
+    if !tags.is_empty() {
+        parts.push(format!("tagged {}", quote(&tags)));
+    }
+    if with_dense && terms.is_empty() && tags.is_empty() {
         parts.push("close in meaning".to_string());
     }
     let weak = if weak {

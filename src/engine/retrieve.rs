@@ -637,6 +637,10 @@ pub fn search(
     if mode == Mode::Lexical || !with_dense {
         candidates.retain(|&i| bm25[i] > 0.0);
     }
+    let named = match mode {
+        Mode::Hybrid => index.tags().named_in(query, &index.lexical()),
+        Mode::Dense | Mode::Lexical => Vec::new(),
+    };
     let score: Vec<f32> = match mode {
         Mode::Dense => candidates.iter().map(|&i| dense[i]).collect(),
         Mode::Lexical => candidates.iter().map(|&i| bm25[i]).collect(),
@@ -650,7 +654,22 @@ pub fn search(
                     tokens[i] = m;
                 }
             }
-            fusion::fuse_search(&candidates, &index.lexical(), query, &dense, &bm25, &tokens)
+            // The curated tags the query names, in either language (zeros without any).
+            let ids: Vec<u32> = named.iter().map(|&(t, _)| t).collect();
+            let tags = if ids.is_empty() {
+                vec![0.0f32; n]
+            } else {
+                index.tags().carried(&ids)
+            };
+            fusion::fuse_search(
+                &candidates,
+                &index.lexical(),
+                query,
+                &dense,
+                &bm25,
+                &tokens,
+                &tags,
+            )
         }
     };
     let d: Vec<f32> = candidates.iter().map(|&i| dense[i]).collect();
@@ -669,7 +688,15 @@ pub fn search(
         .into_iter()
         .map(|mut h| {
             h.match_strength = match_strength;
-            h.why = explain::search(index, query, h.paper, h.percentile, with_dense, weak);
+            h.why = explain::search(
+                index,
+                query,
+                &named,
+                h.paper,
+                h.percentile,
+                with_dense,
+                weak,
+            );
             h
         })
         .collect()

@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use super::lexical::Lexical;
 use super::papers::PaperTable;
 use crate::text::{WordForms, name_key};
 
@@ -144,6 +145,72 @@ impl Tags {
         cosines(&self.rows, a)
     }
 
+    /// The tags of this list that `query` names, by the vocabulary's English or Chinese name or
+    /// by the tag itself (`src/corpus/tags.txt`), each with the name as the query wrote it.
+    ///
+    /// The vocabulary is bilingual, so a Chinese query that says 网页智能体 finds the papers
+    /// tagged `web-agent` whose records say "web agent" only in English. An English name is
+    /// named when all its words are among the query's, plurals aside ("web agents" names "Web
+    /// agents"; "writes" does not name "Writing", which a stemmer would conflate); a Chinese
+    /// name when consecutive words of the query ([`crate::text::terms`], jieba's cut) spell it,
+    /// so word boundaries hold ('化学', chemistry, is not named by '强化学习'). A tag whose
+    /// English name is generic in this list ([`Lexical::is_generic`] for all its terms:
+    /// 'reasoning' or 'models' in a list about RL for reasoning models) is named by nothing,
+    /// nor is a Chinese name spelled by generic words only.
+    pub fn named_in(&self, query: &str, lexical: &Lexical<'_>) -> Vec<(u32, &'static str)> {
+        if self.is_empty() {
+            return Vec::new();
+        }
+        let words = name_words(query);
+        let cut = crate::text::terms(query);
+        let specific = |ts: &[String]| ts.iter().any(|t| !lexical.is_generic(t));
+        let mut named = Vec::new();
+        for (tag, en, zh) in crate::corpus::paper::tag_names() {
+            let Some(id) = self.names.iter().position(|n| n == tag) else {
+                continue;
+            };
+            if !specific(&crate::text::terms(en)) {
+                continue;
+            }
+            let spelled = [tag, en].into_iter().find(|name| {
+                let ws = name_words(name);
+                !ws.is_empty() && ws.iter().all(|w| words.contains(w))
+            });
+            let name = spelled.or_else(|| {
+                let key: String = crate::text::fold(zh)
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect();
+                let run = consecutive_spelling(&cut, &key)?;
+                (key.chars().any(crate::text::is_cjk) && specific(run)).then_some(zh)
+            });
+            if let Some(name) = name {
+                named.push((id as u32, name));
+            }
+        }
+        named
+    }
+
+    /// Whether paper `paper` carries tag `tag`.
+    pub fn carries(&self, paper: usize, tag: u32) -> bool {
+        self.rows
+            .get(paper)
+            .is_some_and(|row| row.iter().any(|&(t, _)| t == tag))
+    }
+
+    /// Per paper, the summed IDF of the `tags` it carries (zero for the others).
+    pub fn carried(&self, tags: &[u32]) -> Vec<f32> {
+        self.rows
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .filter(|(t, _)| tags.contains(t))
+                    .map(|&(t, _)| self.idf[t as usize])
+                    .sum()
+            })
+            .collect()
+    }
+
     /// The tags `a` and `b` share, rarest first.
     pub fn shared(&self, a: usize, b: usize) -> Vec<&str> {
         let mut shared: Vec<u32> = self.rows[a]
@@ -161,6 +228,39 @@ impl Tags {
             .map(|t| self.names[t as usize].as_str())
             .collect()
     }
+}
+
+/// The Latin words of `text` for matching a tag's name: folded, split at anything but letters,
+/// digits and hyphens, a plural "s" dropped from words of four letters or more.
+fn name_words(text: &str) -> Vec<String> {
+    crate::text::fold(text)
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|w| !w.is_empty())
+        .map(|w| match w.strip_suffix('s') {
+            Some(stem) if w.len() >= 4 && !stem.ends_with('s') => stem.to_string(),
+            _ => w.to_string(),
+        })
+        .collect()
+}
+
+/// The consecutive `words` whose concatenation is `key`, if any.
+fn consecutive_spelling<'w>(words: &'w [String], key: &str) -> Option<&'w [String]> {
+    if key.is_empty() {
+        return None;
+    }
+    for start in 0..words.len() {
+        let mut spelled = String::new();
+        for (end, w) in words.iter().enumerate().skip(start) {
+            spelled.push_str(w);
+            if spelled == key {
+                return Some(&words[start..=end]);
+            }
+            if !key.starts_with(&spelled) {
+                break;
+            }
+        }
+    }
+    None
 }
 
 /// The cosine of sparse unit row `a` with every row (zeros when `a` is empty).
@@ -382,7 +482,28 @@ impl Surfaces {
 
 #[cfg(test)]
 mod tests {
-    use super::{Relation, Relations, Spelling, WordForms};
+    use super::{Relation, Relations, Spelling, WordForms, consecutive_spelling, name_words};
+
+    #[test]
+    fn tag_names_match_whole_words_plurals_aside() {
+        assert_eq!(
+            name_words("GUI agents, WebAgents!"),
+            ["gui", "agent", "webagent"]
+        );
+        // Short words and double s keep their s: "RL" stays, "process" is not "proces".
+        assert_eq!(name_words("ppo process RLs"), ["ppo", "process", "rls"]);
+        let words: Vec<String> = ["强化学习", "训练", "网页", "智能体"]
+            .map(String::from)
+            .into();
+        assert_eq!(
+            consecutive_spelling(&words, "网页智能体"),
+            Some(&words[2..4])
+        );
+        // Inside one word is no spelling: '化学' (chemistry) is not in '强化学习'.
+        assert_eq!(consecutive_spelling(&words, "化学"), None);
+        assert_eq!(consecutive_spelling(&words, "训练网页"), Some(&words[1..3]));
+        assert_eq!(consecutive_spelling(&words, ""), None);
+    }
 
     #[test]
     fn names_spelled_alike_are_close_and_unrelated_names_are_not() {

@@ -382,6 +382,16 @@ impl<'a> Lexical<'a> {
         (held.into_iter().fold(0.0f32, f32::max) / total).clamp(0.0, 1.0)
     }
 
+    /// Whether `term` is too common in this corpus to tell papers apart: in more than
+    /// [`MAX_DF`] of the documents of a corpus of at least [`MAX_DF_MIN_DOCS`] (the cap of
+    /// paper-to-paper similarity). A term the corpus does not hold is not generic.
+    pub fn is_generic(&self, term: &str) -> bool {
+        self.len() >= MAX_DF_MIN_DOCS
+            && self
+                .term_id(term)
+                .is_some_and(|t| self.postings(t).0.len() as f32 > MAX_DF * self.len() as f32)
+    }
+
     /// TF-IDF cosine of document `doc` with every document (itself included).
     pub fn similar_to(&self, doc: usize) -> Vec<f32> {
         let mut scores = vec![0.0f32; self.len()];
