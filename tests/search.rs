@@ -67,6 +67,11 @@ fn a_query_naming_a_curated_tag_in_chinese_finds_the_tagged_papers() {
     // "writes" is not "Writing"; "reasoning" is generic in this list and names nothing.
     assert_eq!(named("an agent that writes Python code"), ["code"]);
     assert!(named("long chain-of-thought reasoning").is_empty());
+    // "system" is a word any research text uses: the artefact tag `system` is named by nothing.
+    assert_eq!(
+        named("training a multi-agent deep research system"),
+        ["Deep research", "multi-agent"]
+    );
 
     // Without the tag WebAgent-R1 came 12th (stop 31); the tagged papers lead now.
     let q = recommend::session::QueryOptions {

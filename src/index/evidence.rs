@@ -154,16 +154,20 @@ impl Tags {
     /// agents"; "writes" does not name "Writing", which a stemmer would conflate); a Chinese
     /// name when consecutive words of the query ([`crate::text::terms`], jieba's cut) spell it,
     /// so word boundaries hold ('化学', chemistry, is not named by '强化学习'). A tag whose
-    /// English name is generic in this list ([`Lexical::is_generic`] for all its terms:
-    /// 'reasoning' or 'models' in a list about RL for reasoning models) is named by nothing,
-    /// nor is a Chinese name spelled by generic words only.
+    /// English name is generic is named by nothing, nor is a Chinese name spelled by generic
+    /// words only: generic in any research text (`Systems`, `Models`: not
+    /// [`crate::text::is_telling`]) or in this list ([`Lexical::is_generic`]: 'reasoning' in a
+    /// list about RL for reasoning models).
     pub fn named_in(&self, query: &str, lexical: &Lexical<'_>) -> Vec<(u32, &'static str)> {
         if self.is_empty() {
             return Vec::new();
         }
         let words = name_words(query);
         let cut = crate::text::terms(query);
-        let specific = |ts: &[String]| ts.iter().any(|t| !lexical.is_generic(t));
+        let specific = |ts: &[String]| {
+            ts.iter()
+                .any(|t| crate::text::is_telling(t) && !lexical.is_generic(t))
+        };
         let mut named = Vec::new();
         for (tag, en, zh) in crate::corpus::paper::tag_names() {
             let Some(id) = self.names.iter().position(|n| n == tag) else {
