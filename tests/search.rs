@@ -64,6 +64,12 @@ fn a_query_naming_a_curated_tag_in_chinese_finds_the_tagged_papers() {
     assert_eq!(named("GUI agents that keep learning"), ["GUI agents"]);
     // Word boundaries hold: '化学' (chemistry) inside '强化学习' names nothing.
     assert!(named("用强化学习做分子优化").is_empty());
+    // A Chinese name is a phrase, function words and the list's commonest words included.
+    assert_eq!(
+        named("基于模型的强化学习：先学环境动力学"),
+        ["基于模型的强化学习"]
+    );
+    assert_eq!(named("GUI 智能体的课程学习"), ["GUI 智能体", "课程学习"]);
     // "writes" is not "Writing"; "reasoning" is generic in this list and names nothing.
     assert_eq!(named("an agent that writes Python code"), ["code"]);
     assert!(named("long chain-of-thought reasoning").is_empty());

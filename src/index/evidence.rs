@@ -153,17 +153,19 @@ impl Tags {
     /// named when all its words are among the query's, plurals aside ("web agents" names "Web
     /// agents"; "writes" does not name "Writing", which a stemmer would conflate); a Chinese
     /// name when consecutive words of the query ([`crate::text::terms`], jieba's cut) spell it,
-    /// so word boundaries hold ('化学', chemistry, is not named by '强化学习'). A tag whose
-    /// English name is generic is named by nothing, nor is a Chinese name spelled by generic
-    /// words only: generic in any research text (`Systems`, `Models`: not
-    /// [`crate::text::is_telling`]) or in this list ([`Lexical::is_generic`]: 'reasoning' in a
-    /// list about RL for reasoning models).
+    /// so word boundaries hold ('化学', chemistry, is not named by '强化学习') and function
+    /// words count ('基于模型的强化学习', model-based RL). A tag whose English name is generic
+    /// is named by nothing, in either language: generic in any research text (`Systems`,
+    /// `Models`: not [`crate::text::is_telling`]) or in this list ([`Lexical::is_generic`]:
+    /// 'reasoning', and so '推理', in a list about RL for reasoning models). A Chinese name is
+    /// a fixed phrase and is not judged by its words: 基于模型的强化学习 is made of words every
+    /// paper of such a list uses.
     pub fn named_in(&self, query: &str, lexical: &Lexical<'_>) -> Vec<(u32, &'static str)> {
         if self.is_empty() {
             return Vec::new();
         }
         let words = name_words(query);
-        let cut = crate::text::terms(query);
+        let cut = spelling_words(query);
         let specific = |ts: &[String]| {
             ts.iter()
                 .any(|t| crate::text::is_telling(t) && !lexical.is_generic(t))
@@ -185,8 +187,8 @@ impl Tags {
                     .chars()
                     .filter(|c| !c.is_whitespace())
                     .collect();
-                let run = consecutive_spelling(&cut, &key)?;
-                (key.chars().any(crate::text::is_cjk) && specific(run)).then_some(zh)
+                consecutive_spelling(&cut, &key)?;
+                key.chars().any(crate::text::is_cjk).then_some(zh)
             });
             if let Some(name) = name {
                 named.push((id as u32, name));
@@ -245,6 +247,35 @@ fn name_words(text: &str) -> Vec<String> {
             _ => w.to_string(),
         })
         .collect()
+}
+
+/// `text` as a sequence of words, as a reader would cut it: jieba's precise cut of each run of
+/// CJK characters with its function words and single characters kept (so "基于模型的强化学习"
+/// is 基于 / 模型 / 的 / 强化学习 and spells that tag's name), and the folded Latin words.
+fn spelling_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut cjk, mut latin) = (String::new(), String::new());
+    let flush = |cjk: &mut String, latin: &mut String, out: &mut Vec<String>| {
+        out.extend(crate::text::segment::cut_words(cjk));
+        out.extend(name_words(latin));
+        cjk.clear();
+        latin.clear();
+    };
+    for c in crate::text::fold(text).chars() {
+        if crate::text::is_cjk(c) {
+            if !latin.is_empty() {
+                flush(&mut cjk, &mut latin, &mut out);
+            }
+            cjk.push(c);
+        } else {
+            if !cjk.is_empty() {
+                flush(&mut cjk, &mut latin, &mut out);
+            }
+            latin.push(c);
+        }
+    }
+    flush(&mut cjk, &mut latin, &mut out);
+    out
 }
 
 /// The consecutive `words` whose concatenation is `key`, if any.
@@ -486,7 +517,9 @@ impl Surfaces {
 
 #[cfg(test)]
 mod tests {
-    use super::{Relation, Relations, Spelling, WordForms, consecutive_spelling, name_words};
+    use super::{
+        Relation, Relations, Spelling, WordForms, consecutive_spelling, name_words, spelling_words,
+    };
 
     #[test]
     fn tag_names_match_whole_words_plurals_aside() {
@@ -507,6 +540,11 @@ mod tests {
         assert_eq!(consecutive_spelling(&words, "化学"), None);
         assert_eq!(consecutive_spelling(&words, "训练网页"), Some(&words[1..3]));
         assert_eq!(consecutive_spelling(&words, ""), None);
+        // The cut keeps function words and single characters, and folds Latin words.
+        assert_eq!(
+            spelling_words("基于模型的强化学习, GUI Agents"),
+            ["基于", "模型", "的", "强化学习", "gui", "agent"]
+        );
     }
 
     #[test]

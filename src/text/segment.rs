@@ -154,6 +154,19 @@ pub fn is_chinese_stopword(word: &str) -> bool {
     chinese_stopwords().contains(word)
 }
 
+/// Every word of jieba's precise cut of one run of CJK characters, function words and single
+/// characters included: the cut as it falls, for checking where a query's word boundaries are.
+pub fn cut_words(run: &str) -> Vec<String> {
+    if run.is_empty() {
+        return Vec::new();
+    }
+    segmenter_for(run)
+        .cut(run, true)
+        .into_iter()
+        .map(|t| t.word.to_string())
+        .collect()
+}
+
 /// Append the words of one run of CJK characters: jieba's precise cut, words of two or more
 /// characters that are not function words. Not the search-mode cut: it adds the words inside a
 /// long word ("强化学习" and "强化", "学习"), so the field's most common concepts would count
