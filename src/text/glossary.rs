@@ -36,6 +36,9 @@ fn pairs() -> &'static [(&'static str, String)] {
 /// // multi-agent vocabulary (stop 27): collaboration and communication between agents
 /// let t = translations("多智能体如何协同与通信");
 /// assert!(t.contains("collaboration") && t.contains("communication"));
+/// // one Chinese word, two English ones: 界面 is an interface, and in agents' papers a GUI
+/// let t = translations("界面操作智能体");
+/// assert!(t.contains("interface") && t.contains("gui"));
 /// ```
 pub fn translations(query: &str) -> String {
     let folded = fold(query);
