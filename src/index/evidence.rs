@@ -151,7 +151,9 @@ impl Tags {
     /// The vocabulary is bilingual, so a Chinese query that says 网页智能体 finds the papers
     /// tagged `web-agent` whose records say "web agent" only in English. An English name is
     /// named when all its words are among the query's, plurals aside ("web agents" names "Web
-    /// agents"; "writes" does not name "Writing", which a stemmer would conflate); a Chinese
+    /// agents"; "writes" does not name "Writing", which a stemmer would conflate), or among
+    /// the query's words and their glossary translations (界面操作智能体 names "GUI agents"
+    /// through 界面 -> gui and 智能体 -> agent, as BM25 reads them); a Chinese
     /// name when consecutive words of the query ([`crate::text::terms`], jieba's cut) spell it,
     /// so word boundaries hold ('化学', chemistry, is not named by '强化学习') and function
     /// words count ('基于模型的强化学习', model-based RL). A tag whose English name is generic
@@ -164,7 +166,8 @@ impl Tags {
         if self.is_empty() {
             return Vec::new();
         }
-        let words = name_words(query);
+        let own = name_words(query);
+        let translated = name_words(&crate::text::glossary::translations(query));
         let cut = spelling_words(query);
         let specific = |ts: &[String]| {
             ts.iter()
@@ -178,18 +181,29 @@ impl Tags {
             if !specific(&crate::text::terms(en)) {
                 continue;
             }
-            let spelled = [tag, en].into_iter().find(|name| {
+            let key: String = crate::text::fold(zh)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            let spelled_zh =
+                key.chars().any(crate::text::is_cjk) && consecutive_spelling(&cut, &key).is_some();
+            let all_in = |name: &str, with_translations: bool| {
                 let ws = name_words(name);
-                !ws.is_empty() && ws.iter().all(|w| words.contains(w))
-            });
-            let name = spelled.or_else(|| {
-                let key: String = crate::text::fold(zh)
-                    .chars()
-                    .filter(|c| !c.is_whitespace())
-                    .collect();
-                consecutive_spelling(&cut, &key)?;
-                key.chars().any(crate::text::is_cjk).then_some(zh)
-            });
+                !ws.is_empty()
+                    && ws
+                        .iter()
+                        .all(|w| own.contains(w) || (with_translations && translated.contains(w)))
+            };
+            // The name as the query wrote it; the English name when only the query's glossary
+            // translations spell it (界面操作智能体: interface, gui, operation, agent).
+            let name = if spelled_zh {
+                Some(zh)
+            } else {
+                [tag, en]
+                    .into_iter()
+                    .find(|name| all_in(name, false))
+                    .or_else(|| all_in(en, true).then_some(en))
+            };
             if let Some(name) = name {
                 named.push((id as u32, name));
             }
