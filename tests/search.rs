@@ -70,8 +70,8 @@ fn a_query_naming_a_curated_tag_in_chinese_finds_the_tagged_papers() {
         ["基于模型的强化学习"]
     );
     assert_eq!(named("GUI 智能体的课程学习"), ["GUI 智能体", "课程学习"]);
-    // Through the glossary: 界面 -> gui, 智能体 -> agent.
-    assert_eq!(named("界面操作智能体"), ["GUI agents"]);
+    // Through the glossary (界面 -> gui, 智能体 -> agent), cited in the query's language.
+    assert_eq!(named("界面操作智能体"), ["GUI 智能体"]);
     // "writes" is not "Writing"; "reasoning" is generic in this list and names nothing.
     assert_eq!(named("an agent that writes Python code"), ["code"]);
     assert!(named("long chain-of-thought reasoning").is_empty());

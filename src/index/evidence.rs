@@ -146,7 +146,8 @@ impl Tags {
     }
 
     /// The tags of this list that `query` names, by the vocabulary's English or Chinese name or
-    /// by the tag itself (`src/corpus/tags.txt`), each with the name as the query wrote it.
+    /// by the tag itself (`src/corpus/tags.txt`), each with the name as the query wrote it (the
+    /// name in the query's language when only its glossary translations spell one).
     ///
     /// The vocabulary is bilingual, so a Chinese query that says 网页智能体 finds the papers
     /// tagged `web-agent` whose records say "web agent" only in English. An English name is
@@ -169,6 +170,7 @@ impl Tags {
         let own = name_words(query);
         let translated = name_words(&crate::text::glossary::translations(query));
         let cut = spelling_words(query);
+        let chinese = query.chars().any(crate::text::is_cjk);
         let specific = |ts: &[String]| {
             ts.iter()
                 .any(|t| crate::text::is_telling(t) && !lexical.is_generic(t))
@@ -194,15 +196,16 @@ impl Tags {
                         .iter()
                         .all(|w| own.contains(w) || (with_translations && translated.contains(w)))
             };
-            // The name as the query wrote it; the English name when only the query's glossary
-            // translations spell it (界面操作智能体: interface, gui, operation, agent).
+            // The name as the query wrote it; when only the query's glossary translations spell
+            // the English name (界面操作智能体: interface, gui, operation, agent), the name in
+            // the query's language.
             let name = if spelled_zh {
                 Some(zh)
             } else {
                 [tag, en]
                     .into_iter()
                     .find(|name| all_in(name, false))
-                    .or_else(|| all_in(en, true).then_some(en))
+                    .or_else(|| all_in(en, true).then_some(if chinese { zh } else { en }))
             };
             if let Some(name) = name {
                 named.push((id as u32, name));
