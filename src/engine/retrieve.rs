@@ -656,11 +656,7 @@ pub fn search(
             }
             // The curated tags the query names, in either language (zeros without any).
             let ids: Vec<u32> = named.iter().map(|&(t, _)| t).collect();
-            let tags = if ids.is_empty() {
-                vec![0.0f32; n]
-            } else {
-                index.tags().carried(&ids)
-            };
+            let tags = index.tags().carried(&ids);
             fusion::fuse_search(
                 &candidates,
                 &index.lexical(),

@@ -155,7 +155,7 @@ impl Tags {
     /// agents"; "writes" does not name "Writing", which a stemmer would conflate), or among
     /// the query's words and their glossary translations (界面操作智能体 names "GUI agents"
     /// through 界面 -> gui and 智能体 -> agent, as BM25 reads them); a Chinese
-    /// name when consecutive words of the query ([`crate::text::terms`], jieba's cut) spell it,
+    /// name when consecutive words of the query (jieba's whole cut, [`spelling_words`]) spell it,
     /// so word boundaries hold ('化学', chemistry, is not named by '强化学习') and function
     /// words count ('基于模型的强化学习', model-based RL). A tag whose English name is generic
     /// is named by nothing, in either language: generic in any research text (`Systems`,

@@ -29,6 +29,12 @@ pub const CITED_MAX_DF: f32 = 0.1;
 const TRANSLATION_WEIGHT: f32 = 0.7;
 const BM25_B: f32 = 0.75;
 
+/// Whether a term in `df` of `n` documents is over the cap of paper-to-paper similarity
+/// ([`MAX_DF`], from [`MAX_DF_MIN_DOCS`] documents up): the one rule for a generic term.
+fn over_cap(df: usize, n: usize) -> bool {
+    n >= MAX_DF_MIN_DOCS && df as f32 > MAX_DF * n as f32
+}
+
 /// The lexical index as built: flat arrays (compressed sparse rows), ready to be written as
 /// sections of `index.bin` and read back without decoding. Query it through [`LexicalData::view`].
 #[derive(Debug, Clone, Default)]
@@ -120,9 +126,7 @@ impl LexicalData {
             .iter()
             .map(|&o| o as usize)
             .collect();
-        let capped = |t: u32| {
-            papers.len() >= MAX_DF_MIN_DOCS && postings[t as usize].len() as f32 > MAX_DF * n
-        };
+        let capped = |t: u32| over_cap(postings[t as usize].len(), papers.len());
         for tf in doc_tf {
             let mut v: Vec<(u32, f32)> = tf
                 .into_iter()
@@ -386,10 +390,8 @@ impl<'a> Lexical<'a> {
     /// [`MAX_DF`] of the documents of a corpus of at least [`MAX_DF_MIN_DOCS`] (the cap of
     /// paper-to-paper similarity). A term the corpus does not hold is not generic.
     pub fn is_generic(&self, term: &str) -> bool {
-        self.len() >= MAX_DF_MIN_DOCS
-            && self
-                .term_id(term)
-                .is_some_and(|t| self.postings(t).0.len() as f32 > MAX_DF * self.len() as f32)
+        self.term_id(term)
+            .is_some_and(|t| over_cap(self.postings(t).0.len(), self.len()))
     }
 
     /// TF-IDF cosine of document `doc` with every document (itself included).
