@@ -194,6 +194,42 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
     // chosen on the development set holds its lead there: at stop 29, related@5 0.716 against
     // 0.564 for lexical, the nearest ([+0.093, +0.209]); absurd@5 0.133 against 0.324; flagged
     // weak links judged unrelated 0.35 against 0.04 for the rest.
+    // Both sets have a second reader (`<set>-reader2.jsonl`, the same seeds judged again,
+    // blind, each with the reader's own top 5). The reader's top 5 is almost never unrelated
+    // by the first reader's grades (1.0% and 1.8% at stop 33), so the issue's 5% is within a
+    // careful reader's reach and our 8.2% / 13.3% is the ranking's gap, not the set's noise.
+    // By either reader's grades the ranking still beats every baseline.
+    for (set, seeds) in [(&r["judged"], 61), (&r["heldout"], 45)] {
+        let readers = &set["readers"];
+        assert_eq!(readers["seeds"], seeds, "second reader missing: {readers}");
+        let reader = readers["reader_top5"]["absurd_at_5"].as_f64().unwrap();
+        let row = |system: &str| -> Value {
+            readers["systems"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["system"] == system)
+                .unwrap_or_else(|| panic!("{system} missing in {readers}"))
+                .clone()
+        };
+        let ours = row("ours (hybrid)");
+        assert!(reader <= 0.03, "the reader's own top 5: absurd@5 {reader}");
+        assert!(
+            reader < ours["first"]["absurd_at_5"].as_f64().unwrap(),
+            "{readers}"
+        );
+        // The shared-grades row reads both readers: never more absurd than by either alone.
+        let either = ours["either"]["absurd_at_5"].as_f64().unwrap();
+        assert!(either <= ours["first"]["absurd_at_5"].as_f64().unwrap());
+        assert!(either <= ours["second"]["absurd_at_5"].as_f64().unwrap());
+        for s in systems {
+            let (a, b) = (
+                ours["either"]["related_at_5"].as_f64().unwrap(),
+                row(s)["either"]["related_at_5"].as_f64().unwrap(),
+            );
+            assert!(a > b, "related@5 by either reader: ours {a} <= {s} {b}");
+        }
+    }
     let held = &r["heldout"];
     assert!(
         held["source"]
@@ -290,4 +326,32 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
         assert!(mrr("hybrid") > mrr("tfidf") && mrr("hybrid") > mrr("tfidf-char-2-4"));
     }
     assert!(!r["notes"].as_array().unwrap().is_empty());
+}
+
+/// A second reader that names a paper the index does not have is a usage error that points at
+/// its line, before anything is measured: it was written for this set, so it must not silently
+/// turn into a missing figure.
+#[test]
+fn a_broken_second_reader_is_reported_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("mine.jsonl");
+    std::fs::copy(support::root().join("bench/judgments.jsonl"), &set).unwrap();
+    std::fs::write(
+        dir.path().join("mine-reader2.jsonl"),
+        "{\"task\":\"like\",\"seed\":\"dapo\",\"ranked\":[\"vapo\"],\"relevant\":{\"vapo\":2}}\n\
+         {\"task\":\"like\",\"seed\":\"dapo\",\"ranked\":[\"no-such-paper\"],\"relevant\":{}}\n",
+    )
+    .unwrap();
+    let out = recommend()
+        .args(["bench", "--quick", "--index", "index.bin", "--judgments"])
+        .arg(&set)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("mine-reader2.jsonl:2: unknown paper id \"no-such-paper\" in \"ranked\""),
+        "{err}"
+    );
+    assert!(!err.contains("mine-reader2.jsonl:1"), "{err}");
 }

@@ -80,8 +80,31 @@ const OFFTOPIC_QUERIES: &str = "bench/offtopic-queries.txt";
 /// `bench/judgments.jsonl` -> `bench/judgments-heldout.jsonl`. Reported only when the
 /// development set was found by default; `--judgments FILE` measures one set, the one named.
 fn heldout_companion(dev: &Path) -> std::path::PathBuf {
-    let stem = dev.file_stem().unwrap_or_default().to_string_lossy();
-    dev.with_file_name(format!("{stem}-heldout.jsonl"))
+    companion(dev, "heldout")
+}
+
+/// `bench/judgments.jsonl` -> `bench/judgments-<what>.jsonl`.
+fn companion(set: &Path, what: &str) -> std::path::PathBuf {
+    let stem = set.file_stem().unwrap_or_default().to_string_lossy();
+    set.with_file_name(format!("{stem}-{what}.jsonl"))
+}
+
+/// `judged` with its second reader (`<set>-reader2.jsonl` beside the set) when that file
+/// exists. A second reader that does not fit the index is an error: it was written for this
+/// set, so a broken one must not go unnoticed as a missing figure.
+fn with_second_reader(
+    judged: recommend::bench::judged::Judged,
+    index: &recommend::index::Index,
+) -> Result<recommend::bench::judged::Judged> {
+    let path = companion(&judged.source, "reader2");
+    if !path.exists() {
+        return Ok(judged);
+    }
+    let second = recommend::bench::judged::load(&path, index).map_err(usage)?;
+    Ok(recommend::bench::judged::Judged {
+        second: Some(Box::new(second)),
+        ..judged
+    })
 }
 
 pub(super) fn bench(
@@ -140,6 +163,16 @@ pub(super) fn bench(
                 })
         }
     };
+    opts.judgments = opts
+        .judgments
+        .take()
+        .map(|j| with_second_reader(j, index))
+        .transpose()?;
+    opts.heldout = opts
+        .heldout
+        .take()
+        .map(|j| with_second_reader(j, index))
+        .transpose()?;
     // Queries from other fields, for the weak-match figures (a line per query, '#' comments).
     if let Ok(text) = std::fs::read_to_string(OFFTOPIC_QUERIES) {
         opts.offtopic = text
@@ -173,6 +206,10 @@ mod tests {
         assert_eq!(
             heldout_companion(Path::new("bench/judgments-awesome-rl-ai-agents.jsonl")),
             Path::new("bench/judgments-awesome-rl-ai-agents-heldout.jsonl")
+        );
+        assert_eq!(
+            companion(Path::new("bench/judgments-heldout.jsonl"), "reader2"),
+            Path::new("bench/judgments-heldout-reader2.jsonl")
         );
     }
 }

@@ -11,6 +11,13 @@
 //! Every system is measured on the same items in the same run: the shipped ranking, its dense
 //! and lexical halves, two TF-IDF baselines (arxiv-sanity-style words, character 2-4-grams)
 //! and reciprocal-rank fusion of dense and TF-IDF.
+//!
+//! A set can have a second reader ([`Judged::second`], `<set>-reader2.jsonl` beside it): the
+//! same seeds judged again, independently, each with the reader's own five best picks
+//! (`"ranked": [ID, ...]`). [`reader_agreement`] says how far the two readers agree and what
+//! a careful reader's own top 5 scores by the first reader's grades: the figure a ranking can
+//! be held to, where one reader's grades alone cannot tell a ranking's errors from the
+//! reader's.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -34,6 +41,9 @@ struct Line {
     #[serde(default)]
     lang: Option<String>,
     relevant: BTreeMap<String, u8>,
+    /// A reader's own recommendations for a `like` seed, best first (second readers).
+    #[serde(default)]
+    ranked: Vec<String>,
     #[serde(default)]
     #[allow(dead_code)]
     note: Option<String>,
@@ -49,6 +59,11 @@ pub struct Judged {
     pub like: Vec<(usize, Grades)>,
     /// (language, query, grades)
     pub search: Vec<(String, String, Grades)>,
+    /// Per `like` seed, the reader's own recommendations, best first (from `"ranked"`; only
+    /// second readers give them).
+    pub ranked: HashMap<usize, Vec<usize>>,
+    /// A second reader's independent judgments of the same seeds, when there are any.
+    pub second: Option<Box<Judged>>,
 }
 
 /// Read `path` and resolve its paper ids in `index`; every problem is reported as `file:line`.
@@ -96,11 +111,28 @@ pub fn load(path: &Path, index: &Index) -> Result<Judged, String> {
                 None => problems.push(format!("{at}: unknown paper id {id:?}")),
             }
         }
+        let mut ranked = Vec::with_capacity(line.ranked.len());
+        for id in &line.ranked {
+            match find(id) {
+                Some(i) if !ranked.contains(&i) => ranked.push(i),
+                Some(_) => problems.push(format!("{at}: {id:?} ranked twice")),
+                None => problems.push(format!("{at}: unknown paper id {id:?} in \"ranked\"")),
+            }
+        }
+        if !ranked.is_empty() && line.task != "like" {
+            problems.push(format!("{at}: only a \"like\" item can have \"ranked\""));
+        }
         match (line.task.as_str(), line.seed, line.query, line.lang) {
             ("like", Some(seed), None, _) => match find(&seed) {
                 Some(s) => {
                     // A repeat of the seed merged into it is the seed itself, not its related work.
                     grades.remove(&s);
+                    if ranked.contains(&s) {
+                        problems.push(format!("{at}: the seed {seed:?} ranks itself"));
+                    }
+                    if !ranked.is_empty() {
+                        out.ranked.insert(s, ranked);
+                    }
                     out.like.push((s, grades))
                 }
                 None => problems.push(format!("{at}: unknown seed id {seed:?}")),
@@ -358,6 +390,116 @@ pub fn weak_link_score(index: &Index, judged: &Judged) -> Option<WeakLinkScore> 
         unflagged_unrelated: share(uu, u),
         flagged_related: share(fr, f),
         unflagged_related: share(ur, u),
+    })
+}
+
+/// Related@5 and absurd@5 of one top 5 (or their means over seeds).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Top5 {
+    pub related_at_5: f64,
+    pub absurd_at_5: f64,
+}
+
+/// One system's top 5 judged by each reader, and by the two together.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReaderRow {
+    pub system: String,
+    pub first: Top5,
+    pub second: Top5,
+    /// Related when either reader grades it related; absurd only when neither lists it.
+    pub either: Top5,
+}
+
+/// How two readers of the same seeds agree ([`reader_agreement`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct ReaderAgreement {
+    pub source: String,
+    /// Seeds both readers judged.
+    pub seeds: usize,
+    /// Of the papers the second reader grades related (>= 1), the share the first lists at
+    /// any grade; and the converse.
+    pub second_listed_by_first: f64,
+    pub first_listed_by_second: f64,
+    /// The second reader's own top 5 (`"ranked"`), scored by the first reader's grades: what
+    /// a careful reader of the same records reaches on this set (`None` without picks).
+    pub reader_top5: Option<Top5>,
+    /// Every system of [`like_systems`], judged by each reader and by both.
+    pub systems: Vec<ReaderRow>,
+}
+
+/// [`ReaderAgreement`] of `judged` and its second reader on `index`; `None` without one, or
+/// when the two share no seed.
+pub fn reader_agreement(index: &Index, judged: &Judged) -> Option<ReaderAgreement> {
+    let second = judged.second.as_deref()?;
+    let theirs: HashMap<usize, &Grades> = second.like.iter().map(|(s, g)| (*s, g)).collect();
+    let both: Vec<(usize, &Grades, &Grades)> = judged
+        .like
+        .iter()
+        .filter_map(|(s, g)| theirs.get(s).map(|t| (*s, g, *t)))
+        .collect();
+    if both.is_empty() {
+        return None;
+    }
+    let n = both.len() as f64;
+    // Of the papers one reader grades related, the share the other lists at any grade.
+    let listed_share = |second_relates: bool| {
+        let (mut listed, mut all) = (0usize, 0usize);
+        for &(_, first, second) in &both {
+            let (related_by, listed_by) = if second_relates {
+                (second, first)
+            } else {
+                (first, second)
+            };
+            for (p, &g) in related_by {
+                if g >= 1 {
+                    all += 1;
+                    listed += usize::from(listed_by.contains_key(p));
+                }
+            }
+        }
+        listed as f64 / all.max(1) as f64
+    };
+    let either = |a: &Grades, b: &Grades| -> Grades {
+        let mut u = a.clone();
+        for (&p, &g) in b {
+            let e = u.entry(p).or_insert(g);
+            *e = (*e).max(g);
+        }
+        u
+    };
+    let mean = |scores: &[(f64, f64)]| Top5 {
+        related_at_5: scores.iter().map(|s| s.0).sum::<f64>() / n,
+        absurd_at_5: scores.iter().map(|s| s.1).sum::<f64>() / n,
+    };
+    let systems = like_systems(index)
+        .into_iter()
+        .map(|(name, rank)| {
+            let (mut a, mut b, mut u) = (Vec::new(), Vec::new(), Vec::new());
+            for &(seed, first, second) in &both {
+                let ranked = rank(seed);
+                a.push(top5_shares(&ranked, first));
+                b.push(top5_shares(&ranked, second));
+                u.push(top5_shares(&ranked, &either(first, second)));
+            }
+            ReaderRow {
+                system: name.to_string(),
+                first: mean(&a),
+                second: mean(&b),
+                either: mean(&u),
+            }
+        })
+        .collect();
+    let picks: Vec<(f64, f64)> = both
+        .iter()
+        .filter_map(|(seed, first, _)| second.ranked.get(seed).map(|r| top5_shares(r, first)))
+        .collect();
+    Some(ReaderAgreement {
+        source: second.source.display().to_string(),
+        seeds: both.len(),
+        second_listed_by_first: listed_share(true),
+        first_listed_by_second: listed_share(false),
+        reader_top5: (picks.len() == both.len()).then(|| mean(&picks)),
+        systems,
     })
 }
 

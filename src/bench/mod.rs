@@ -127,6 +127,8 @@ pub struct JudgedReport {
     pub search: Option<Vec<judged::SearchScore>>,
     /// `None` without the model or without a search reference in the index.
     pub weak_matches: Option<judged::WeakMatchScore>,
+    /// The set's second reader against the first, when it has one.
+    pub readers: Option<judged::ReaderAgreement>,
 }
 
 /// The same measurements on the corpus reduced to what a user's list has: titles (and
@@ -195,6 +197,7 @@ pub fn judged_report(
             Some(e) => Some(judged::search_scores(index, judged, e)?),
             None => None,
         },
+        readers: judged::reader_agreement(index, judged),
         weak_matches: match embedder {
             Some(e) => judged::weak_match_score(index, judged, offtopic, e)?,
             None => None,

@@ -175,6 +175,41 @@ fn judged_sections(j: &JudgedReport, what: &str, out: &mut Vec<Section>) {
             ],
         });
     }
+    if let Some(r) = &j.readers {
+        let pair = |t: judged::Top5| format!("{} / {}", f3(t.related_at_5), f3(t.absurd_at_5));
+        let mut rows: Vec<Vec<String>> = r
+            .systems
+            .iter()
+            .map(|s| {
+                vec![
+                    s.system.clone(),
+                    pair(s.first),
+                    pair(s.second),
+                    pair(s.either),
+                ]
+            })
+            .collect();
+        if let Some(t) = r.reader_top5 {
+            rows.push(vec![
+                "second reader's own top 5 (full records)".into(),
+                pair(t),
+                "-".into(),
+                "-".into(),
+            ]);
+        }
+        out.push(Section {
+            title: format!(
+                "Two readers{what} ({} seeds, {}): related@5 / absurd@5 by each reader's grades; \
+                 of each reader's related papers the other lists {} / {}",
+                r.seeds,
+                r.source,
+                f3(r.second_listed_by_first),
+                f3(r.first_listed_by_second)
+            ),
+            columns: vec!["system", "first reader", "second reader", "either reader"],
+            rows,
+        });
+    }
     if let Some(search) = &j.search {
         out.push(Section {
             title: format!("Judged search{what} (per query language)"),
