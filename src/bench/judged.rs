@@ -819,6 +819,77 @@ mod tests {
     }
 
     #[test]
+    fn two_readers_are_compared_on_the_seeds_both_judged() {
+        let papers: Vec<crate::corpus::Paper> = ["a", "b", "c", "d", "e", "f"]
+            .iter()
+            .map(|id| serde_json::from_str(&format!(r#"{{"id":"{id}","title":"{id} paper"}}"#)))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let index = Index::build(papers, "papers.jsonl", "m", &mut |t| {
+            Ok((0..t.len()).map(|i| vec![1.0, i as f32 / 10.0]).collect())
+        })
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            load(&path, &index).unwrap()
+        };
+        // The first reader relates b and c to a; the second b and d, and picks b then d. Seed
+        // f is judged by the first reader only and does not count.
+        let mut first = write(
+            "set.jsonl",
+            "{\"task\":\"like\",\"seed\":\"a\",\"relevant\":{\"b\":2,\"c\":1}}\n\
+             {\"task\":\"like\",\"seed\":\"f\",\"relevant\":{\"e\":2}}\n",
+        );
+        assert!(
+            reader_agreement(&index, &first).is_none(),
+            "no second reader"
+        );
+        let second = write(
+            "set-reader2.jsonl",
+            "{\"task\":\"like\",\"seed\":\"a\",\"ranked\":[\"b\",\"d\"],\
+             \"relevant\":{\"b\":2,\"d\":1}}\n",
+        );
+        assert_eq!(second.ranked[&0], vec![1, 3]);
+        first.second = Some(Box::new(second));
+        let r = reader_agreement(&index, &first).unwrap();
+        assert_eq!(r.seeds, 1);
+        // Each lists one of the other's two related papers.
+        assert_eq!(
+            (r.second_listed_by_first, r.first_listed_by_second),
+            (0.5, 0.5)
+        );
+        // The second reader's picks by the first's grades: b related, d unlisted (absurd).
+        let picks = r.reader_top5.unwrap();
+        assert_eq!((picks.related_at_5, picks.absurd_at_5), (0.2, 0.2));
+        // By either reader, a paper is related when one grades it so and absurd only when
+        // neither lists it: never more absurd than by one reader alone.
+        for row in &r.systems {
+            assert!(row.either.absurd_at_5 <= row.first.absurd_at_5, "{row:?}");
+            assert!(row.either.absurd_at_5 <= row.second.absurd_at_5, "{row:?}");
+            assert!(row.either.related_at_5 >= row.first.related_at_5.max(row.second.related_at_5));
+        }
+        // Bad reader lines say where: a ranked id that is unknown, or on a search item.
+        let bad = dir.path().join("bad.jsonl");
+        std::fs::write(
+            &bad,
+            "{\"task\":\"like\",\"seed\":\"a\",\"ranked\":[\"a\"],\"relevant\":{}}\n\
+             {\"task\":\"search\",\"lang\":\"en\",\"query\":\"q\",\"ranked\":[\"b\"],\"relevant\":{}}\n",
+        )
+        .unwrap();
+        let e = load(&bad, &index).unwrap_err();
+        assert!(
+            e.contains("bad.jsonl:1: the seed \"a\" ranks itself"),
+            "{e}"
+        );
+        assert!(
+            e.contains("bad.jsonl:2: only a \"like\" item can have \"ranked\""),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn acceptable_papers_are_neither_related_nor_absurd() {
         let g: Grades = [(1, 2), (2, 0), (3, 1)].into_iter().collect();
         // 1 related (2), 2 acceptable (0), 3 related (1), 4 and 5 unlisted.
