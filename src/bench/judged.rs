@@ -427,15 +427,17 @@ pub struct ReaderAgreement {
     pub systems: Vec<ReaderRow>,
 }
 
-/// [`ReaderAgreement`] of `judged` and its second reader on `index`; `None` without one, or
-/// when the two share no seed.
-pub fn reader_agreement(index: &Index, judged: &Judged) -> Option<ReaderAgreement> {
+/// [`ReaderAgreement`] of `judged` and its second reader, from every system's `rankings` of
+/// `judged`'s seeds; `None` without a second reader, or when the two share no seed.
+pub fn reader_agreement(rankings: &SeedRankings, judged: &Judged) -> Option<ReaderAgreement> {
     let second = judged.second.as_deref()?;
     let theirs: HashMap<usize, &Grades> = second.like.iter().map(|(s, g)| (*s, g)).collect();
-    let both: Vec<(usize, &Grades, &Grades)> = judged
+    // (position in `judged.like`, seed, first reader's grades, second reader's)
+    let both: Vec<(usize, usize, &Grades, &Grades)> = judged
         .like
         .iter()
-        .filter_map(|(s, g)| theirs.get(s).map(|t| (*s, g, *t)))
+        .enumerate()
+        .filter_map(|(k, (s, g))| theirs.get(s).map(|t| (k, *s, g, *t)))
         .collect();
     if both.is_empty() {
         return None;
@@ -444,7 +446,7 @@ pub fn reader_agreement(index: &Index, judged: &Judged) -> Option<ReaderAgreemen
     // Of the papers one reader grades related, the share the other lists at any grade.
     let listed_share = |second_relates: bool| {
         let (mut listed, mut all) = (0usize, 0usize);
-        for &(_, first, second) in &both {
+        for &(_, _, first, second) in &both {
             let (related_by, listed_by) = if second_relates {
                 (second, first)
             } else {
@@ -459,27 +461,31 @@ pub fn reader_agreement(index: &Index, judged: &Judged) -> Option<ReaderAgreemen
         }
         listed as f64 / all.max(1) as f64
     };
-    let either = |a: &Grades, b: &Grades| -> Grades {
-        let mut u = a.clone();
-        for (&p, &g) in b {
-            let e = u.entry(p).or_insert(g);
-            *e = (*e).max(g);
-        }
-        u
-    };
+    // Each shared seed's grades by either reader: the higher of the two.
+    let either: Vec<Grades> = both
+        .iter()
+        .map(|&(_, _, first, second)| {
+            let mut u = first.clone();
+            for (&p, &g) in second {
+                let e = u.entry(p).or_insert(g);
+                *e = (*e).max(g);
+            }
+            u
+        })
+        .collect();
     let mean = |scores: &[(f64, f64)]| Top5 {
         related_at_5: scores.iter().map(|s| s.0).sum::<f64>() / n,
         absurd_at_5: scores.iter().map(|s| s.1).sum::<f64>() / n,
     };
-    let systems = like_systems(index)
-        .into_iter()
-        .map(|(name, rank)| {
+    let systems = rankings
+        .iter()
+        .map(|(name, ranked_seeds)| {
             let (mut a, mut b, mut u) = (Vec::new(), Vec::new(), Vec::new());
-            for &(seed, first, second) in &both {
-                let ranked = rank(seed);
-                a.push(top5_shares(&ranked, first));
-                b.push(top5_shares(&ranked, second));
-                u.push(top5_shares(&ranked, &either(first, second)));
+            for (&(k, _, first, second), grades) in both.iter().zip(&either) {
+                let ranked = &ranked_seeds[k];
+                a.push(top5_shares(ranked, first));
+                b.push(top5_shares(ranked, second));
+                u.push(top5_shares(ranked, grades));
             }
             ReaderRow {
                 system: name.to_string(),
@@ -491,7 +497,7 @@ pub fn reader_agreement(index: &Index, judged: &Judged) -> Option<ReaderAgreemen
         .collect();
     let picks: Vec<(f64, f64)> = both
         .iter()
-        .filter_map(|(seed, first, _)| second.ranked.get(seed).map(|r| top5_shares(r, first)))
+        .filter_map(|(_, seed, first, _)| second.ranked.get(seed).map(|r| top5_shares(r, first)))
         .collect();
     Some(ReaderAgreement {
         source: second.source.display().to_string(),
@@ -623,19 +629,30 @@ pub fn reciprocal_rank_fusion(rankings: &[Vec<usize>]) -> Vec<usize> {
     v.into_iter().map(|(i, _)| i).collect()
 }
 
-/// Related-work figures of every system of [`like_systems`].
-pub fn like_scores(index: &Index, judged: &Judged) -> Vec<LikeScore> {
-    let mut scores: Vec<LikeScore> = like_systems(index)
+/// Every system of [`like_systems`] with its ranking of each of `judged`'s related-work seeds,
+/// in the set's order: ranked once, read by [`like_scores`] and [`reader_agreement`].
+pub type SeedRankings = Vec<(&'static str, Vec<Vec<usize>>)>;
+
+/// [`SeedRankings`] of `judged` on `index`.
+pub fn rank_seeds(index: &Index, judged: &Judged) -> SeedRankings {
+    like_systems(index)
         .into_iter()
-        .map(|(name, rank)| {
+        .map(|(name, rank)| (name, judged.like.iter().map(|(s, _)| rank(*s)).collect()))
+        .collect()
+}
+
+/// Related-work figures of every system, from its `rankings` of `judged`'s seeds.
+pub fn like_scores(rankings: &SeedRankings, judged: &Judged) -> Vec<LikeScore> {
+    let mut scores: Vec<LikeScore> = rankings
+        .iter()
+        .map(|(name, ranked_seeds)| {
             let (mut nd, mut absurd) = (0.0, 0.0);
             let mut per_seed = Vec::with_capacity(judged.like.len());
-            for (seed, grades) in &judged.like {
-                let ranked = rank(*seed);
-                let (related, unrelated) = top5_shares(&ranked, grades);
+            for ((_, grades), ranked) in judged.like.iter().zip(ranked_seeds) {
+                let (related, unrelated) = top5_shares(ranked, grades);
                 per_seed.push(related);
                 absurd += unrelated;
-                nd += ndcg(&ranked, grades, 10);
+                nd += ndcg(ranked, grades, 10);
             }
             let n = judged.like.len().max(1) as f64;
             LikeScore {
@@ -843,7 +860,7 @@ mod tests {
              {\"task\":\"like\",\"seed\":\"f\",\"relevant\":{\"e\":2}}\n",
         );
         assert!(
-            reader_agreement(&index, &first).is_none(),
+            reader_agreement(&rank_seeds(&index, &first), &first).is_none(),
             "no second reader"
         );
         let second = write(
@@ -853,7 +870,7 @@ mod tests {
         );
         assert_eq!(second.ranked[&0], vec![1, 3]);
         first.second = Some(Box::new(second));
-        let r = reader_agreement(&index, &first).unwrap();
+        let r = reader_agreement(&rank_seeds(&index, &first), &first).unwrap();
         assert_eq!(r.seeds, 1);
         // Each lists one of the other's two related papers.
         assert_eq!(

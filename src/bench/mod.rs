@@ -188,16 +188,18 @@ pub fn judged_report(
     embedder: Option<&Embedder>,
     offtopic: &[String],
 ) -> Result<JudgedReport, BenchError> {
+    // Every system ranks every seed once, for the figures of one reader and of two.
+    let rankings = judged::rank_seeds(index, judged);
     Ok(JudgedReport {
         source: judged.source.display().to_string(),
-        like: judged::like_scores(index, judged),
+        like: judged::like_scores(&rankings, judged),
         paths: judged::path_scores(index, judged),
         weak_links: judged::weak_link_score(index, judged),
         search: match embedder {
             Some(e) => Some(judged::search_scores(index, judged, e)?),
             None => None,
         },
-        readers: judged::reader_agreement(index, judged),
+        readers: judged::reader_agreement(&rankings, judged),
         weak_matches: match embedder {
             Some(e) => judged::weak_match_score(index, judged, offtopic, e)?,
             None => None,
