@@ -94,10 +94,11 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
     // parent's specificity; 0.849 before).
     assert!(ours >= 0.85, "judged related@5 {ours} < 0.85");
     // Absurd = judged unrelated by the set's own explicit judgments (grade 0 is acceptable):
-    // 8.2% at stop 26 (8.9% at stop 24) against 23% for the best baseline; the target
-    // is 5%.
+    // the target is 5%. 8.2% from stop 26 to 33 (every fusion knob at one optimum);
+    // 3.6% since each paper names the research problem it attacks (curated `p-...` facets,
+    // stop 34), against 23% for the best baseline.
     let absurd = figure(judged, "ours (hybrid)", "absurd_at_5");
-    assert!(absurd <= 0.09, "judged absurd@5 {absurd} > 0.09");
+    assert!(absurd <= 0.05, "judged absurd@5 {absurd} > 0.05");
     // Lists a user brings, rebuilt from the shipped one without its curated fields (no tags
     // or builds_on): titles and one-line notes (reciprocal neighbours carry it past TF-IDF),
     // and titles and abstracts (the English summaries; it lost to lexical alone, 0.620 vs
@@ -196,9 +197,9 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
     // weak links judged unrelated 0.35 against 0.04 for the rest.
     // Both sets have a second reader (`<set>-reader2.jsonl`, the same seeds judged again,
     // blind, each with the reader's own top 5). The reader's top 5 is almost never unrelated
-    // by the first reader's grades (1.0% and 1.8% at stop 33), so the 5% is within a
-    // careful reader's reach and our 8.2% / 13.3% is the ranking's gap, not the set's noise.
-    // By either reader's grades the ranking still beats every baseline.
+    // by the first reader's grades (1.0% and 1.8% at stop 33): the figure a ranking can be
+    // held to (ours 3.6% / 8.4% at stop 34). By either reader's grades the ranking still beats
+    // every baseline.
     for (set, seeds) in [(&r["judged"], 61), (&r["heldout"], 45)] {
         let readers = &set["readers"];
         assert_eq!(readers["seeds"], seeds, "second reader missing: {readers}");

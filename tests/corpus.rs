@@ -4,6 +4,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use assert_cmd::Command;
+use recommend::corpus::paper::problem_name;
 use recommend::corpus::{Corpus, CorpusError, Kind, LoadOptions, Paper};
 
 mod support;
@@ -298,6 +299,10 @@ fn shipped_corpus_fields_have_their_shape() {
             assert_ne!(p.seed_highlight, p.highlight, "{}", p.id);
         }
         assert!(!p.tags.is_empty(), "{} has no tags", p.id);
+        // Each paper names the research problem it attacks: one facet, two when it attacks
+        // two in equal measure (corpus/CURATION.md).
+        let problems = p.tags.iter().filter(|t| problem_name(t).is_some()).count();
+        assert!((1..=2).contains(&problems), "{}: {:?}", p.id, p.tags);
     }
 }
 

@@ -570,9 +570,11 @@ fn related_work_says_when_a_result_is_a_weak_link() {
     for r in &rows {
         assert_eq!(weak(r), r["link_strength"].as_f64().unwrap() < 0.25, "{r}");
     }
-    // GiGPO is WebAgent-R1's strongest link: no flag.
+    // GiGPO is WebAgent-R1's strongest link: no flag, in the upper half of the list's links
+    // (0.49 since the problem facets raised every seed's best links, 0.5+ before).
     let web = json(&["--like", "WebAgent-R1", "-k", "1"]);
-    assert!(!weak(&web[0]) && web[0]["link_strength"].as_f64().unwrap() > 0.5);
+    assert_eq!(web[0]["id"], "gigpo");
+    assert!(!weak(&web[0]) && web[0]["link_strength"].as_f64().unwrap() > 0.4);
     for args in [
         &["--like", "MedVR", "--like", "PyVision-RL", "-k", "5"][..],
         &["--like", "MedVR", "--topic", "感知", "-k", "3"][..],

@@ -200,15 +200,61 @@ pub fn tag_vocabulary() -> impl Iterator<Item = &'static str> {
 
 /// (tag, English name, Chinese name) for every tag of the vocabulary.
 pub fn tag_names() -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
+    tag_lines().map(|(_, tag, en, zh)| (tag, en, zh))
+}
+
+/// The vocabulary's group of research-problem facets (`# problem: ...` in `tags.txt`): the
+/// problem a paper attacks, at the grain where papers sharing one are each other's related
+/// work. Two papers sharing one is the evidence a reader looks for first, so explanations
+/// name it.
+const PROBLEM_GROUP: &str = "problem";
+
+/// The English name of `tag` when it is a research-problem facet ([`PROBLEM_GROUP`]).
+pub fn problem_name(tag: &str) -> Option<&'static str> {
+    tag_lines()
+        .find(|&(group, t, _, _)| group == PROBLEM_GROUP && t == tag)
+        .map(|(_, _, en, _)| en)
+}
+
+/// (group, tag, English name, Chinese name) for every tag, the group being the name of the
+/// `# name: ...` heading above it ("domain", "method family", "artefact", "problem").
+fn tag_lines() -> impl Iterator<Item = (&'static str, &'static str, &'static str, &'static str)> {
+    let mut group = "";
     include_str!("tags.txt")
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| {
+        .filter(|l| !l.is_empty())
+        .filter_map(move |l| {
+            if let Some(comment) = l.strip_prefix('#') {
+                // A group heading is "# name: what it holds"; a comment without a colon is none.
+                if let Some((name, _)) = comment.split_once(':') {
+                    group = name.trim();
+                }
+                return None;
+            }
             let mut f = l.split('\t');
             let tag = f.next().unwrap_or("").trim();
             let en = f.next().unwrap_or(tag).trim();
             let zh = f.next().unwrap_or(en).trim();
-            (tag, en, zh)
+            Some((group, tag, en, zh))
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn problem_facets_are_told_apart_from_the_other_tag_groups() {
+        assert_eq!(
+            problem_name("p-tool-integrated-reasoning"),
+            Some("Tool-integrated reasoning")
+        );
+        // A domain, a method family and an artefact tag are no problem facet.
+        for tag in ["tool-use", "grpo-family", "survey"] {
+            assert!(tag_vocabulary().any(|t| t == tag), "{tag}");
+            assert_eq!(problem_name(tag), None, "{tag}");
+        }
+        assert_eq!(problem_name("p-no-such-problem"), None);
+    }
 }

@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use super::retrieve::Mode;
+use crate::corpus::paper::problem_name;
 use crate::index::Index;
 use crate::index::evidence::Relation;
 use crate::text::{WordForms, join_phrases};
@@ -40,14 +41,27 @@ pub fn relation(index: &Index, a: usize, b: usize) -> Option<String> {
     })
 }
 
-/// The tags `a` and `b` share, rarest first ("both web-agent, multi-turn").
+/// The tags `a` and `b` share: the research problem first, by name, then the other tags
+/// rarest first ("same problem: Tool-integrated reasoning; both multimodal, multi-turn").
 pub fn shared_tags(index: &Index, a: usize, b: usize) -> Option<String> {
     let tags = index.tags();
     if tags.is_empty() {
         return None;
     }
-    let shared: Vec<&str> = tags.shared(a, b).into_iter().take(MAX_TAGS).collect();
-    (!shared.is_empty()).then(|| format!("both {}", shared.join(", ")))
+    let (problems, others): (Vec<&str>, Vec<&str>) = tags
+        .shared(a, b)
+        .into_iter()
+        .partition(|t| problem_name(t).is_some());
+    let mut parts = Vec::new();
+    if !problems.is_empty() {
+        let names: Vec<&str> = problems.iter().filter_map(|t| problem_name(t)).collect();
+        parts.push(format!("same problem: {}", names.join(", ")));
+    }
+    let others: Vec<&str> = others.into_iter().take(MAX_TAGS).collect();
+    if !others.is_empty() {
+        parts.push(format!("both {}", others.join(", ")));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// The specific terms `a` and `b` share, as phrases ("shares 'webarena', '网页'").
