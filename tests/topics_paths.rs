@@ -120,6 +120,19 @@ fn automatic_topic_labels_are_free_of_corpus_wide_generic_words() {
                 texts.len()
             );
         }
+        // A two-part label says two things: neither Chinese part is spelled by the other's
+        // characters ("GUI、网页智能体与GUI 智能体" says one).
+        if let Some((_, zh)) = label.split_once(" · ") {
+            let parts: Vec<String> = zh
+                .split('与')
+                .map(|p| p.chars().filter(|c| !c.is_whitespace()).collect())
+                .collect();
+            for (i, a) in parts.iter().enumerate() {
+                for (j, b) in parts.iter().enumerate() {
+                    assert!(i == j || !b.chars().all(|c| a.contains(c)), "{label}");
+                }
+            }
+        }
     }
 }
 

@@ -370,10 +370,25 @@ pub(super) fn tag_label(
             .find(|(tag, _, _)| *tag == t)
             .map_or(t.to_string(), |(_, en, _)| en.to_lowercase())
     };
+    // A Chinese name whose characters all occur in the other's says nothing more ("GUI 智能体"
+    // beside "GUI与网页智能体", "科学" beside "科学设计与发现"), even where the English differs.
+    let zh_of = |t: &str| -> String {
+        crate::corpus::paper::tag_names()
+            .find(|(tag, _, _)| *tag == t)
+            .map_or(String::new(), |(_, _, zh)| {
+                zh.chars().filter(|c| !c.is_whitespace()).collect()
+            })
+    };
+    let repeats = |a: &str, b: &str| {
+        let (a, b) = (zh_of(a), zh_of(b));
+        !b.is_empty() && b.chars().all(|c| a.contains(c))
+    };
     if let Some(&(s, second)) = scored.get(1)
         && s >= 0.5 * best
         && !en_of(second).contains(&en_of(first))
         && !en_of(first).contains(&en_of(second))
+        && !repeats(first, second)
+        && !repeats(second, first)
     {
         chosen.push(second);
     }
