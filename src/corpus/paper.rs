@@ -1,6 +1,7 @@
 //! The paper record: the one unit of data every later step works on.
 
 use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
 
 /// What sort of work a paper is. The seeds advise reading 综述 (surveys) first, then
 /// 方法 (methods), then 系统 (systems); reading paths follow that order.
@@ -200,7 +201,7 @@ pub fn tag_vocabulary() -> impl Iterator<Item = &'static str> {
 
 /// (tag, English name, Chinese name) for every tag of the vocabulary.
 pub fn tag_names() -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
-    tag_lines().map(|(_, tag, en, zh)| (tag, en, zh))
+    tag_lines().iter().map(|&(_, tag, en, zh)| (tag, en, zh))
 }
 
 /// The vocabulary's group of research-problem facets (`# problem: ...` in `tags.txt`): the
@@ -212,32 +213,41 @@ const PROBLEM_GROUP: &str = "problem";
 /// The English name of `tag` when it is a research-problem facet ([`PROBLEM_GROUP`]).
 pub fn problem_name(tag: &str) -> Option<&'static str> {
     tag_lines()
-        .find(|&(group, t, _, _)| group == PROBLEM_GROUP && t == tag)
-        .map(|(_, _, en, _)| en)
+        .iter()
+        .find(|&&(group, t, _, _)| group == PROBLEM_GROUP && t == tag)
+        .map(|&(_, _, en, _)| en)
 }
 
-/// (group, tag, English name, Chinese name) for every tag, the group being the name of the
-/// `# name: ...` heading above it ("domain", "method family", "artefact", "problem").
-fn tag_lines() -> impl Iterator<Item = (&'static str, &'static str, &'static str, &'static str)> {
-    let mut group = "";
-    include_str!("tags.txt")
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .filter_map(move |l| {
+/// One line of the vocabulary: (group, tag, English name, Chinese name).
+type TagLine = (&'static str, &'static str, &'static str, &'static str);
+
+/// Every tag of the vocabulary, the group being the name of the `# name: ...` heading above it
+/// ("domain", "method family", "artefact", "problem"). Parsed once: explanations look tags up
+/// for every result.
+fn tag_lines() -> &'static [TagLine] {
+    static LINES: OnceLock<Vec<TagLine>> = OnceLock::new();
+    LINES.get_or_init(|| {
+        let mut group = "";
+        let mut lines = Vec::new();
+        for l in include_str!("tags.txt").lines().map(str::trim) {
+            if l.is_empty() {
+                continue;
+            }
             if let Some(comment) = l.strip_prefix('#') {
                 // A group heading is "# name: what it holds"; a comment without a colon is none.
                 if let Some((name, _)) = comment.split_once(':') {
                     group = name.trim();
                 }
-                return None;
+                continue;
             }
             let mut f = l.split('\t');
             let tag = f.next().unwrap_or("").trim();
             let en = f.next().unwrap_or(tag).trim();
             let zh = f.next().unwrap_or(en).trim();
-            Some((group, tag, en, zh))
-        })
+            lines.push((group, tag, en, zh));
+        }
+        lines
+    })
 }
 
 #[cfg(test)]
