@@ -204,6 +204,13 @@ pub fn tag_names() -> impl Iterator<Item = (&'static str, &'static str, &'static
     tag_lines().iter().map(|&(_, tag, en, zh)| (tag, en, zh))
 }
 
+/// The (English, Chinese) names of `tag`, when it is in the vocabulary.
+pub fn tag_name(tag: &str) -> Option<(&'static str, &'static str)> {
+    tag_names()
+        .find(|&(t, _, _)| t == tag)
+        .map(|(_, en, zh)| (en, zh))
+}
+
 /// The vocabulary's group of research-problem facets (`# problem: ...` in `tags.txt`): the
 /// problem a paper attacks, at the grain where papers sharing one are each other's related
 /// work. Two papers sharing one is the evidence a reader looks for first, so explanations

@@ -5,6 +5,7 @@
 use super::kmeans::{Dense, Points};
 use super::{KEYWORDS, Topic};
 use crate::corpus::Paper;
+use crate::corpus::paper::tag_name;
 use crate::text;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -349,9 +350,7 @@ pub(super) fn tag_label(
         }
     }
     let generic = |tag: &str| {
-        let en = crate::corpus::paper::tag_names()
-            .find(|(t, _, _)| *t == tag)
-            .map_or(tag.to_string(), |(_, en, _)| en.to_lowercase());
+        let en = tag_name(tag).map_or(tag.to_string(), |(en, _)| en.to_lowercase());
         let df = |word: &str| terms.iter().filter(|t| t.contains(word)).count();
         papers.len() >= 20 && !en.contains(' ') && df(&en) * 4 > papers.len()
     };
@@ -365,19 +364,13 @@ pub(super) fn tag_label(
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
     let (best, first) = *scored.first()?;
     let mut chosen = vec![first];
-    let en_of = |t: &str| {
-        crate::corpus::paper::tag_names()
-            .find(|(tag, _, _)| *tag == t)
-            .map_or(t.to_string(), |(_, en, _)| en.to_lowercase())
-    };
+    let en_of = |t: &str| tag_name(t).map_or(t.to_string(), |(en, _)| en.to_lowercase());
     // A Chinese name whose characters all occur in the other's says nothing more ("GUI 智能体"
     // beside "GUI与网页智能体", "科学" beside "科学设计与发现"), even where the English differs.
     let zh_of = |t: &str| -> String {
-        crate::corpus::paper::tag_names()
-            .find(|(tag, _, _)| *tag == t)
-            .map_or(String::new(), |(_, _, zh)| {
-                zh.chars().filter(|c| !c.is_whitespace()).collect()
-            })
+        tag_name(t).map_or(String::new(), |(_, zh)| {
+            zh.chars().filter(|c| !c.is_whitespace()).collect()
+        })
     };
     let repeats = |a: &str, b: &str| {
         let (a, b) = (zh_of(a), zh_of(b));
@@ -394,11 +387,7 @@ pub(super) fn tag_label(
     }
     let names: Vec<(&str, &str)> = chosen
         .iter()
-        .map(|t| {
-            crate::corpus::paper::tag_names()
-                .find(|(tag, _, _)| tag == t)
-                .map_or((*t, *t), |(_, en, zh)| (en, zh))
-        })
+        .map(|t| tag_name(t).unwrap_or((*t, *t)))
         .collect();
     let en: Vec<&str> = names.iter().map(|n| n.0).collect();
     let zh: Vec<&str> = names.iter().map(|n| n.1).collect();
