@@ -358,3 +358,115 @@ fn fuzz_query_files() {
         }
     });
 }
+
+// ------------------------------------------------------------------ BibTeX
+
+/// A BibTeX file from the grammar users' exports use: `@string` definitions that refer to
+/// names defined before, after or by themselves (cycles and doubling chains included), `#`
+/// concatenation, `@preamble` and `@comment` blocks, entries whose values are braced (nested to
+/// random depths), quoted, numeric or abbreviations; then cut at a random byte, or mutated.
+fn bibtex_file() -> impl Strategy<Value = Vec<u8>> {
+    let name = prop::sample::select(vec!["a", "b", "c", "s0", "s1", "jan", "jmlr", "T"]);
+    let atom = prop_oneof![
+        3 => name.clone().prop_map(String::from),
+        2 => text().prop_map(|t| format!("{{{t}}}")),
+        1 => text().prop_map(|t| format!("\"{}\"", t.replace('"', ""))),
+        1 => (0u32..3000).prop_map(|n| n.to_string()),
+        1 => (1usize..90, text()).prop_map(|(d, t)| format!("{}{t}{}", "{".repeat(d), "}".repeat(d))),
+        1 => (1usize..90).prop_map(|d| "{".repeat(d)),
+        1 => Just("{\\\"u\\emph{x} $a_b$ \\{}".to_string()),
+    ];
+    let value = prop::collection::vec(atom, 1..5).prop_map(|parts| parts.join(" # "));
+    let field_name = prop::sample::select(vec![
+        "title",
+        "author",
+        "year",
+        "abstract",
+        "keywords",
+        "eprint",
+        "archiveprefix",
+        "doi",
+        "url",
+        "journal",
+        "groups",
+        "crossref",
+    ]);
+    let block = prop_oneof![
+        3 => (name, value.clone()).prop_map(|(n, v)| format!("@string{{{n} = {v}}}\n")),
+        4 => (
+            prop::sample::select(vec!["article", "misc", "inproceedings", "ARTICLE", "online"]),
+            prop::sample::select(vec!["r1", "r2", "r1", "key with space", ""]),
+            prop::collection::vec((field_name, value.clone()), 0..6),
+            any::<bool>(),
+        )
+            .prop_map(|(kind, key, fields, paren)| {
+                let body: Vec<String> = fields.iter().map(|(k, v)| format!("  {k} = {v}")).collect();
+                let (open, close) = if paren { ('(', ')') } else { ('{', '}') };
+                format!("@{kind}{open}{key},\n{}\n{close}\n", body.join(",\n"))
+            }),
+        1 => value.clone().prop_map(|v| format!("@preamble{{{v}}}\n")),
+        1 => text().prop_map(|t| format!("@comment{{{t}}}\n% {t}\n")),
+        1 => prop::collection::vec(any::<u8>(), 0..12).prop_map(|b| String::from_utf8_lossy(&b).into_owned()),
+    ];
+    (
+        prop::collection::vec(block, 0..10),
+        any::<Pick>(),
+        any::<bool>(),
+    )
+        .prop_map(|(blocks, cut, whole)| {
+            let text = blocks.concat().into_bytes();
+            if whole {
+                text
+            } else {
+                text[..cut.index(text.len() + 1)].to_vec()
+            }
+        })
+}
+
+#[test]
+fn fuzz_corpus_bibtex() {
+    fuzz("corpus BibTeX", bibtex_file(), |bytes| {
+        load_bytes("library.bib", &bytes)
+    });
+}
+
+// ------------------------------------------------------------------ CSV / TSV
+
+#[test]
+fn fuzz_corpus_delimited() {
+    let cell = prop_oneof![
+        4 => text(),
+        1 => text().prop_map(|t| format!("\"{t}\"")),
+        1 => text().prop_map(|t| format!("\"{t}")),
+        1 => Just("\"a \"\"quoted\"\" b\"".to_string()),
+        1 => Just("\u{feff}".to_string()),
+    ];
+    let header = prop::sample::select(vec![
+        "title",
+        "id",
+        "abstract",
+        "tags",
+        "keywords",
+        "categories",
+        "year",
+        "url",
+        "authors",
+        "title",
+        "",
+    ]);
+    let file = (
+        prop::collection::vec(header, 0..6),
+        prop::collection::vec(prop::collection::vec(cell, 0..7), 0..8),
+        prop::sample::select(vec![",", "\t"]),
+        prop::sample::select(vec!["\n", "\r\n"]),
+    );
+    fuzz("corpus CSV/TSV", file, |(header, rows, sep, eol)| {
+        let mut text = header.join(sep);
+        for row in rows {
+            text.push_str(eol);
+            text.push_str(&row.join(sep));
+        }
+        let name = if sep == "," { "list.csv" } else { "list.tsv" };
+        load_bytes(name, text.as_bytes());
+    });
+}

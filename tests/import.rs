@@ -9,8 +9,7 @@ use predicates::str::contains;
 use recommend::corpus::{Corpus, CorpusError, Format, Kind, LoadOptions, Paper};
 use recommend::index::Index;
 
-mod support;
-use support::{ok_json, recommend};
+use crate::support::{ok_json, recommend};
 
 const FIXTURES: &str = "tests/fixtures/import";
 
@@ -375,6 +374,76 @@ fn every_broken_bibtex_entry_is_reported_at_once_and_the_others_are_checked() {
         "{}",
         p[2]
     );
+}
+
+/// The hostile `.bib` files that once crashed or hung the import: a self-referring `@string`,
+/// two that refer to each other, a doubling chain and 100,000 nested braces. Each is refused
+/// with exit 2 and `file:line: entry KEY`, naming the cycle or the bound.
+#[test]
+fn self_referring_doubling_and_deeply_nested_bibtex_is_refused_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let doubling: String =
+        std::iter::once("@string{s0 = \"abcdefghijklmnopqrstuvwxyz\"}\n".to_string())
+            .chain((1..28).map(|i| format!("@string{{s{i} = s{} # s{}}}\n", i - 1, i - 1)))
+            .chain(std::iter::once("@article{r1, title = s27}\n".to_string()))
+            .collect();
+    let nested = format!(
+        "@article{{r1, title = {}x{}}}\n",
+        "{".repeat(100_000),
+        "}".repeat(100_000)
+    );
+    let cases = [
+        (
+            "self.bib",
+            "@string{c = c # c}\n@article{r1, title = c}\n".to_string(),
+            "self.bib:2: entry r1",
+            "c -> c",
+        ),
+        (
+            "mutual.bib",
+            "@string{a = b}\n@string{b = a}\n@article{r1, title = a}\n".to_string(),
+            "mutual.bib:3: entry r1",
+            "a -> b -> a",
+        ),
+        (
+            "doubling.bib",
+            doubling,
+            "doubling.bib:29: entry r1",
+            "expands to more than 100000 bytes",
+        ),
+        (
+            "nested.bib",
+            nested,
+            "nested.bib:1: entry r1",
+            "braces nested 100001 deep",
+        ),
+    ];
+    for (name, text, at, why) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = recommend()
+            .args(["index", "--corpus"])
+            .arg(&path)
+            .arg("--out")
+            .arg(dir.path().join("x.bin"))
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(at) && err.contains(why), "{name}: {err}");
+        assert!(!dir.path().join("x.bin").exists(), "{name} left an index");
+    }
+    // Ordinary abbreviations still expand, through a chain and with months.
+    let fine = dir.path().join("fine.bib");
+    std::fs::write(
+        &fine,
+        "@string{rl = {Reinforcement Learning}}\n@string{t = rl # { for Agents}}\n\
+         @article{ok, title = t, month = jan, year = 2025}\n",
+    )
+    .unwrap();
+    let c = load(&fine);
+    assert_eq!(c.papers[0].title, "Reinforcement Learning for Agents");
 }
 
 #[test]

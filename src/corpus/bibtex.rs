@@ -14,7 +14,7 @@
 use biblatex::{Bibliography, ChunksExt, ParseErrorKind, RawBibliography};
 use serde_json::Value;
 
-use super::fields::{Record, normalize_arxiv};
+use super::fields::{MAX_FIELD_BYTES, Record, normalize_arxiv};
 
 /// One entry of a file: where it starts, its citation key, its fields.
 #[derive(Debug)]
@@ -224,6 +224,17 @@ pub fn parse(text: &str) -> (Vec<Entry>, Vec<BibProblem>) {
             "comment" | "preamble" => continue,
             _ => {}
         }
+        if let Some(depth) = too_deep(chunk.text) {
+            problems.push(BibProblem {
+                line: chunk.line,
+                key: key_guess(chunk.text),
+                message: format!(
+                    "braces nested {depth} deep, more than the {MAX_BRACE_DEPTH} an entry may \
+                     nest (the entry was not read)"
+                ),
+            });
+            continue;
+        }
         let parsed = std::panic::catch_unwind(|| RawBibliography::parse(chunk.text));
         match parsed {
             Ok(Ok(raw)) => {
@@ -239,7 +250,7 @@ pub fn parse(text: &str) -> (Vec<Entry>, Vec<BibProblem>) {
                     continue;
                 }
                 if chunk.kind == "string" {
-                    abbreviations.extend(raw.abbreviations);
+                    abbreviations.extend(raw.abbreviations.into_iter().map(|a| (chunk.line, a)));
                 } else {
                     for e in raw.entries {
                         raw_entries.push((chunk, e.v));
@@ -254,10 +265,22 @@ pub fn parse(text: &str) -> (Vec<Entry>, Vec<BibProblem>) {
             }),
         }
     }
+    let strings = Strings::expand(&abbreviations);
     let mut entries = Vec::new();
     for (chunk, mut raw) in raw_entries {
         let key = raw.key.v.to_string();
-        let (resolved, dropped) = resolve(&mut raw, &abbreviations);
+        let used = match strings.used_by(&raw) {
+            Ok(used) => used,
+            Err(message) => {
+                problems.push(BibProblem {
+                    line: chunk.line,
+                    key: Some(key),
+                    message,
+                });
+                continue;
+            }
+        };
+        let (resolved, dropped) = resolve(&mut raw, &used);
         match resolved {
             Ok(bib) => {
                 for e in bib.iter() {
@@ -277,6 +300,204 @@ pub fn parse(text: &str) -> (Vec<Entry>, Vec<BibProblem>) {
         }
     }
     (entries, problems)
+}
+
+/// Braces may nest this deep in one entry: real exports nest a handful of levels, and the
+/// parser recurses once per level, so a deeper entry is refused before it is parsed.
+pub const MAX_BRACE_DEPTH: usize = 64;
+
+/// An `@string` chain may refer this deep (`@string{b = a # a}` refers one deep to `a`).
+pub const MAX_STRING_DEPTH: usize = 64;
+
+/// An expanded `@string` may hold at most this many pieces (`#`-joined parts, after
+/// expansion); with [`MAX_FIELD_BYTES`] it bounds the work of doubling chains
+/// (`@string{s1 = s0 # s0}`, ...), which grow exponentially.
+pub const MAX_STRING_PIECES: usize = 10_000;
+
+/// The deepest brace nesting of `text` when it exceeds [`MAX_BRACE_DEPTH`], in one pass.
+fn too_deep(text: &str) -> Option<usize> {
+    let (mut depth, mut deepest, mut escaped) = (0usize, 0usize, false);
+    for b in text.bytes() {
+        match b {
+            b'\\' if !escaped => {
+                escaped = true;
+                continue;
+            }
+            b'{' if !escaped => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' if !escaped => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        escaped = false;
+    }
+    (deepest > MAX_BRACE_DEPTH).then_some(deepest)
+}
+
+/// The file's `@string` abbreviations, expanded on use to pieces of the file's own text, so
+/// the parser never follows one abbreviation into another: a cycle (`@string{c = c # c}`) or
+/// a doubling chain would otherwise overflow its stack or build gigabytes before any limit is
+/// checked. Every size is computed (saturating) before anything is built.
+struct Strings<'a, 's> {
+    /// The definition of each name (a later one replaces an earlier, as in the parser's own
+    /// table), with its line.
+    defs: Defs<'a, 's>,
+    /// Each defined name's expanded size, or why it cannot be expanded.
+    state: std::collections::HashMap<&'s str, Expansion>,
+}
+
+type Defs<'a, 's> = std::collections::HashMap<&'s str, (usize, &'a biblatex::Pair<'s>)>;
+
+/// What expanding one abbreviation found.
+#[derive(Clone)]
+enum Expansion {
+    Visiting,
+    /// Bytes and pieces of the expansion.
+    Sized(usize, usize),
+    Refused(String),
+}
+
+impl<'a, 's> Strings<'a, 's> {
+    fn expand(abbreviations: &'a [(usize, biblatex::Pair<'s>)]) -> Self {
+        let mut defs = Defs::new();
+        for (line, pair) in abbreviations {
+            defs.insert(pair.key.v, (*line, pair));
+        }
+        let mut state = std::collections::HashMap::new();
+        let mut names: Vec<&'s str> = defs.keys().copied().collect();
+        names.sort_unstable();
+        for name in names {
+            size_of(name, &defs, &mut state, &mut Vec::new());
+        }
+        Strings { defs, state }
+    }
+
+    /// The expanded abbreviations `raw` uses (their values only text, and names no
+    /// `@string` defines, such as the month names the parser knows), or why `raw` cannot be
+    /// read.
+    fn used_by(&self, raw: &biblatex::RawEntry<'s>) -> Result<Vec<biblatex::Pair<'s>>, String> {
+        let mut used: Vec<(&'s str, &'s str)> = Vec::new();
+        for f in &raw.fields {
+            for c in &f.value.v {
+                if let biblatex::RawChunk::Abbreviation(a) = c.v
+                    && self.defs.contains_key(a)
+                    && !used.iter().any(|(n, _)| *n == a)
+                {
+                    used.push((a, f.key.v));
+                }
+            }
+        }
+        let mut total = 0usize;
+        for (name, field) in &used {
+            let refused = match &self.state[name] {
+                Expansion::Sized(_, count) => {
+                    total = total.saturating_add(*count);
+                    (total > MAX_STRING_PIECES).then(|| {
+                        format!("its @string uses expand to more than {MAX_STRING_PIECES} pieces")
+                    })
+                }
+                Expansion::Refused(why) => Some(why.clone()),
+                Expansion::Visiting => unreachable!("every walk ends its names"),
+            };
+            if let Some(why) = refused {
+                return Err(format!(
+                    "`{}` uses @string {name}: {why} (the entry was not read)",
+                    field.to_ascii_lowercase()
+                ));
+            }
+        }
+        Ok(used
+            .into_iter()
+            .map(|(name, _)| {
+                let (_, pair) = self.defs[name];
+                let mut value = Vec::new();
+                pieces(&pair.value.v, &self.defs, &mut value);
+                biblatex::Pair::new(
+                    pair.key.clone(),
+                    biblatex::Spanned::new(value, pair.value.span.clone()),
+                )
+            })
+            .collect())
+    }
+}
+
+/// Bytes and pieces `name` expands to, memoized in `state`; `chain` is the walk so far, to
+/// name a cycle.
+fn size_of<'a, 's>(
+    name: &'s str,
+    defs: &Defs<'a, 's>,
+    state: &mut std::collections::HashMap<&'s str, Expansion>,
+    chain: &mut Vec<&'s str>,
+) -> Expansion {
+    if let Some(known) = state.get(name) {
+        return match known {
+            Expansion::Visiting => {
+                let from = chain.iter().position(|n| *n == name).unwrap_or(0);
+                let mut cycle: Vec<&str> = chain[from..].to_vec();
+                cycle.push(name);
+                Expansion::Refused(format!("it refers to itself ({})", cycle.join(" -> ")))
+            }
+            other => other.clone(),
+        };
+    }
+    let Some(&(line, pair)) = defs.get(name) else {
+        return Expansion::Sized(0, 1);
+    };
+    if chain.len() >= MAX_STRING_DEPTH {
+        return Expansion::Refused(format!(
+            "its @string definitions refer more than {MAX_STRING_DEPTH} deep"
+        ));
+    }
+    state.insert(name, Expansion::Visiting);
+    chain.push(name);
+    let (mut bytes, mut count) = (0usize, 0usize);
+    let mut outcome = None;
+    for piece in &pair.value.v {
+        let (b, c) = match piece.v {
+            biblatex::RawChunk::Normal(text) => (text.len(), 1),
+            biblatex::RawChunk::Abbreviation(inner) => {
+                if !defs.contains_key(inner) {
+                    (0, 1)
+                } else {
+                    match size_of(inner, defs, state, chain) {
+                        Expansion::Sized(b, c) => (b, c),
+                        Expansion::Refused(why) => {
+                            outcome = Some(Expansion::Refused(why));
+                            break;
+                        }
+                        Expansion::Visiting => unreachable!("size_of never returns Visiting"),
+                    }
+                }
+            }
+        };
+        bytes = bytes.saturating_add(b);
+        count = count.saturating_add(c);
+        if bytes > MAX_FIELD_BYTES || count > MAX_STRING_PIECES {
+            outcome = Some(Expansion::Refused(format!(
+                "it expands to more than {MAX_FIELD_BYTES} bytes or {MAX_STRING_PIECES} pieces \
+                 (@string {name} at line {line})"
+            )));
+            break;
+        }
+    }
+    chain.pop();
+    let outcome = outcome.unwrap_or(Expansion::Sized(bytes, count));
+    state.insert(name, outcome.clone());
+    outcome
+}
+
+/// Appends the pieces of `value` with every defined abbreviation replaced by its own pieces;
+/// called only on abbreviations [`size_of`] found bounded and acyclic.
+fn pieces<'a, 's>(value: &biblatex::Field<'s>, defs: &Defs<'a, 's>, out: &mut biblatex::Field<'s>) {
+    for piece in value {
+        match piece.v {
+            biblatex::RawChunk::Abbreviation(inner) if defs.contains_key(inner) => {
+                pieces(&defs[inner].1.value.v, defs, out)
+            }
+            _ => out.push(piece.clone()),
+        }
+    }
 }
 
 /// Resolve one entry against the file's abbreviations. Undefined abbreviations (`journal =
