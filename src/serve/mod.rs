@@ -13,7 +13,9 @@
 //!   `{"error": "...", "parameter": "name"}`.
 //! - A paper that resolves to nothing is a 404 with `{"error", "parameter", "query",
 //!   "suggestions": [{"id","title"}]}`; an ambiguous name a 400 with `candidates`.
-//! - Request targets longer than [`MAX_URI_BYTES`] get 414; bodies are never read.
+//! - Request targets longer than [`MAX_URI_BYTES`] get 414, a request head over
+//!   [`guard::MAX_HEAD`] 431, a body announced over [`MAX_BODY_BYTES`] 413; bodies are never
+//!   read. Every error, these included, is JSON with `error`.
 //! - Work runs on blocking threads; a failure inside one is a 500 with a JSON error, never a dead
 //!   server.
 //!
@@ -56,7 +58,12 @@ pub const MAX_URI_BYTES: usize = 8 * 1024;
 /// Largest index the `/map` page is drawn for: the map computes neighbours of every paper.
 pub const MAP_MAX_PAPERS: usize = 10_000;
 
+mod guard;
 mod params;
+
+/// Largest request body announced (`content-length`) before the request is refused with 413:
+/// no endpoint reads a body.
+pub const MAX_BODY_BYTES: u64 = 64 * 1024;
 
 use params::{Params, RawQuery, with_query_params};
 
@@ -151,7 +158,7 @@ async fn serve(state: Arc<AppState>, addr: SocketAddr) -> Result<()> {
         state.index().len(),
         state.session.index_path().display()
     );
-    axum::serve(listener, router(state))
+    axum::serve(guard::GuardedListener(listener), router(state))
         .with_graceful_shutdown(shutdown_signal())
         .await
         .context("the server failed")?;
@@ -280,6 +287,17 @@ async fn limits(req: Request, next: Next) -> Response {
         return ApiError(
             StatusCode::URI_TOO_LONG,
             json!({"error": format!("request target of {len} bytes is too long (at most {MAX_URI_BYTES})")}),
+        )
+        .into_response();
+    }
+    let body = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if let Some(len) = body.filter(|&len| len > MAX_BODY_BYTES) {
+        return ApiError(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            json!({"error": format!("request body of {len} bytes is too large (at most {MAX_BODY_BYTES}; only GET is served)")}),
         )
         .into_response();
     }

@@ -1,0 +1,201 @@
+//! The connection guard: a request head too large for hyper's own parser gets the JSON error
+//! every other status carries.
+//!
+//! hyper answers a request line over 65,534 bytes with a bare `414` and an oversized header
+//! block with a bare `431`, before any handler or middleware runs. This wrapper reads the
+//! connection's bytes first, counts the head of each request, and answers those two cases
+//! itself (JSON, `connection: close`), so hyper never sees them. Request targets between
+//! [`super::MAX_URI_BYTES`] and [`MAX_REQUEST_LINE`] reach the `limits` middleware, which
+//! answers them with the same JSON.
+
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+
+/// The longest request line this server reads (below hyper's 65,534-byte limit on targets).
+pub const MAX_REQUEST_LINE: usize = 60 * 1024;
+
+/// The largest request head (request line and headers) this server reads.
+pub const MAX_HEAD: usize = 256 * 1024;
+
+/// A listener whose connections are [`Guarded`].
+pub struct GuardedListener(pub TcpListener);
+
+impl axum::serve::Listener for GuardedListener {
+    type Io = Guarded;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        let (stream, addr) = axum::serve::Listener::accept(&mut self.0).await;
+        (Guarded::new(stream), addr)
+    }
+
+    fn local_addr(&self) -> io::Result<Self::Addr> {
+        self.0.local_addr()
+    }
+}
+
+/// Where the reader is in the current request's head.
+#[derive(Debug, Default)]
+struct Head {
+    /// Past the head's empty line (a body, or bytes hyper has not answered yet).
+    done: bool,
+    /// The request line has ended.
+    past_request_line: bool,
+    /// Bytes of the current line, line ends excluded.
+    line: usize,
+    /// Bytes of the head so far.
+    total: usize,
+}
+
+impl Head {
+    /// Counts `bytes`; the status to answer when the head outgrows a limit.
+    fn scan(&mut self, bytes: &[u8]) -> Option<(u16, String)> {
+        for &b in bytes {
+            if self.done {
+                return None;
+            }
+            self.total += 1;
+            match b {
+                b'\n' => {
+                    // Empty lines before the request line are allowed (RFC 9112, 2.2).
+                    if self.line == 0 && self.past_request_line {
+                        self.done = true;
+                    } else if self.line > 0 {
+                        self.past_request_line = true;
+                    }
+                    self.line = 0;
+                }
+                b'\r' => {}
+                _ => self.line += 1,
+            }
+            if !self.past_request_line && self.line > MAX_REQUEST_LINE {
+                return Some((
+                    414,
+                    format!(
+                        "request target longer than {MAX_REQUEST_LINE} bytes (at most {})",
+                        super::MAX_URI_BYTES
+                    ),
+                ));
+            }
+            if self.total > MAX_HEAD {
+                return Some((431, format!("request headers larger than {MAX_HEAD} bytes")));
+            }
+        }
+        None
+    }
+}
+
+/// A connection whose request heads are checked before hyper parses them.
+pub struct Guarded {
+    inner: TcpStream,
+    head: Head,
+    /// The error response being written, and how much of it is out.
+    answer: Option<(Vec<u8>, usize)>,
+}
+
+impl Guarded {
+    fn new(inner: TcpStream) -> Guarded {
+        Guarded {
+            inner,
+            head: Head::default(),
+            answer: None,
+        }
+    }
+}
+
+/// A whole HTTP/1.1 response carrying `{"error": message}`.
+fn response(status: u16, message: &str) -> Vec<u8> {
+    let reason = match status {
+        414 => "URI Too Long",
+        _ => "Request Header Fields Too Large",
+    };
+    let body = serde_json::json!({ "error": message }).to_string();
+    format!(
+        "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+         connection: close\r\nx-content-type-options: nosniff\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+impl AsyncRead for Guarded {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if this.answer.is_none() {
+            let before = buf.filled().len();
+            ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
+            let Some((status, message)) = this.head.scan(&buf.filled()[before..]) else {
+                return Poll::Ready(Ok(()));
+            };
+            // hyper never sees this head: it reads the end of the connection instead.
+            buf.set_filled(before);
+            this.answer = Some((response(status, &message), 0));
+        }
+        if let Some((bytes, sent)) = &mut this.answer {
+            while *sent < bytes.len() {
+                let n = ready!(Pin::new(&mut this.inner).poll_write(cx, &bytes[*sent..]))?;
+                if n == 0 {
+                    break;
+                }
+                *sent += n;
+            }
+            ready!(Pin::new(&mut this.inner).poll_flush(cx))?;
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl AsyncWrite for Guarded {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bytes: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        if this.answer.is_some() {
+            // The connection has had its answer; nothing hyper writes may follow it.
+            return Poll::Ready(Ok(bytes.len()));
+        }
+        // hyper answers once it has read a whole head: the next bytes begin the next one.
+        this.head = Head::default();
+        Pin::new(&mut this.inner).poll_write(cx, bytes)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_head_is_measured_line_by_line() {
+        let mut h = Head::default();
+        assert_eq!(h.scan(b"\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n"), None);
+        assert!(h.done);
+        let mut h = Head::default();
+        let long = format!("GET /{} HTTP/1.1\r\n", "a".repeat(MAX_REQUEST_LINE));
+        assert_eq!(h.scan(long.as_bytes()).map(|(s, _)| s), Some(414));
+        let mut h = Head::default();
+        let mut head = b"GET / HTTP/1.1\r\n".to_vec();
+        for i in 0..MAX_HEAD / 20 {
+            head.extend(format!("x-h{i}: {}\r\n", "v".repeat(20)).bytes());
+        }
+        assert_eq!(h.scan(&head).map(|(s, _)| s), Some(431));
+    }
+}
