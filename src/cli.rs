@@ -12,7 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     long_about = "Offline semantic recommendations for research papers: related work \
                   (--like), cross-lingual search, topic clusters, reading paths, maps and \
                   benchmarks, from a local multilingual model and a single index file.",
-    after_help = "Examples:\n  recommend --like \"WebAgent-R1\"\n  recommend --like GRPO --like DAPO --unlike PPO -k 5\n  recommend search \"用强化学习训练网页智能体\"\n  recommend topics\n  recommend path --like \"Search-R1\" -n 6"
+    after_help = "Examples:\n  recommend like \"WebAgent-R1\"\n  recommend like GRPO DAPO --unlike PPO -n 5\n  recommend search \"用强化学习训练网页智能体\"\n  recommend topics\n  recommend path --like \"Search-R1\" -n 6"
 )]
 pub struct Cli {
     /// Papers you liked (id, title or alias; repeatable): show related work.
@@ -22,7 +22,12 @@ pub struct Cli {
     #[arg(long, value_name = "TITLE", requires = "like")]
     pub unlike: Vec<String>,
     /// Batch mode: one title or id per line; answers JSONL, one line per query.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["like", "unlike"])]
+    #[arg(
+        long = "batch",
+        alias = "like-file",
+        value_name = "FILE",
+        conflicts_with_all = ["like", "unlike"]
+    )]
     pub like_file: Option<PathBuf>,
     #[command(flatten)]
     pub query: QueryArgs,
@@ -57,6 +62,10 @@ pub struct CommonArgs {
     /// Output format.
     #[arg(long, short = 'f', global = true, value_enum)]
     pub format: Option<FormatArg>,
+    /// When tables use colour and clickable links: `auto` on a terminal unless `NO_COLOR` is
+    /// set.
+    #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
     /// Rank by the exact scan of every paper, never the index's HNSW graph (the graph answers
     /// the queries of indexes of 2,000 papers or more; it is approximate, the scan is not).
     #[arg(long, global = true)]
@@ -66,8 +75,14 @@ pub struct CommonArgs {
 /// Ranking, filtering and size of results.
 #[derive(Debug, Args, Clone)]
 pub struct QueryArgs {
-    /// Number of results.
-    #[arg(short = 'k', long = "top", default_value_t = 10)]
+    /// Number of results (`-k`/`--top` are accepted too).
+    #[arg(
+        short = 'n',
+        long = "limit",
+        short_alias = 'k',
+        alias = "top",
+        default_value_t = 10
+    )]
     pub top: usize,
     /// Only papers whose topic contains this (Chinese or English).
     #[arg(long)]
@@ -85,13 +100,33 @@ pub struct QueryArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Related work of papers you liked (`recommend --like X` is the same).
+    Like {
+        /// Papers you liked: id, title, alias, arXiv id (`arXiv:2505.16421`, an arxiv.org
+        /// address) or DOI.
+        #[arg(value_name = "TITLE", required_unless_present = "batch")]
+        titles: Vec<String>,
+        /// Papers you did not like (repeatable): push their neighbourhood down.
+        #[arg(long, value_name = "TITLE")]
+        unlike: Vec<String>,
+        /// Batch mode: one title or id per line; answers JSONL, one line per query.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["titles", "unlike"])]
+        batch: Option<PathBuf>,
+        #[command(flatten)]
+        query: QueryArgs,
+    },
     /// Free-text search, Chinese, English or mixed.
     Search {
         /// The query (several words are joined).
         #[arg(required_unless_present = "queries")]
         text: Vec<String>,
         /// Batch mode: one query per line; answers JSONL, one line per query.
-        #[arg(long, value_name = "FILE", conflicts_with = "text")]
+        #[arg(
+            long = "batch",
+            alias = "queries",
+            value_name = "FILE",
+            conflicts_with = "text"
+        )]
         queries: Option<PathBuf>,
         #[command(flatten)]
         query: QueryArgs,
@@ -143,8 +178,8 @@ pub enum Command {
     },
     /// Topic clusters with labels and keywords.
     Topics {
-        /// Number of clusters (default: chosen automatically).
-        #[arg(short = 'k', long)]
+        /// Number of clusters (default: chosen automatically; `-k`/`--k` are accepted too).
+        #[arg(short = 'n', long = "limit", short_alias = 'k', alias = "k")]
         k: Option<usize>,
         /// Print agreement (NMI, ARI) with the corpus's own topics, against a TF-IDF baseline.
         #[arg(long)]
@@ -166,7 +201,7 @@ pub enum Command {
         #[arg(long, value_name = "TITLE")]
         to: Option<String>,
         /// Number of papers on the path (without --to).
-        #[arg(short = 'n', default_value_t = 8)]
+        #[arg(short = 'n', long = "limit", default_value_t = 8)]
         n: usize,
     },
     /// A 2-D map of the papers, coloured by topic (self-contained HTML or SVG).
@@ -262,6 +297,13 @@ pub enum FormatArg {
     Json,
     Jsonl,
     Markdown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

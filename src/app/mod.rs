@@ -24,7 +24,7 @@ use recommend::model;
 use recommend::render::{self, Document, Format, records::ResultRecord};
 use recommend::session::{QueryOptions, Session, SessionError};
 
-use crate::cli::{Cli, Command, CommonArgs, FormatArg, KindArg, ModeArg, QueryArgs};
+use crate::cli::{Cli, ColorArg, Command, CommonArgs, FormatArg, KindArg, ModeArg, QueryArgs};
 
 pub(crate) use explore::{path_steps, topic_clusters};
 pub(crate) use query::like_hits;
@@ -55,11 +55,20 @@ pub fn run(cli: Cli) -> Result<()> {
     let common = cli.common.clone();
     if cli.command.is_some() && (!cli.like.is_empty() || cli.like_file.is_some()) {
         return Err(usage(
-            "--like and --like-file go without a command (`recommend --like X`); `path` and \
+            "--like and --batch go without a command (`recommend --like X`, or `recommend like X`); `path` and \
              `map` take their own --like after the command name",
         ));
     }
     match cli.command {
+        Some(Command::Like {
+            titles,
+            unlike,
+            batch,
+            query,
+        }) => match batch {
+            Some(file) => query::like_batch(&common, &query, &file),
+            None => query::like(&common, &query, &titles, &unlike),
+        },
         Some(Command::Search {
             text,
             queries,
@@ -192,7 +201,13 @@ fn emit(text: &str) -> Result<()> {
 
 /// Render `doc` in the requested format (a table by default) to stdout.
 fn show(common: &CommonArgs, doc: &Document) -> Result<()> {
-    emit(&render::renderer(format_of(common, Format::Table)).render(doc))
+    let format = format_of(common, Format::Table);
+    let color = match common.color {
+        ColorArg::Auto => None,
+        ColorArg::Always => Some(true),
+        ColorArg::Never => Some(false),
+    };
+    emit(&render::renderer_with(format, color).render(doc))
 }
 
 /// Resolve a paper name; a containment or fuzzy match is announced on stderr (one line), so

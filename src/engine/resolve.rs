@@ -150,6 +150,37 @@ pub fn resolve_match(index: &Index, query: &str) -> Result<Resolved, ResolveErro
     resolve_match_in(index.papers(), query)
 }
 
+/// The paper an identifier names: `arXiv:2503.14476`, `https://arxiv.org/abs/2503.14476v2`,
+/// a bare arXiv id, a DOI (`10.1/x`, `https://doi.org/10.1/x`), or arXiv's own DOI
+/// (`10.48550/arXiv.2503.14476`). Suggestions print these names, so they must resolve.
+fn by_identifier(papers: &[Paper], q: &str) -> Option<usize> {
+    use crate::corpus::fields::{normalize_arxiv, normalize_doi};
+    let doi = normalize_doi(q);
+    let arxiv = normalize_arxiv(q).or_else(|| {
+        let d = doi.as_deref()?;
+        let rest = d
+            .get(..15)?
+            .eq_ignore_ascii_case("10.48550/arxiv.")
+            .then(|| &d[15..])?;
+        normalize_arxiv(rest)
+    });
+    if let Some(a) = arxiv {
+        let found = papers
+            .iter()
+            .position(|p| p.arxiv.as_deref().and_then(normalize_arxiv).as_deref() == Some(&a));
+        if found.is_some() {
+            return found;
+        }
+    }
+    let d = doi?;
+    papers.iter().position(|p| {
+        p.doi
+            .as_deref()
+            .and_then(normalize_doi)
+            .is_some_and(|x| x.eq_ignore_ascii_case(&d))
+    })
+}
+
 /// Resolve `query` to the position of one paper in `papers`.
 pub fn resolve_in(papers: &[Paper], query: &str) -> Result<usize, ResolveError> {
     resolve_match_in(papers, query).map(|r| r.paper)
@@ -165,6 +196,9 @@ pub fn resolve_match_in(papers: &[Paper], query: &str) -> Result<Resolved, Resol
     }
     let at = |paper, matched| Ok(Resolved { paper, matched });
     if let Some(i) = papers.iter().position(|p| p.id == q) {
+        return at(i, Matched::Exact);
+    }
+    if let Some(i) = by_identifier(papers, q) {
         return at(i, Matched::Exact);
     }
     let exact: Vec<usize> = (0..papers.len())

@@ -75,8 +75,18 @@ pub trait Renderer {
 
 /// The renderer for `format`, sized to the terminal where that matters.
 pub fn renderer(format: Format) -> Box<dyn Renderer> {
+    renderer_with(format, None)
+}
+
+/// [`renderer`], with tables' colour forced on or off (`None`: as [`TableRenderer::for_terminal`]
+/// decides).
+pub fn renderer_with(format: Format, color: Option<bool>) -> Box<dyn Renderer> {
     match format {
-        Format::Table => Box::new(TableRenderer::for_terminal()),
+        Format::Table => {
+            let mut t = TableRenderer::for_terminal();
+            t.color = color.unwrap_or(t.color);
+            Box::new(t)
+        }
         Format::Json => Box::new(JsonRenderer),
         Format::Jsonl => Box::new(JsonlRenderer),
         Format::Markdown => Box::new(MarkdownRenderer),
