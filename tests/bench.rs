@@ -3,8 +3,7 @@
 
 use serde_json::Value;
 
-mod support;
-use support::{corpus_papers, ok_json, recommend, texts};
+use crate::support::{corpus_papers, ok_json, recommend, texts};
 
 #[test]
 fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
@@ -31,9 +30,9 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
         assert!(r.get(key).is_some(), "{key} missing: {r}");
     }
     assert!(r["machine"]["cores"].as_u64().unwrap() >= 1);
-    // Linux reports the load average the timings ran under.
+    // Linux reports the load average the timings ran under: the report must carry it.
     if cfg!(target_os = "linux") {
-        assert!(r["machine"]["load_average"].as_f64().unwrap() >= 0.0);
+        assert!(r["machine"]["load_average"].is_number(), "{}", r["machine"]);
     }
     assert_eq!(
         r["corpus"]["papers"],
@@ -336,7 +335,7 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
 fn a_broken_second_reader_is_reported_with_its_line() {
     let dir = tempfile::tempdir().unwrap();
     let set = dir.path().join("mine.jsonl");
-    std::fs::copy(support::root().join("bench/judgments.jsonl"), &set).unwrap();
+    std::fs::copy(crate::support::root().join("bench/judgments.jsonl"), &set).unwrap();
     std::fs::write(
         dir.path().join("mine-reader2.jsonl"),
         "{\"task\":\"like\",\"seed\":\"dapo\",\"ranked\":[\"vapo\"],\"relevant\":{\"vapo\":2}}\n\

@@ -7,8 +7,7 @@ use assert_cmd::Command;
 use recommend::corpus::paper::problem_name;
 use recommend::corpus::{Corpus, CorpusError, Kind, LoadOptions, Paper};
 
-mod support;
-use support::{corpus_papers, ok_json, recommend, recommend_in};
+use crate::support::{corpus_papers, ok_json, recommend, recommend_in};
 
 /// The curated corpus loads strictly: no unknown key, no untitled record, every tag in the
 /// vocabulary.

@@ -19,8 +19,7 @@ use std::fs;
 
 use serde_json::Value;
 
-mod support;
-use support::{ok_json, recommend, root};
+use crate::support::{ok_json, recommend, root};
 
 #[test]
 fn imported_lists_topics_and_judged_rankings_beat_the_baselines() {

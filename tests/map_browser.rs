@@ -2,19 +2,17 @@
 //! point without script errors, and takes a non-trivial screenshot.
 //!
 //! Needs `/usr/bin/chromium` (Debian: `apt-get install -y chromium`; or set `CHROMIUM` to the
-//! binary). Set `RECOMMEND_SKIP_BROWSER=1` to skip. Set `RECOMMEND_MAP_KEEP=<dir>` to keep the
+//! binary). Set `RECOMMEND_MAP_KEEP=<dir>` to keep the
 //! page and screenshots there for a look.
 
-#[path = "support/map_fixture.rs"]
-mod map_fixture;
+use crate::support::map_fixture;
 
 use recommend::map::{layout, render_html, render_svg};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-mod support;
-use support::chromium;
+use crate::support::chromium;
 
 /// Runs Chromium headless on `page` with a fresh profile, with `extra` arguments; returns stdout.
 fn run_chromium(bin: &Path, page: &Path, extra: &[String]) -> String {
@@ -131,10 +129,7 @@ fn check_page(bin: &Path, file: &Path, n: usize, png: &Path) {
 
 #[test]
 fn html_map_renders_in_chromium() {
-    let Some(bin) = chromium() else {
-        eprintln!("RECOMMEND_SKIP_BROWSER=1: skipping the browser test");
-        return;
-    };
+    let bin = chromium();
     let (_keep, dir) = out_dir();
     let (data, v) = map_fixture::sample(150, true);
     let xy = layout(v.view());
@@ -147,9 +142,7 @@ fn html_map_renders_in_chromium() {
 
 #[test]
 fn html_map_with_tricky_text_renders_in_chromium() {
-    let Some(bin) = chromium() else {
-        return;
-    };
+    let bin = chromium();
     let (_keep, dir) = out_dir();
     let (data, v) = map_fixture::tricky(80);
     let xy = layout(v.view());
@@ -168,9 +161,7 @@ fn html_map_with_tricky_text_renders_in_chromium() {
 
 #[test]
 fn large_html_map_renders_in_chromium() {
-    let Some(bin) = chromium() else {
-        return;
-    };
+    let bin = chromium();
     let (_keep, dir) = out_dir();
     let (data, xy) = map_fixture::sample_with_coords(5000);
     let page = dir.join("large.html");

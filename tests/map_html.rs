@@ -1,7 +1,6 @@
 //! The HTML map without a browser: self-contained, data embedded safely, text escaped.
 
-#[path = "support/map_fixture.rs"]
-mod map_fixture;
+use crate::support::map_fixture;
 
 use map_fixture::{TRICKY, sample, tricky};
 use recommend::map::{MapData, layout, render_html};

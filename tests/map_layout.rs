@@ -1,8 +1,7 @@
 //! The layout at corpus sizes: determinism, range, neighbourhoods, and (with
 //! `cargo test --release --test map_layout -- --ignored --nocapture`) timing.
 
-#[path = "support/map_fixture.rs"]
-mod map_fixture;
+use crate::support::map_fixture;
 
 use map_fixture::clustered_vectors;
 use recommend::map::layout;

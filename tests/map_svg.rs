@@ -1,7 +1,6 @@
 //! The static SVG map: well-formed XML, one mark per paper, escaped text, deterministic.
 
-#[path = "support/map_fixture.rs"]
-mod map_fixture;
+use crate::support::map_fixture;
 
 use map_fixture::{TRICKY, sample, tricky};
 use recommend::map::{MapData, layout, render_svg};

@@ -13,8 +13,7 @@ use std::time::{Duration, Instant};
 use predicates::prelude::*;
 use predicates::str::contains;
 
-mod support;
-use support::{copy_dir, recommend_in as recommend, root};
+use crate::support::{copy_dir, recommend_in as recommend, root};
 
 fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("recommend")
@@ -889,7 +888,7 @@ fn control_characters_and_bidi_overrides_never_reach_the_terminal() {
 fn an_empty_environment_variable_counts_as_unset() {
     // `export RECOMMEND_INDEX=` is a common way to clear a setting: the defaults apply, as
     // without the variable, instead of "a value is required for '--index'".
-    let rows = support::ok_json(
+    let rows = crate::support::ok_json(
         recommend(&root())
             .env("RECOMMEND_INDEX", "")
             .env("RECOMMEND_MODEL_DIR", "")

@@ -4,8 +4,7 @@ use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 use serde_json::Value;
 
-mod support;
-use support::{json_rows, recommend, search_ids, session, texts};
+use crate::support::{json_rows, recommend, search_ids, session, texts};
 
 fn ids(args: &[&str]) -> Vec<String> {
     texts(&json_rows(args), "id")
@@ -126,7 +125,7 @@ fn a_session_preloading_the_model_answers_the_same() {
     };
     for (query, _) in QUERIES {
         let preloaded = recommend::session::Session::open_loading_model(
-            &support::root().join("index.bin"),
+            &crate::support::root().join("index.bin"),
             recommend::model::default_model_dir(),
             &[query.to_string()],
         )

@@ -3,7 +3,7 @@
 //! result carries are `#like=ID` / `#path=ID`; the page routes on the fragment, so loading
 //! `/#like=ID` is what a click does), no script errors, and titles shown as text, never markup.
 //!
-//! Needs `/usr/bin/chromium` (or `CHROMIUM`); `RECOMMEND_SKIP_BROWSER=1` skips. The search needs
+//! Needs `/usr/bin/chromium` (or `CHROMIUM`). The search needs
 //! the model (see tests/serve.rs).
 
 use std::path::Path;
@@ -13,9 +13,8 @@ use std::time::{Duration, Instant};
 use recommend::bench::synthetic;
 use recommend::index::Index;
 
-mod support;
-use support::chromium;
-use support::server::Server;
+use crate::support::chromium;
+use crate::support::server::Server;
 
 /// Load `url` in headless Chromium and return (DOM after scripts ran, browser log).
 fn dom(bin: &Path, url: &str) -> (String, String) {
@@ -83,9 +82,7 @@ fn encode(s: &str) -> String {
 
 #[test]
 fn the_page_searches_and_follows_more_like_this_and_reading_paths() {
-    let Some(bin) = chromium() else {
-        return;
-    };
+    let bin = chromium();
     let s = Server::start(Path::new("index.bin"));
     s.wait_for_model();
 
@@ -160,9 +157,7 @@ fn the_page_searches_and_follows_more_like_this_and_reading_paths() {
 
 #[test]
 fn titles_and_links_are_data_never_markup() {
-    let Some(bin) = chromium() else {
-        return;
-    };
+    let bin = chromium();
     let dir = tempfile::tempdir().unwrap();
     let (mut papers, vectors) = synthetic::corpus(60, 384, 4, 5);
     papers[1].title = "<img src=x onerror=\"document.body.dataset.pwned=1\"> a < b && c".into();

@@ -7,10 +7,9 @@ use predicates::str::contains;
 use recommend::corpus::Corpus;
 use serde_json::Value;
 
-mod support;
+use crate::support::{ok_stdout, recommend, session};
 use recommend::engine::resolve::resolve;
 use recommend::engine::{communities, reading};
-use support::{ok_stdout, recommend, session};
 
 fn stdout(args: &[&str]) -> Vec<u8> {
     ok_stdout(recommend().args(args))

@@ -1,6 +1,5 @@
 //! Synthetic map data for the map tests: papers in topics that look like the Agentic-RL
 //! corpus (English titles, Chinese topics and highlights), with clustered unit vectors.
-#![allow(dead_code)]
 
 use ndarray::Array2;
 use recommend::map::{Focus, MapCluster, MapData, MapPoint};

@@ -1,10 +1,7 @@
 //! Helpers shared by the integration tests: launching the real binary and reading what it
 //! prints, the checkout's files, and a browser for the page tests.
-//!
-//! Each test crate compiles its own copy and uses a different subset, hence the
-//! `allow(dead_code)`.
-#![allow(dead_code)]
 
+pub mod map_fixture;
 pub mod server;
 
 use std::fs;
@@ -74,22 +71,18 @@ pub fn corpus_papers() -> usize {
         .len()
 }
 
-/// Chromium for the page tests: `$CHROMIUM` or /usr/bin/chromium; `None` (skip) when
-/// `RECOMMEND_SKIP_BROWSER=1`. A missing browser fails loudly rather than passing silently.
-pub fn chromium() -> Option<PathBuf> {
-    if std::env::var("RECOMMEND_SKIP_BROWSER").is_ok_and(|v| v == "1") {
-        return None;
-    }
+/// Chromium for the page tests: `$CHROMIUM` or /usr/bin/chromium (`scripts/setup.sh` installs
+/// it). There is no way to skip: a missing browser fails loudly rather than passing silently.
+pub fn chromium() -> PathBuf {
     let bin = std::env::var_os("CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
     assert!(
         bin.exists(),
-        "{} not found: install Chromium (`apt-get update && apt-get install -y chromium`), \
-         set CHROMIUM=/path/to/chromium, or set RECOMMEND_SKIP_BROWSER=1 to skip the browser tests",
+        "{} not found: run scripts/setup.sh (it installs Chromium), or set CHROMIUM=/path/to/chromium",
         bin.display()
     );
-    Some(bin)
+    bin
 }
 
 /// The shipped index opened in-process, as every command opens it (no model is loaded until a
