@@ -17,6 +17,9 @@
 //! holds the latest changes) is copied to a temporary directory, and the copy is opened
 //! read-only: Zotero's file is never written, and it may stay open.
 //!
+//! A copy taken while Zotero is in the middle of writing may be torn; SQLite then reports the
+//! copy as damaged, and [`ZoteroError::NotSqlite`] says to run again (or close Zotero first).
+//!
 //! Zotero's tables are joined by name (`itemTypes.typeName`, `fields.fieldName`), never by
 //! numeric id: since Zotero moved its item types to `schema.json` the ids are assigned per
 //! installation.
@@ -137,9 +140,10 @@ pub enum ZoteroError {
         error: std::io::Error,
     },
     #[error(
-        "{}: not a SQLite database, or a damaged one ({detail}); give Zotero's own \
-         zotero.sqlite (a backup is zotero.sqlite.bak), or let Zotero repair it (Settings > \
-         Advanced > Files and Folders > Database Maintenance)",
+        "{}: not a SQLite database, or a damaged one ({detail}); if Zotero was saving, run \
+         again (or close Zotero first); else give Zotero's own zotero.sqlite (a backup is \
+         zotero.sqlite.bak), or let Zotero repair it (Settings > Advanced > Files and Folders > \
+         Database Maintenance)",
         path.display()
     )]
     NotSqlite { path: PathBuf, detail: String },
@@ -1397,6 +1401,7 @@ mod tests {
             .unwrap();
         // The lock is real: a reader of the file itself is refused.
         let direct = Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        direct.busy_timeout(std::time::Duration::ZERO).unwrap();
         let busy = direct.query_row("SELECT COUNT(*) FROM items", [], |r| r.get::<_, i64>(0));
         assert!(busy.is_err(), "{busy:?}");
 
