@@ -11,6 +11,7 @@ pub mod import;
 pub mod load;
 pub mod markdown;
 pub mod paper;
+pub mod zotero;
 
 pub use error::{CorpusError, Problem};
 pub use files::{fingerprint, fingerprint_all};
