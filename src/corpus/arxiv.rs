@@ -16,6 +16,9 @@
 //!   separated by commas), `pubDate` (the announcement day) and `arxiv:announce_type` (`new`,
 //!   `cross`, `replace`, `replace-cross`).
 //!
+//! The listings' Atom twin (`rss.arxiv.org/atom/cs.LG`: ids `oai:arXiv.org:..`, the RSS
+//! preamble in `summary`, names in `dc:creator`) is read as Atom.
+//!
 //! Whitespace in titles, abstracts and names is collapsed to single spaces. An [`Entry`]
 //! becomes a corpus record with [`Entry::to_record`], keyed as the importer reads it.
 //!
@@ -473,7 +476,9 @@ fn atom(doc: &Document, feed: Node) -> Result<Feed, FeedError> {
             line,
             field: "<title>",
         })?;
-        let (arxiv, version) = split_version(&id).ok_or_else(|| FeedError::BadId {
+        // The listings' Atom (rss.arxiv.org/atom) says `oai:arXiv.org:2409.11111v1`.
+        let bare = id.strip_prefix("oai:arXiv.org:").unwrap_or(&id);
+        let (arxiv, version) = split_version(bare).ok_or_else(|| FeedError::BadId {
             line,
             id: id.clone(),
         })?;
@@ -490,11 +495,17 @@ fn atom(doc: &Document, feed: Node) -> Result<Feed, FeedError> {
                 push_unique(&mut categories, t.trim().to_string());
             }
         }
-        let authors = node
+        let mut authors: Vec<String> = node
             .children()
             .filter(|c| c.has_tag_name((ATOM_NS, "author")))
             .filter_map(|a| child_text(a, ATOM_NS, "name"))
             .collect();
+        if authors.is_empty() {
+            authors = creators(node);
+        }
+        let summary = child(node, ATOM_NS, "summary")
+            .map(all_text)
+            .unwrap_or_default();
         let url = node
             .children()
             .filter(|c| c.has_tag_name((ATOM_NS, "link")))
@@ -514,7 +525,7 @@ fn atom(doc: &Document, feed: Node) -> Result<Feed, FeedError> {
             arxiv,
             version,
             title,
-            summary: child_text(node, ATOM_NS, "summary").unwrap_or_default(),
+            summary: collapse(split_description(&summary).1),
             authors,
             published: child_text(node, ATOM_NS, "published").and_then(|p| iso_day(&p)),
             updated: child_text(node, ATOM_NS, "updated").and_then(|p| iso_day(&p)),
@@ -532,6 +543,20 @@ fn atom(doc: &Document, feed: Node) -> Result<Feed, FeedError> {
         entries,
         total_results,
     })
+}
+
+/// The names of the listings' `dc:creator` elements, which separate them with commas.
+fn creators(node: Node) -> Vec<String> {
+    let mut authors = Vec::new();
+    for c in node
+        .children()
+        .filter(|c| c.has_tag_name((DC_NS, "creator")))
+    {
+        for name in all_text(c).split(',') {
+            push_unique(&mut authors, collapse(name));
+        }
+    }
+    authors
 }
 
 /// `arXiv:2503.14476v1 Announce Type: new \nAbstract: ...` -> (`2503.14476v1`, the abstract).
@@ -605,15 +630,7 @@ fn rss(doc: &Document, root: Node) -> Result<Feed, FeedError> {
         for c in node.children().filter(|c| c.has_tag_name("category")) {
             push_unique(&mut categories, collapse(&all_text(c)));
         }
-        let mut authors = Vec::new();
-        for c in node
-            .children()
-            .filter(|c| c.has_tag_name((DC_NS, "creator")))
-        {
-            for name in all_text(c).split(',') {
-                push_unique(&mut authors, collapse(name));
-            }
-        }
+        let authors = creators(node);
         let doi = node
             .children()
             .find(|c| {
@@ -1072,6 +1089,40 @@ mod tests {
         assert_eq!(e.authors, ["Élodie Marchand", "Kwame Asante"]);
         assert_eq!(e.url, "https://arxiv.org/abs/2611.30412v1");
         assert_eq!(e.published.as_deref(), Some("2026-11-30"));
+    }
+
+    #[test]
+    fn atom_listing_of_the_rss_service() {
+        let text = r#"<?xml version='1.0' encoding='UTF-8'?>
+<feed xmlns:arxiv="http://arxiv.org/schemas/atom" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns="http://www.w3.org/2005/Atom" xml:lang="en-us">
+  <id>http://rss.arxiv.org/atom/cs.LG</id>
+  <title>cs.LG updates on arXiv.org</title>
+  <updated>2026-12-03T05:00:12.000000+00:00</updated>
+  <link href="http://rss.arxiv.org/atom/cs.LG" rel="self" type="application/atom+xml"/>
+  <subtitle>cs.LG updates on the arXiv.org e-print archive.</subtitle>
+  <entry>
+    <id>oai:arXiv.org:2612.00987v1</id>
+    <title>Calibrated Early Exit for Graph Neural Networks on Streaming Data</title>
+    <updated>2026-12-03T00:00:00-05:00</updated>
+    <link href="https://arxiv.org/abs/2612.00987" rel="alternate" type="text/html"/>
+    <summary>arXiv:2612.00987v1 Announce Type: new 
+Abstract: Graph neural networks applied to event streams spend the same compute on every node.</summary>
+    <category term="cs.LG" scheme="http://arxiv.org/schemas/atom"/>
+    <published>2026-12-03T00:00:00-05:00</published>
+    <arxiv:announce_type>new</arxiv:announce_type>
+    <dc:rights>http://creativecommons.org/licenses/by/4.0/</dc:rights>
+    <dc:creator>Jun-seo Park, Ana Beatriz Queiroz</dc:creator>
+  </entry>
+</feed>"#;
+        let [e]: [Entry; 1] = parse_feed(text).unwrap().try_into().unwrap();
+        assert_eq!((e.arxiv.as_str(), e.version), ("2612.00987", Some(1)));
+        assert_eq!(
+            e.summary,
+            "Graph neural networks applied to event streams spend the same compute on every node."
+        );
+        assert_eq!(e.authors, ["Jun-seo Park", "Ana Beatriz Queiroz"]);
+        assert_eq!(e.announce_type.as_deref(), Some("new"));
+        assert_eq!(e.published.as_deref(), Some("2026-12-03"));
     }
 
     #[test]
@@ -1670,6 +1721,25 @@ mod tests {
             "{msg}"
         );
         assert!(!err.is_usage());
+    }
+
+    #[test]
+    fn https_goes_through_tls() {
+        // A plain-text server on an https address: the TLS handshake is tried, and fails on
+        // the answer (rustls: "received corrupt message"), not for want of TLS support.
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("https://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            if let Ok((mut s, _)) = listener.accept() {
+                let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+            }
+        });
+        let err = quick(&base).fetch_recent(&cats(), 7, now()).unwrap_err();
+        let FetchError::Unreachable { reason, .. } = &err else {
+            panic!("{err:?}")
+        };
+        assert!(!reason.contains("TLS required"), "{reason}");
+        assert!(reason.contains("corrupt message"), "{reason}");
     }
 
     #[test]
