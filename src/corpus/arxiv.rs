@@ -694,7 +694,10 @@ pub enum FetchError {
     Usage(#[from] UsageError),
     #[error("could not reach {host}: {reason}; check the network or use saved files")]
     Unreachable { host: String, reason: String },
-    #[error("{url} answered HTTP {status}{}; check the address ({BASE_URL_ENV}) and the categories", detail.as_ref().map(|d| format!(" ({d})")).unwrap_or_default())]
+    #[error(
+        "{url} answered HTTP {status}{}; check the address ({BASE_URL_ENV}) and the categories",
+        detail.as_ref().map(|d| format!(" ({d})")).unwrap_or_default()
+    )]
     Status {
         status: u16,
         url: String,
@@ -714,12 +717,9 @@ pub enum FetchError {
          files"
     )]
     RateLimited { url: String, seconds: u64 },
-    #[error("{url} answered with something other than an arXiv feed: {source}")]
-    Feed {
-        url: String,
-        #[source]
-        source: FeedError,
-    },
+    // The feed's error is part of the message, not a `source`: `{:#}` would print it twice.
+    #[error("{url} answered with something other than an arXiv feed: {error}")]
+    Feed { url: String, error: FeedError },
     #[error("reading the answer from {url} failed: {reason}; try again or use saved files")]
     Body { url: String, reason: String },
 }
@@ -733,12 +733,12 @@ impl FetchError {
 
 /// `cs.LG`, `math.AG`, `hep-th`, `astro-ph.CO`, `cond-mat.stat-mech`: archive[.SUBJECT].
 pub fn validate_category(c: &str) -> Result<(), UsageError> {
-    fn words(s: &str, first_lower: bool) -> bool {
+    fn words(s: &str, lowercase: bool) -> bool {
         !s.is_empty()
             && s.split('-').all(|w| {
                 !w.is_empty()
                     && w.bytes().all(|b| b.is_ascii_alphabetic())
-                    && (!first_lower || w.bytes().all(|b| b.is_ascii_lowercase()))
+                    && (!lowercase || w.bytes().all(|b| b.is_ascii_lowercase()))
             })
     }
     let ok = match c.split_once('.') {
@@ -900,9 +900,9 @@ impl Client {
             match status {
                 200..=299 => {
                     let body = body.map_err(|e| self.body_error(url, e))?;
-                    return parse(&body).map_err(|source| FetchError::Feed {
+                    return parse(&body).map_err(|error| FetchError::Feed {
                         url: url.to_string(),
-                        source,
+                        error,
                     });
                 }
                 429 | 500 | 502 | 503 | 504 => {
@@ -1693,7 +1693,7 @@ Abstract: Graph neural networks applied to event streams spend the same compute 
             matches!(
                 &err,
                 FetchError::Feed {
-                    source: FeedError::Html { .. },
+                    error: FeedError::Html { .. },
                     ..
                 }
             ),
