@@ -2,6 +2,7 @@
 //!
 //! Knows nothing of models or indexes.
 
+pub mod arxiv;
 pub mod bibtex;
 pub mod delimited;
 pub mod error;
