@@ -8,6 +8,7 @@
 pub mod bench;
 pub mod corpus;
 pub mod engine;
+pub mod feed;
 pub mod index;
 pub mod map;
 pub mod model;

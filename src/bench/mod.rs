@@ -5,6 +5,7 @@
 
 mod clustering;
 pub mod crosslingual;
+pub mod feed;
 pub mod graph;
 pub mod judged;
 pub mod quality;
@@ -167,6 +168,8 @@ pub struct BenchReport {
     pub clusters: Option<Clusters>,
     /// The stored HNSW graph against the exact scan; `None` below the size queries use it.
     pub graph: Option<graph::GraphFigures>,
+    /// The feed on a time split of the list (`bench::feed`); `None` without dated sections.
+    pub feed: Option<feed::FeedReport>,
     pub speed: Speed,
     /// What was skipped, and why.
     pub notes: Vec<String>,
@@ -412,6 +415,10 @@ pub fn run(
         notes.push("topic clusters skipped: the corpus has fewer than two topic labels".into());
     }
     let graph = graph::measure(index);
+    let feed = feed::report(index);
+    if feed.is_none() {
+        notes.push("feed time split skipped: too few dated papers in sections".into());
+    }
     let speed = measure_speed(index, embedder, opts, &mut notes, true)?;
     Ok(BenchReport {
         recommend: env!("CARGO_PKG_VERSION").into(),
@@ -426,6 +433,7 @@ pub fn run(
         crosslingual,
         clusters,
         graph,
+        feed,
         speed,
         notes,
     })
@@ -466,6 +474,7 @@ fn run_scale(
         crosslingual: None,
         clusters: None,
         graph: graph::measure(index),
+        feed: None,
         speed,
         notes,
     })

@@ -37,6 +37,43 @@ pub fn render(report: &BenchReport, format: Format) -> String {
     text
 }
 
+/// The feed on the time split: every system, then the rated runs.
+fn feed_sections(f: &super::feed::FeedReport, out: &mut Vec<Section>) {
+    let rows = |systems: &[super::feed::FeedSystem]| -> Vec<Vec<String>> {
+        systems
+            .iter()
+            .map(|s| {
+                vec![
+                    s.name.clone(),
+                    format!("{:.3}", s.precision_at_10),
+                    format!("{:.3}", s.ndcg_at_10),
+                    s.margin.map_or(String::new(), |m| {
+                        format!("{:+.3} [{:+.3}, {:+.3}]", m.mean, m.low, m.high)
+                    }),
+                ]
+            })
+            .collect()
+    };
+    let columns = vec!["system", "P@10", "nDCG@10", "ours minus this, P@10 [95%]"];
+    out.push(Section {
+        title: format!(
+            "Feed: {} readers (one or two sections before {}, {:.1} papers each), {} candidates after",
+            f.readers, f.split, f.library_mean, f.candidates
+        ),
+        columns: columns.clone(),
+        rows: rows(&f.systems),
+    });
+    out.push(Section {
+        title: format!(
+            "Feed after {} up and {} down ratings, on the candidates left",
+            super::feed::RATINGS,
+            super::feed::RATINGS
+        ),
+        columns,
+        rows: rows(&f.rated),
+    });
+}
+
 /// The stored graph against the exact scan.
 fn graph_section(g: &super::graph::GraphFigures) -> Section {
     Section {
@@ -305,6 +342,9 @@ impl BenchReport {
         }
         if let Some(g) = &self.graph {
             out.push(graph_section(g));
+        }
+        if let Some(f) = &self.feed {
+            feed_sections(f, &mut out);
         }
         out.push(self.speed_section());
         out

@@ -1,0 +1,343 @@
+//! The feed: papers that are not in a library, ranked by how well they serve it.
+//!
+//! A library holds several interests (its sections, collections or topics), so a candidate is
+//! scored against each interest on its own and keeps the best: the mean of one profile would sit
+//! between the interests and favour papers that serve none of them well. Against one interest a
+//! candidate scores the mean of its three closest papers there (centred cosine of the passage
+//! vectors, as `--like` compares papers: every paper of one field is close to every other in raw
+//! e5 space). Ratings the reader gave are evidence on top: a profile of the papers rated up
+//! minus those rated down ([`Learner::Rocchio`]), or a linear model over the same signals fitted
+//! to the ratings ([`Learner::Linear`], arxiv-sanity's idea over this engine's signals).
+//!
+//! Like the engine, this module never loads the model and never prints: callers hand it
+//! vectors, and the time-split benchmark (`bench::feed`) runs the very same [`rank`].
+
+pub mod state;
+
+use serde::Serialize;
+
+use crate::util::vector::dot;
+
+/// Papers of an interest a candidate is compared with: the mean of its closest this many.
+pub const NEAREST: usize = 3;
+
+/// One interest of a library: a name and the library papers (row positions) it holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct Interest {
+    pub name: String,
+    pub members: Vec<usize>,
+}
+
+/// The library as the feed reads it: each paper's vector centred on the field's centroid and
+/// normalized, and the interests.
+#[derive(Debug, Clone)]
+pub struct Library {
+    rows: Vec<Vec<f32>>,
+    centroid: Vec<f32>,
+    pub interests: Vec<Interest>,
+}
+
+/// `v - centroid`, normalized (zero when `v` is the centroid).
+fn centred(v: &[f32], centroid: &[f32]) -> Vec<f32> {
+    let mut out: Vec<f32> = v.iter().zip(centroid).map(|(a, c)| a - c).collect();
+    let n = dot(&out, &out).sqrt();
+    if n > 1e-12 {
+        out.iter_mut().for_each(|x| *x /= n);
+    }
+    out
+}
+
+impl Library {
+    /// A library of `vectors` (one per paper, all of one model), centred on `centroid` (the
+    /// field's mean vector: the whole index's, so that a library of one topic keeps it), with
+    /// `interests` over the rows. Interests without members are dropped.
+    pub fn new(vectors: &[&[f32]], centroid: &[f32], interests: Vec<Interest>) -> Library {
+        let rows = vectors.iter().map(|v| centred(v, centroid)).collect();
+        let interests = interests
+            .into_iter()
+            .map(|mut i| {
+                i.members.retain(|&m| m < vectors.len());
+                i
+            })
+            .filter(|i| !i.members.is_empty())
+            .collect();
+        Library {
+            rows,
+            centroid: centroid.to_vec(),
+            interests,
+        }
+    }
+
+    /// The library's papers.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// A candidate's vector as the library compares it.
+    pub fn center(&self, v: &[f32]) -> Vec<f32> {
+        centred(v, &self.centroid)
+    }
+}
+
+/// How ratings change the ranking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Learner {
+    /// Ratings are ignored.
+    None,
+    /// A profile: the mean of the papers rated up minus the mean of those rated down (Rocchio);
+    /// its cosine is added to the score.
+    Rocchio,
+    /// A logistic model over (interest score, closest up, closest down), fitted to the ratings.
+    Linear,
+}
+
+/// What the reader said: centred vectors of papers rated up and down.
+#[derive(Debug, Clone, Default)]
+pub struct Feedback {
+    pub up: Vec<Vec<f32>>,
+    pub down: Vec<Vec<f32>>,
+}
+
+impl Feedback {
+    pub fn is_empty(&self) -> bool {
+        self.up.is_empty() && self.down.is_empty()
+    }
+}
+
+/// One candidate's standing.
+#[derive(Debug, Clone, Serialize)]
+pub struct Scored {
+    /// Position in the candidates given to [`rank`].
+    pub candidate: usize,
+    pub score: f32,
+    /// The interest served best (an index into [`Library::interests`]).
+    pub interest: usize,
+    /// The library papers of that interest closest to the candidate, closest first.
+    pub near: Vec<(usize, f32)>,
+    /// The interest score alone, before ratings.
+    pub base: f32,
+}
+
+/// The signals one candidate has: its best interest, that interest's score and nearest papers,
+/// and its closeness to the rated papers.
+struct Signals {
+    interest: usize,
+    base: f32,
+    near: Vec<(usize, f32)>,
+    up: f32,
+    down: f32,
+}
+
+fn closest(rows: &[Vec<f32>], v: &[f32]) -> f32 {
+    rows.iter().map(|r| dot(r, v)).fold(0.0f32, f32::max)
+}
+
+fn signals(library: &Library, v: &[f32], feedback: &Feedback) -> Signals {
+    let sims: Vec<f32> = library.rows.iter().map(|r| dot(r, v)).collect();
+    let mut best: Option<(usize, f32, Vec<(usize, f32)>)> = None;
+    for (k, interest) in library.interests.iter().enumerate() {
+        let mut near: Vec<(usize, f32)> = interest.members.iter().map(|&m| (m, sims[m])).collect();
+        near.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        near.truncate(NEAREST);
+        let score = near.iter().map(|n| n.1).sum::<f32>() / near.len() as f32;
+        if best.as_ref().is_none_or(|b| score > b.1) {
+            best = Some((k, score, near));
+        }
+    }
+    let (interest, base, near) = best.unwrap_or((0, 0.0, Vec::new()));
+    Signals {
+        interest,
+        base,
+        near,
+        up: closest(&feedback.up, v),
+        down: closest(&feedback.down, v),
+    }
+}
+
+/// Weight of the Rocchio profile's cosine beside the interest score.
+const ROCCHIO_WEIGHT: f32 = 0.5;
+
+/// A fitted logistic model over (base, up, down).
+#[derive(Debug, Clone, Copy)]
+struct Linear {
+    w: [f32; 3],
+    b: f32,
+}
+
+impl Linear {
+    /// Fits the ratings (1 up, 0 down) by gradient descent with an L2 penalty; with ratings of
+    /// one side only, the model keeps the interest score's order and adds that side's
+    /// closeness.
+    fn fit(examples: &[([f32; 3], f32)]) -> Linear {
+        let mut m = Linear {
+            w: [1.0, 0.5, -0.5],
+            b: 0.0,
+        };
+        let both = examples.iter().any(|e| e.1 > 0.5) && examples.iter().any(|e| e.1 < 0.5);
+        if !both {
+            return m;
+        }
+        let (rate, l2) = (0.5f32, 0.01f32);
+        for _ in 0..500 {
+            let mut g = [0.0f32; 3];
+            let mut gb = 0.0f32;
+            for (x, y) in examples {
+                let p = 1.0 / (1.0 + (-m.value(x)).exp());
+                for k in 0..3 {
+                    g[k] += (p - y) * x[k];
+                }
+                gb += p - y;
+            }
+            let n = examples.len() as f32;
+            for k in 0..3 {
+                m.w[k] -= rate * (g[k] / n + l2 * m.w[k]);
+            }
+            m.b -= rate * gb / n;
+        }
+        m
+    }
+
+    fn value(&self, x: &[f32; 3]) -> f32 {
+        self.w[0] * x[0] + self.w[1] * x[1] + self.w[2] * x[2] + self.b
+    }
+}
+
+/// The candidates (centred vectors, [`Library::center`]) ranked best first, ties by position.
+pub fn rank(
+    library: &Library,
+    candidates: &[Vec<f32>],
+    feedback: &Feedback,
+    learner: Learner,
+) -> Vec<Scored> {
+    use rayon::prelude::*;
+    let all: Vec<Signals> = candidates
+        .par_iter()
+        .map(|v| signals(library, v, feedback))
+        .collect();
+    let learner = if feedback.is_empty() {
+        Learner::None
+    } else {
+        learner
+    };
+    let profile: Vec<f32> = match learner {
+        Learner::Rocchio => {
+            let mut p = vec![0.0f32; candidates.first().map_or(0, Vec::len)];
+            for (rows, sign) in [(&feedback.up, 1.0f32), (&feedback.down, -1.0f32)] {
+                for r in rows.iter() {
+                    for (a, x) in p.iter_mut().zip(r) {
+                        *a += sign * x / rows.len() as f32;
+                    }
+                }
+            }
+            let n = dot(&p, &p).sqrt().max(1e-12);
+            p.iter().map(|x| x / n).collect()
+        }
+        _ => Vec::new(),
+    };
+    let linear = (learner == Learner::Linear).then(|| {
+        let mut examples = Vec::new();
+        for (rows, y) in [(&feedback.up, 1.0f32), (&feedback.down, 0.0f32)] {
+            for r in rows.iter() {
+                // A rated paper's own closeness to the ratings leaves itself out.
+                let mut without = feedback.clone();
+                let own = if y > 0.5 {
+                    &mut without.up
+                } else {
+                    &mut without.down
+                };
+                if let Some(at) = own.iter().position(|x| x == r) {
+                    own.remove(at);
+                }
+                let s = signals(library, r, &without);
+                examples.push(([s.base, s.up, s.down], y));
+            }
+        }
+        Linear::fit(&examples)
+    });
+    let mut out: Vec<Scored> = all
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let score = match learner {
+                Learner::None => s.base,
+                Learner::Rocchio => s.base + ROCCHIO_WEIGHT * dot(&profile, &candidates[i]),
+                Learner::Linear => linear
+                    .as_ref()
+                    .map_or(s.base, |m| m.value(&[s.base, s.up, s.down])),
+            };
+            Scored {
+                candidate: i,
+                score,
+                interest: s.interest,
+                near: s.near,
+                base: s.base,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.candidate.cmp(&b.candidate))
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(v: &[f32]) -> Vec<f32> {
+        let n = dot(v, v).sqrt();
+        v.iter().map(|x| x / n).collect()
+    }
+
+    #[test]
+    fn each_interest_is_served_on_its_own_and_ratings_move_the_order() {
+        // Two interests along the first two axes; a candidate between them serves neither well.
+        let papers = [
+            unit(&[1.0, 0.1, 0.0, 0.0]),
+            unit(&[1.0, -0.1, 0.0, 0.0]),
+            unit(&[0.0, 1.0, 0.1, 0.0]),
+            unit(&[0.0, 1.0, -0.1, 0.0]),
+        ];
+        let refs: Vec<&[f32]> = papers.iter().map(Vec::as_slice).collect();
+        let interests = vec![
+            Interest {
+                name: "a".into(),
+                members: vec![0, 1],
+            },
+            Interest {
+                name: "b".into(),
+                members: vec![2, 3],
+            },
+        ];
+        let lib = Library::new(&refs, &[0.0; 4], interests);
+        let cands: Vec<Vec<f32>> = [
+            unit(&[1.0, 1.0, 0.0, 0.0]),
+            unit(&[0.0, 1.0, 0.0, 0.05]),
+            unit(&[0.0, 0.0, 0.0, 1.0]),
+        ]
+        .iter()
+        .map(|v| lib.center(v))
+        .collect();
+        let ranked = rank(&lib, &cands, &Feedback::default(), Learner::Rocchio);
+        assert_eq!(ranked[0].candidate, 1, "{ranked:?}");
+        assert_eq!(ranked[0].interest, 1);
+        assert_eq!(ranked[0].near.len(), 2);
+        assert_eq!(ranked[2].candidate, 2, "unrelated last");
+        // A "down" on the second candidate's neighbourhood brings the first one up.
+        let feedback = Feedback {
+            up: vec![cands[0].clone()],
+            down: vec![cands[1].clone()],
+        };
+        for learner in [Learner::Rocchio, Learner::Linear] {
+            let ranked = rank(&lib, &cands, &feedback, learner);
+            assert_eq!(ranked[0].candidate, 0, "{learner:?}: {ranked:?}");
+        }
+    }
+}
