@@ -93,9 +93,9 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
     // parent's specificity; 0.849 before).
     assert!(ours >= 0.85, "judged related@5 {ours} < 0.85");
     // Absurd = judged unrelated by the set's own explicit judgments (grade 0 is acceptable):
-    // the target is 5%. 8.2% from stop 26 to 33 (every fusion knob at one optimum);
-    // 3.6% since each paper names the research problem it attacks (curated `p-...` facets,
-    // stop 34), against 23% for the best baseline.
+    // the target is 5%. 8.2% without facets (every fusion knob at one optimum); 3.6%
+    // with each paper naming the research problem it attacks (curated `p-...` facets), against
+    // 23% for the best baseline (BENCHMARKS.md, Quality on the shipped list).
     let absurd = figure(judged, "ours (hybrid)", "absurd_at_5");
     assert!(absurd <= 0.05, "judged absurd@5 {absurd} > 0.05");
     // Lists a user brings, rebuilt from the shipped one without its curated fields (no tags
@@ -116,7 +116,7 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
         }
     }
     // Search on the shipped list, each query language: the hit@5 >= 0.85 and MRR >=
-    // 0.75, on all 86 queries (30 of them, added at stop 26, avoid the target's own words:
+    // 0.75, on all 86 queries (30 of them avoid the target's own words:
     // Chinese MRR 0.888, English 0.967, mixed 0.942).
     let search = |section: &Value, lang: &str| -> Value {
         section["search"]
@@ -134,9 +134,9 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
         assert!(o["mrr"].as_f64().unwrap() >= 0.75, "{o}");
     }
     // Titles + Chinese highlights: the glossary's English for notes written in Chinese lets
-    // them meet English titles (stop 25: related@5 0.489 -> 0.518, English search MRR 0.758 ->
-    // 0.887 on the first 20 English queries; 0.732 on all 30, where lexical alone has 0.619
-    // and dense 0.603). English search beats every baseline there.
+    // them meet English titles (related@5 0.489 -> 0.518, English search MRR 0.758 -> 0.887 on
+    // the first 20 English queries; 0.732 on all 30, where lexical alone has 0.619 and dense
+    // 0.603: BENCHMARKS.md, Imported lists). English search beats every baseline there.
     let unc = &r["uncurated"]["judged"];
     assert!(figure(&unc["like"], "ours (hybrid)", "related_at_5") >= 0.50);
     let en = search(unc, "en");
@@ -171,10 +171,10 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
     );
     assert_eq!(paths["backwards_edges"], 0);
     // "A weak link for this list" marks the doubtful results: on the judged seeds, flagged
-    // results are judged unrelated far more often than the rest (0.29 vs 0.02 at stop 28), and
+    // results are judged unrelated far more often than the rest (0.29 vs 0.02), and
     // the same holds on the titles + highlights and titles + abstracts forms of the list, which
     // measure their own strengths.
-    // (0.61 vs 0.35 and 0.48 vs 0.11 on the reduced forms.)
+    // (0.61 vs 0.35 and 0.48 vs 0.11 on the reduced forms: BENCHMARKS.md, Imported lists.)
     for (what, judged, factor) in [
         ("shipped", &r["judged"], 3.0),
         ("titles + highlights", &r["uncurated"]["judged"], 1.5),
@@ -191,14 +191,15 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
     }
     // The held-out set (45 other seeds and 30 other queries of the same list, written blind and
     // never used to choose anything) is reported beside the development set, and the ranking
-    // chosen on the development set holds its lead there: at stop 29, related@5 0.716 against
-    // 0.564 for lexical, the nearest ([+0.093, +0.209]); absurd@5 0.133 against 0.324; flagged
-    // weak links judged unrelated 0.35 against 0.04 for the rest.
+    // chosen on the development set holds its lead there: without facets, related@5 0.716
+    // against 0.564 for lexical, the nearest ([+0.093, +0.209]); absurd@5 0.133 against 0.324;
+    // flagged weak links judged unrelated 0.35 against 0.04 for the rest (BENCHMARKS.md,
+    // Quality on the shipped list).
     // Both sets have a second reader (`<set>-reader2.jsonl`, the same seeds judged again,
     // blind, each with the reader's own top 5). The reader's top 5 is almost never unrelated
-    // by the first reader's grades (1.0% and 1.8% at stop 33): the figure a ranking can be
-    // held to (ours 3.6% / 8.4% at stop 34). By either reader's grades the ranking still beats
-    // every baseline.
+    // by the first reader's grades (1.0% and 1.8%: BENCHMARKS.md, Two readers): the figure a
+    // ranking can be held to (ours 3.6% / 8.4%: BENCHMARKS.md, Quality on the shipped list). By
+    // either reader's grades the ranking still beats every baseline.
     for (set, seeds) in [(&r["judged"], 61), (&r["heldout"], 45)] {
         let readers = &set["readers"];
         assert_eq!(readers["seeds"], seeds, "second reader missing: {readers}");
@@ -268,9 +269,10 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
         "6 systems x 3 languages"
     );
     // Search calls queries from other fields (bench/offtopic-queries.txt) weak matches, and few
-    // of the judged queries, which are about the list (stop 29: 51 of 58 and 6 of 86, each of
-    // the 6 answered at #1 all the same; on the held-out queries 3 of 30). A list of titles and
-    // one-line notes gets no reference: titles as queries would set the bar wrong there.
+    // of the judged queries, which are about the list (51 of 58 and 6 of 86, each of the 6
+    // answered at #1 all the same; on the held-out queries 3 of 30: BENCHMARKS.md, Search on
+    // the shipped list). A list of titles and one-line notes gets no reference: titles as
+    // queries would set the bar wrong there.
     let weak = |section: &Value| -> (f64, f64, u64) {
         let w = &section["weak_matches"];
         let share = |a: &str, b: &str| w[a].as_f64().unwrap() / w[b].as_f64().unwrap();
@@ -297,8 +299,8 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
     );
     assert!(r["uncurated"]["judged"]["weak_matches"].is_null());
     // ... and on the list reduced to what a user's list holds, related work still beats both
-    // TF-IDF baselines on the held-out seeds (stop 29: titles + highlights 0.409 vs 0.320 and
-    // 0.342; titles + abstracts 0.631 vs 0.542 and 0.516).
+    // TF-IDF baselines on the held-out seeds (titles + highlights 0.409 vs 0.320 and 0.342:
+    // BENCHMARKS.md, Imported lists; titles + abstracts 0.631 vs 0.542 and 0.516).
     for section in ["uncurated", "abstracts"] {
         let like = &r[section]["heldout"]["like"];
         let ours = figure(like, "ours (hybrid)", "related_at_5");

@@ -10,10 +10,10 @@
 //!
 //! English search beats lexical search and every TF-IDF and fusion baseline, and stays within
 //! 0.05 MRR of dense search alone, which still leads it on these one-line lists (BENCHMARKS.md,
-//! stop 24); before the lexical weight followed the query's best match it trailed dense by 0.2.
-//! Since stop 26 each set has 35 more blind queries (60 and 64 in all): on
-//! Awesome-Agent-RL-Papers dense leads English by 0.044 MRR, paired 95% interval
-//! [-0.122, +0.022]; on awesome-rl-ai-agents the two tie (+0.003).
+//! Imported lists); before the lexical weight followed the query's best match it trailed dense
+//! by 0.2. Each set has 60 and 64 blind queries: on Awesome-Agent-RL-Papers dense leads
+//! English by 0.044 MRR, paired 95% interval [-0.122, +0.022]; on awesome-rl-ai-agents the two
+//! tie (+0.003).
 
 use std::fs;
 
@@ -68,9 +68,9 @@ fn imported_lists_topics_and_judged_rankings_beat_the_baselines() {
             // awesome-rl-ai-agents files five papers twice, under two names. Its lead over dense
             // k-means (0.679 vs 0.670) was made by those repeats: two records of one paper, with
             // different notes, could sit in each listing's section. Each paper once (the loader
-            // merges repeats since stop 28), ours is 0.676 against 0.683, and the stop-27 code
-            // on the list with the repeats deleted gave 0.671 against 0.683 (BENCHMARKS.md,
-            // stop 28). Held here: no further behind dense than that, and ahead of TF-IDF.
+            // merges repeats), ours is 0.676 against 0.683 (BENCHMARKS.md, Imported lists), and
+            // the code before the merge, on the list with the repeats deleted, gave 0.671
+            // against 0.683. Held here: no further behind dense than that, and ahead of TF-IDF.
             if name == "awesome-rl-ai-agents.jsonl" && other["method"] == "dense e5 k-means" {
                 assert!(
                     nmi(ours) > nmi(other) - 0.01,
@@ -99,7 +99,7 @@ fn imported_lists_topics_and_judged_rankings_beat_the_baselines() {
 /// verified source (`bench/corpora/abstracts`): a user's list exported with abstracts. Their
 /// judged sets are the lists' own (the judgments name papers, not texts), found by the file
 /// name. Abstracts give related work more to go on than titles and one-line notes (related@5
-/// 0.451 -> 0.561 and 0.385 -> 0.538: BENCHMARKS.md stops 28 and 30); related work leads
+/// 0.451 -> 0.561 and 0.385 -> 0.538: BENCHMARKS.md, Imported lists); related work leads
 /// every baseline on both, and none beyond the noise. Reciprocal-rank fusion tied it on the
 /// second list until token alignment (0.509 against 0.520; now 0.538).
 #[test]
@@ -146,7 +146,8 @@ fn with_abstracts_related_work_gains_and_no_baseline_leads_it() {
 /// The shipped ranking against every baseline of `recommend bench`, same run.
 fn judged_rankings_beat_every_baseline(name: &str, judged: &Value) {
     // Results flagged "a weak link for this list" are judged unrelated more often than the
-    // rest, on lists without curated evidence too (0.73 vs 0.32 and 0.60 vs 0.36 at stop 28).
+    // rest, on lists without curated evidence too (0.73 vs 0.32 and 0.60 vs 0.36: BENCHMARKS.md,
+    // Imported lists).
     let w = &judged["weak_links"];
     let f = |k: &str| w[k].as_f64().unwrap_or_else(|| panic!("{name}: {w}"));
     assert!(
@@ -174,8 +175,8 @@ fn judged_rankings_beat_every_baseline(name: &str, judged: &Value) {
         }
     }
     // Fewer unrelated papers in the top 5. On the list of bare titles this held only once the
-    // titles' spelling became a signal (BENCHMARKS.md, stop 25: 44.4% against rrf's 44.0%
-    // before, 42.5% after).
+    // titles' spelling became a signal (42.5% against rrf's 44.0%: BENCHMARKS.md, Imported
+    // lists; 44.4% before).
     for other in like.iter().filter(|r| r["system"] != "ours (hybrid)") {
         assert!(
             o["absurd_at_5"].as_f64() < other["absurd_at_5"].as_f64(),
@@ -248,11 +249,11 @@ fn bench_finds_an_imported_lists_own_judged_set() {
 }
 
 /// awesome-rl-for-agents (55 papers with one-line notes; its judged set written blind and
-/// held out: nothing was chosen on it, BENCHMARKS.md stop 25): related work beats every baseline on
-/// related@5 and nDCG@10 and has the fewest unrelated papers in its top 5. Search and topics
-/// are not asserted here: on this list dense search alone leads in Chinese and mixed queries,
-/// lexical in English, and the list's 10 sections are finer than its 4 topics
-/// (BENCHMARKS.md, stop 25).
+/// held out: nothing was chosen on it): related work beats every baseline on related@5 and
+/// nDCG@10 and has the fewest unrelated papers in its top 5. Search and topics are not
+/// asserted here: on this list dense search alone leads in Chinese and mixed queries, lexical
+/// in English, and the list's 10 sections are finer than its 4 topics (BENCHMARKS.md,
+/// Imported lists).
 #[test]
 fn related_work_wins_on_a_held_out_list() {
     recommend().args(["model", "install"]).assert().success();
@@ -499,7 +500,7 @@ fn a_list_with_abstracts_is_aligned_token_by_token_once_per_change() {
     assert!(!String::from_utf8_lossy(&again).contains("reading the tokens"));
     assert_eq!(std::fs::read(&out).unwrap(), before);
     // Search's tokens are stored projected; an index from before that stores them whole
-    // (as a binary of stop 30 wrote it) still loads, and a rebuild measures them again.
+    // (as older binaries wrote it) still loads, and a rebuild measures them again.
     let index = recommend::index::Index::load(&out).unwrap();
     let projected = index.search_tokens().unwrap().to_data();
     let width = recommend::engine::alignment::SEARCH_TOKEN_WIDTH;

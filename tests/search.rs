@@ -80,7 +80,7 @@ fn a_query_naming_a_curated_tag_in_chinese_finds_the_tagged_papers() {
         ["Deep research", "multi-agent"]
     );
 
-    // Without the tag WebAgent-R1 came 12th (stop 31); the tagged papers lead now.
+    // Without the tag WebAgent-R1 came 12th; the tagged papers lead now.
     let q = recommend::session::QueryOptions {
         top: 10,
         ..Default::default()

@@ -5,7 +5,7 @@
 //! for its 10 nearest papers (itself left out) by the graph with the stored beam and by the
 //! exact scan, as `Index::nearest` runs them. A paper's own vector is an easier query than a
 //! free-text one (the walk ends on a stored point): on synthetic corpora held-out queries land
-//! at or a little below it (BENCHMARKS.md).
+//! at or a little below it (BENCHMARKS.md, Speed and scale).
 
 use std::time::Instant;
 

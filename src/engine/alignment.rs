@@ -13,7 +13,7 @@
 //! its rarity in the list (`ln((n+1)/(df+1))` over token ids, which gives the "passage:" prefix
 //! and words in every abstract nothing). The score of a pair is the mean of both directions.
 //! Alone it reaches 0.65 related@5 on that form (lexical TF-IDF 0.65, the pooled cosine 0.44),
-//! and it adds to them (BENCHMARKS.md, stop 30).
+//! and it adds to them (fused: docs/experiments.md, "Related work: token alignment").
 //!
 //! It needs every pair's token states, so it is measured once per build (the caller runs the
 //! model; the engine never loads it) and stored as an `n x n` section of `index.bin`; only on
@@ -29,7 +29,7 @@
 //! or not, stores them ([`passage_tokens`]: f16, without the tokens common to a fifth of the
 //! list, projected on the list's [`SEARCH_TOKEN_WIDTH`] principal directions), about 0.03 MB a
 //! paper. Chinese queries gain most: the multilingual token states meet English abstracts
-//! across languages (BENCHMARKS.md, stops 30 and 31).
+//! across languages (docs/experiments.md, "Search: token matching").
 
 use rayon::prelude::*;
 
@@ -183,7 +183,7 @@ fn centre(row: &mut [f32], mean: &[f32]) {
 
 /// Search keeps a passage's tokens that occur in at most this share of the list's papers: the
 /// rest match every query alike. On the shipped list 15.7k of 28.6k tokens, with the same
-/// judged search figures as all of them (BENCHMARKS.md, stop 30).
+/// judged search figures as all of them.
 pub const SEARCH_MAX_DF: f32 = 0.2;
 
 /// `k` orthonormal rows of [`crate::model::DIM`] values spanning the directions along which
@@ -260,9 +260,10 @@ pub fn search_applies_to(papers: &[Paper]) -> bool {
 /// Search stores a passage's tokens projected on the list's [`SEARCH_TOKEN_WIDTH`] principal
 /// directions, not whole: a match reads every stored token of every candidate, so its time
 /// (and the index's size) follows the width. Measured at 96, 128 and 192 against the whole
-/// 384 (BENCHMARKS.md, stop 31): the judged search figures moved by one or two queries either
-/// way on each list (128 kept the shipped list's English and mixed figures), the matching took
-/// a third of the time and the shipped `index.bin` 4.9 MB instead of 12.7 MB.
+/// 384 (docs/experiments.md, "Search: token matching"): the judged search figures moved by
+/// one or two queries either way on each list (128 kept the shipped list's English and mixed
+/// figures), the matching took a third of the time and the shipped `index.bin` 4.9 MB instead
+/// of 12.7 MB (BENCHMARKS.md, Speed and scale).
 pub const SEARCH_TOKEN_WIDTH: usize = 128;
 
 /// What `index.bin` stores for search from the passages' token states (index order): each
@@ -315,7 +316,7 @@ pub fn passage_tokens(states: &[TokenStates]) -> SearchTokenData {
 /// [`SEARCH_MAX_DF`] of the papers) is not matched: its own counterparts are not stored, so its
 /// best match would be some other token, noise. Its weight stays in the query's total. On the
 /// judged sets this gained mixed queries on three lists with abstracts and cost one shipped
-/// Chinese query a rank; it takes about a third off the matching time (BENCHMARKS.md, stop 31).
+/// Chinese query a rank; it takes about a third off the matching time.
 pub fn query_match(tokens: &SearchTokens<'_>, query: &TokenStates, papers: &[usize]) -> Vec<f32> {
     let dim = tokens.width();
     let n = tokens.offsets.len().saturating_sub(1);
@@ -568,7 +569,7 @@ mod tests {
 
     #[test]
     fn whole_token_states_from_older_indexes_still_match() {
-        // An index from before stop 31 stores each kept token whole (384 wide, no basis):
+        // An older index stores each kept token whole (384 wide, no basis):
         // the same query finds the same paper in it as in the projected form.
         let mut states: Vec<TokenStates> = (0..10)
             .map(|i| text(&[(100 + i as u32, 100 + i)]))

@@ -144,7 +144,7 @@ fn with_malloc_top_pad<R>(f: impl FnOnce() -> R) -> R {
 /// PhenoGraph does). A link between two papers whose related work is largely the same weighs
 /// near 1, a chance link between two areas near 0, so the cut follows areas rather than the
 /// hubs a 10-NN graph of one field always has. Measured on the shipped list and two imported
-/// public lists (BENCHMARKS.md): NMI at the automatic k 0.657 -> 0.719, 0.635 -> 0.664,
+/// public lists: NMI at the automatic k 0.657 -> 0.719, 0.635 -> 0.664,
 /// 0.314 -> 0.370.
 pub(crate) fn weighted(lists: &[Vec<usize>]) -> Vec<Vec<(usize, f64)>> {
     let adj = symmetric(lists);
@@ -329,7 +329,7 @@ fn cut(embedding: &Array2<f32>, k: usize) -> Vec<usize> {
 /// every list measured it chose far coarser topics than the list's own sections (9 for 23
 /// sections, 6 for 17, 5 for 10). The weak-community rule asks of each topic only what a
 /// reader asks of an area: that its papers link to each other more than to the rest. It
-/// chose 16, 12 and 7 on those lists, and NMI with their sections rose (BENCHMARKS.md).
+/// chose 16, 12 and 7 on those lists, and NMI with their sections rose.
 fn finest_communities(adj: &[Vec<(usize, f64)>], cuts: Vec<Vec<usize>>) -> Vec<usize> {
     let leading = cuts
         .iter()

@@ -240,8 +240,9 @@ fn readable(term: &str, texts: &[impl std::ops::Deref<Target = WordForms>; 2]) -
 
 /// Below this share of a list's related-work links ([`crate::index::Index::link_strengths`]),
 /// a result is called a weak link: "top 3% by similarity" is true of the fourth result of any
-/// seed, however few papers relate to it. On the judged sets (BENCHMARKS.md, stop 28) results
-/// in the weakest quarter are judged unrelated several times as often as the rest.
+/// seed, however few papers relate to it. On the judged sets results in the weakest quarter
+/// are judged unrelated several times as often as the rest (BENCHMARKS.md, Quality on the
+/// shipped list and Imported lists).
 pub const WEAK_LINK: f32 = 0.25;
 
 /// Whether a result at `link_strength` (see [`crate::engine::Hit::link_strength`]) is a weak

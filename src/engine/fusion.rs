@@ -9,8 +9,8 @@
 //! query) standardizes to zero and neither helps nor hurts.
 //!
 //! The weights were set on the judged development set (`bench/judgments.jsonl`) and checked on
-//! imported public reading lists that played no part in choosing them, since stop 24 with
-//! blind judged sets of their own (`bench/judgments-<list>.jsonl`; BENCHMARKS.md): where they
+//! imported public reading lists that played no part in choosing them, with blind judged sets
+//! of their own (`bench/judgments-<list>.jsonl`; BENCHMARKS.md, Imported lists): where they
 //! disagreed, the value that held up on the imported lists was kept.
 
 use crate::index::lexical::Lexical;
@@ -28,9 +28,10 @@ pub const LIKE_LEXICAL: f32 = 0.3;
 /// Abstracts give the lexical signal something to say about nearly every pair (share 0.9), and
 /// there the embedding at four times its weight dragged TF-IDF's good ranking down: on the
 /// shipped list as titles + English summaries only, judged related@5 was 0.620 against 0.652
-/// for lexical alone; with this rule 0.685 (BENCHMARKS.md, stop 24). The square keeps lists of
-/// titles at the old weight (a share of 0.4 gives 0.16). A curated list keeps [`LIKE_LEXICAL`]:
-/// its tags and links carry what is specific, and more lexical weight lowered its figures.
+/// for lexical alone; with this rule 0.685 (docs/experiments.md, "Related work: lexical"). The
+/// square keeps lists of titles at the old weight (a share of 0.4 gives 0.16). A curated list
+/// keeps [`LIKE_LEXICAL`]: its tags and links carry what is specific, and more lexical weight
+/// lowered its figures.
 pub fn like_lexical_weight(share: f32, curated: bool) -> f32 {
     if curated {
         LIKE_LEXICAL
@@ -43,8 +44,8 @@ pub const LIKE_TAGS: f32 = 0.8;
 /// Related work on a list of titles and abstracts: token alignment (`engine::alignment`;
 /// silent on other lists). Half the embedding's weight: added to the shipped fusion at 0.5, on
 /// the three judged lists with abstracts related@5 0.685 -> 0.705, 0.549 -> 0.557 and 0.509 ->
-/// 0.538 (BENCHMARKS.md, stop 30); 1.0 gave 0.698, 0.537, 0.545, and taking the embedding's
-/// place instead lost on one list (0.518).
+/// 0.538; 1.0 gave 0.698, 0.537, 0.545, and taking the embedding's place instead lost on one
+/// list (0.518) (docs/experiments.md, "Related work: token alignment").
 pub const LIKE_ALIGNMENT: f32 = 0.5;
 /// Related work on a list of bare titles: the cosine of the titles' character n-grams
 /// (`index::evidence::Spelling`; silent on other lists), at the lexical weight: a second
@@ -60,7 +61,7 @@ pub const LIKE_BUILDS_ON: f32 = 1.5;
 /// method most of the list trains with (GRPO in an agentic-RL list: 41 of 141 papers) says
 /// less. The blind judged set marks GRPO unrelated for 10 of the 23 seeds that build on it,
 /// other parents for 3 of 10. Measured: curated related@5 0.849 -> 0.852, absurd@5 8.9% ->
-/// 8.2% (BENCHMARKS.md, stop 26).
+/// 8.2% (docs/experiments.md, "Related work: links, feedback and fusion").
 pub fn builds_on_weight(parent_specificity: f32) -> f32 {
     LIKE_BUILDS_ON * (0.5 + 0.5 * parent_specificity.clamp(0.0, 1.0))
 }
@@ -84,7 +85,7 @@ pub const LIKE_RECIPROCAL_TOP: usize = 15;
 /// holds the passages' token states. Chosen offline (1.0: shipped list MRR en / mixed / zh
 /// 0.967 / 0.942 / 0.888 -> 0.983 / 0.981 / 0.928); built, 0.983 / 0.981 / 0.931, Chinese
 /// 0.757 -> 0.845 and 0.883 -> 1.000 on the lists with abstracts, whose English and mixed
-/// queries lose 0.02 (BENCHMARKS.md, stop 30).
+/// queries lose 0.02 (docs/experiments.md, "Search: token matching").
 pub const SEARCH_TOKENS: f32 = 1.0;
 /// Free-text search: the summed IDF of the curated tags a paper carries among those the query
 /// names (`index::evidence::Tags::named_in`; silent without tags or without a named tag). The
@@ -94,7 +95,7 @@ pub const SEARCH_TOKENS: f32 = 1.0;
 /// which ten or so papers, not which one, hence a third of the other signals' weight. 0.5, the
 /// weight chosen first, moved one Chinese query of the development set a rank down (it names
 /// 多智能体 to exclude it); 0.35 leaves every judged figure as it was, both held-out sets
-/// included (BENCHMARKS.md, stop 32).
+/// included (docs/experiments.md, "Search").
 pub const SEARCH_TAGS: f32 = 0.35;
 /// Free-text search: the query-passage embedding cosine.
 pub const SEARCH_DENSE: f32 = 1.0;
@@ -110,7 +111,7 @@ pub const SEARCH_LEXICAL: f32 = 1.0;
 /// titles, and those scattered matches, standardized over a pool that mostly scores zero,
 /// outweighed the embedding, which reads the whole query in its own language. Where the
 /// query's telling words meet in one paper (a name, or the long summaries of the curated list)
-/// lexical keeps its weight. Measured on five blind judged sets (BENCHMARKS.md, stop 24),
+/// lexical keeps its weight. Measured on five blind judged sets (docs/experiments.md, "Search"),
 /// English search MRR: awesome-rl-ai-agents 0.483 -> 0.658, Awesome-Agent-RL-Papers 0.722 ->
 /// 0.739, a third list held out until the rule was chosen 0.386 -> 0.403, the shipped list
 /// titles-only 0.739 -> 0.758, curated 0.975 unchanged.
@@ -118,7 +119,7 @@ pub const SEARCH_LEXICAL: f32 = 1.0;
 /// A query with Chinese keeps the full lexical weight: its words reach English papers only
 /// through the glossary, while the embedding's cross-lingual matching is weak (dense MRR 0.26
 /// vs lexical 0.47 for Chinese queries on that list), and the same rule cost curated Chinese
-/// search 0.975 -> 0.917 when tried at stop 23.
+/// search 0.975 -> 0.917 when tried (docs/experiments.md, "Search").
 pub fn search_weights(lexical: &Lexical<'_>, query: &str) -> (f32, f32) {
     if query.chars().any(crate::text::is_cjk) {
         (SEARCH_DENSE, SEARCH_LEXICAL)

@@ -55,7 +55,7 @@ pub fn reading_path(index: &Index, from: usize, n: usize) -> Result<Vec<Step>, P
     // background to an application paper, not related work a reader of it asked for: on the
     // judged set, requiring the backward link took the share of related steps from 83.2% to
     // 86.8%, the forward one from 89.7% to 90.6% (PPO left the paths of Search-R1 and
-    // Math-Shepherd; BENCHMARKS.md).
+    // Math-Shepherd).
     let mut chosen: Vec<usize> = vec![from];
     for &p in &relations.parents[from] {
         if chosen.len() < n
@@ -73,7 +73,7 @@ pub fn reading_path(index: &Index, from: usize, n: usize) -> Result<Vec<Step>, P
         }
         // Nor a weak link for this list (`explain::WEAK_LINK`), however mutual: on every judged
         // set this raised the share of related steps (shipped 90.3% -> 95.4%, the imported
-        // lists by 2-5 points, the held-out one 48.6% -> 52.9%; BENCHMARKS.md, stop 28).
+        // lists by 2-5 points, the held-out one 48.6% -> 52.9%).
         let weak = rank > 0 && explain::is_weak_link(h.link_strength);
         if !weak
             && !chosen.contains(&h.paper)
@@ -106,7 +106,7 @@ pub fn reading_path(index: &Index, from: usize, n: usize) -> Result<Vec<Step>, P
 /// with. Papers that rank each other highly (mutual neighbours) are much likelier related than
 /// a one-sided match; on the judged set this raised the share of related steps from 81% to
 /// 90% and, on two imported public lists, the share of steps in the seed's own section from
-/// 53% to 58% and 45% to 51% (BENCHMARKS.md). The path is shorter when fewer papers qualify:
+/// 53% to 58% and 45% to 51%. The path is shorter when fewer papers qualify:
 /// no filler. The best match is kept regardless (98% of them are judged related).
 fn relates_back(index: &Index, paper: usize, from: usize, n: usize) -> bool {
     let top = n.saturating_sub(1).max(5);

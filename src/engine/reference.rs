@@ -69,9 +69,9 @@ pub const REFERENCE_QUERIES: usize = 200;
 /// Below this share of the reference, a search's best match is weak: the query is not about
 /// anything in this list. Chosen on 28 queries from other fields and the 86 judged queries of
 /// the shipped list, then checked on 30 more queries from other fields written before the rule
-/// was built and on the held-out queries (BENCHMARKS.md, stop 29). As shipped, the judged
-/// queries fall below it 6 times in 86 (each answered at #1 all the same), the held-out ones 3
-/// in 30, the queries from other fields 51 in 58.
+/// was built and on the held-out queries. As shipped, the judged queries fall below it 6 times
+/// in 86 (each answered at #1 all the same), the held-out ones 3 in 30, the queries from other
+/// fields 51 in 58 (BENCHMARKS.md, Search on the shipped list).
 pub const WEAK_MATCH: f32 = 0.10;
 
 /// The papers whose own text in `script` serves as a reference query, with that text: a

@@ -150,13 +150,13 @@ struct Signals {
 
 /// Which papers a query scores, and over which the signals are standardized.
 ///
-/// On a small index (or with `--exact`, or with filters) every paper is a candidate and the
-/// scores are standardized over the candidates, as the judged figures in BENCHMARKS.md were
-/// measured. On a large index ([`Index::uses_graph`]) scoring every paper costs a scan per
-/// signal pass (six passes per `--like` with feedback, one per paper for topics and paths), so
-/// only candidates are scored: the seed's nearest papers from the stored HNSW graph, its best
-/// lexical and tag matches and its `builds_on` relatives. Candidates are the top of each signal,
-/// so their own spread says little about a signal's scale: a fixed sample of the corpus
+/// On a small index (or with `--exact`, or with filters) every paper is a candidate and the scores
+/// are standardized over the candidates, as the judged figures (BENCHMARKS.md, Quality on the
+/// shipped list) were measured. On a large index ([`Index::uses_graph`]) scoring every paper costs
+/// a scan per signal pass (six passes per `--like` with feedback, one per paper for topics and
+/// paths), so only candidates are scored: the seed's nearest papers from the stored HNSW graph,
+/// its best lexical and tag matches and its `builds_on` relatives. Candidates are the top of each
+/// signal, so their own spread says little about a signal's scale: a fixed sample of the corpus
 /// ([`REFERENCE`] papers, evenly spaced) supplies each signal's mean and spread instead.
 struct Scope {
     /// The papers that may be returned, ascending.
@@ -548,7 +548,7 @@ fn feedback(index: &Index, scope: &Scope, score: &mut [f32]) {
 /// A one-sided match (a paper close to everything, or close to the seed by one shared word) is
 /// the typical wrong answer on titles and abstracts alone; a pair that ranks each other highly
 /// is not. Curated tags and `builds_on` links are symmetric evidence already, and there the
-/// bonus only double-counted. Measured (BENCHMARKS.md, stop 21): titles + highlights only,
+/// bonus only double-counted. Measured (docs/experiments.md): titles + highlights only,
 /// judged related@5 0.469 -> 0.485 (TF-IDF 0.479), section P@5 0.375 -> 0.385; imported lists
 /// section P@5 0.538 -> 0.536 and 0.448 -> 0.455; on the curated list it lowered related@5
 /// 0.849 -> 0.839, hence the condition. Small indexes only: on a large one each check is a

@@ -80,7 +80,8 @@ impl Ann {
         } else {
             // Serial inserts are reproducible but take ~75 s at 10k papers and most of an hour
             // at 100k on 2 cores; in parallel the graph depends on thread timing (its quality
-            // does not: recall is measured in BENCHMARKS.md), so only large indexes use it.
+            // does not: recall is in BENCHMARKS.md, Speed and scale), so only large indexes
+            // use it.
             let rows: Vec<(&[f32], usize)> = match vectors.as_slice() {
                 Some(flat) if n > 0 => flat.chunks_exact(flat.len() / n).zip(0..).collect(),
                 _ => Vec::new(),

@@ -349,7 +349,7 @@ pub fn sparse_dot<I: Ord>(a: &[(I, f32)], b: &[(I, f32)]) -> f32 {
 /// "R1-Searcher"): a handful of words, often a single coined name, too little for the embedding
 /// or for word matching, while the spelling carries the naming conventions of the field (the
 /// "-PO" optimizers, the "-R1" and "Search-" families). Measured as a related-work signal
-/// (BENCHMARKS.md, stop 25), on the blind judged sets of lists of bare titles it added 0.02-0.04
+/// (docs/experiments.md), on the blind judged sets of lists of bare titles it added 0.02-0.04
 /// related@5; on lists with highlights or abstracts it cost section agreement and topics, hence
 /// the condition.
 #[derive(Debug, Clone, Default)]

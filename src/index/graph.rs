@@ -298,8 +298,9 @@ pub const EF_LADDER: [usize; 10] = [64, 96, 128, 192, 256, 384, 512, 768, 1024, 
 /// Recall@10 the stored `ef_search` must reach on the index's own papers ([`calibrate_ef`]).
 ///
 /// Held-out queries (free text, a query between papers) are harder than a paper's own vector:
-/// measured on 100k and 1M synthetic papers (`examples/graph_scale.rs`, BENCHMARKS.md) they
-/// land a few points lower, so the calibration aims above the 0.95-0.98 a user should see.
+/// measured on 100k and 1M synthetic papers (`examples/graph_scale.rs`; BENCHMARKS.md, Speed
+/// and scale) they land a few points lower, so the calibration aims above the 0.95-0.98 a
+/// user should see.
 pub const EF_TARGET_RECALL: f64 = 0.99;
 
 /// How many of its own papers an index probes to pick its `ef_search`.

@@ -43,7 +43,7 @@ pub(super) mod section {
         "search.tokens.mean",
     ];
     /// The same, with the states projected on the list's principal directions (the sixth
-    /// section, `k x dim` f32) and `k` wide: what builds write since stop 31. Its own names,
+    /// section, `k x dim` f32) and `k` wide: what current builds write. Its own names,
     /// so that a binary that knows only [`SEARCH_TOKENS`] reads the index as one without
     /// token states instead of rejecting rows of an unexpected width.
     pub const SEARCH_TOKENS_PROJECTED: [&str; 6] = [

@@ -331,8 +331,9 @@ impl<'a> Lexical<'a> {
     /// not a word of the query itself.
     ///
     /// A list of bare method names holds "GRPO", never the words it stands for; a researcher
-    /// asks in words. Measured (BENCHMARKS.md, stop 25): English search MRR on the list of bare
-    /// names 0.403 -> 0.428, cross-lingual en -> zh 0.460 -> 0.463, every other figure the same.
+    /// asks in words. Measured: English search MRR on the list of bare names 0.403 -> 0.428
+    /// (BENCHMARKS.md, Imported lists: the third list), cross-lingual en -> zh 0.460 -> 0.463,
+    /// every other figure the same.
     pub fn acronyms(&self, query: &str) -> Vec<String> {
         let words: Vec<String> = crate::text::fold(query)
             .split(|c: char| !c.is_ascii_alphabetic())
@@ -504,9 +505,9 @@ fn weighted_terms(p: &Paper) -> Vec<(String, f32)> {
 /// Word matching cannot connect "网页智能体" in one paper's notes with "Web Agents" in another's
 /// title; the glossary can, as it does for queries. Papers with English notes (the curated
 /// list's summaries, an abstract, a one-line English note) are left as they are: there the
-/// translation would only count the same concept twice. Measured (BENCHMARKS.md, stop 25): on
-/// the shipped list as titles + Chinese highlights, judged related@5 0.489 -> 0.511, English
-/// search MRR 0.758 -> 0.887; every list with English notes unchanged.
+/// translation would only count the same concept twice (docs/experiments.md). Measured: on the
+/// shipped list as titles + Chinese highlights, judged related@5 0.489 -> 0.511, English search
+/// MRR 0.758 -> 0.887; every list with English notes unchanged.
 fn chinese_notes_in_english(p: &Paper) -> Vec<String> {
     let notes = format!("{} {}", p.summary, p.highlight);
     let cjk = notes.chars().filter(|&c| crate::text::is_cjk(c)).count();

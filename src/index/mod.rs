@@ -152,7 +152,7 @@ pub struct IndexMeta {
 /// Below this many papers the exact scan answers dense queries: it is exact, and measured in
 /// `benches/ann.rs` (stored graph vs parallel scan, per query, same run, 2 cores) it is faster
 /// at 1,000 papers (0.16 vs 0.30 ms) and slower from 2,000 on (0.55 vs 0.44 ms; 5,000: 1.42 vs
-/// 0.58 ms). See BENCHMARKS.md, "HNSW graph stored in index.bin".
+/// 0.58 ms). See BENCHMARKS.md, Speed and scale (`cargo bench --bench ann`).
 pub const GRAPH_MIN_PAPERS: usize = 2_000;
 
 /// A loaded, validated index. The arrays stay in the mapped file; papers are materialized
@@ -213,7 +213,7 @@ pub struct SearchTokens<'a> {
     pub mean: &'a [f32],
     /// Orthonormal rows of `dim` values that the centred states were projected on (the
     /// list's principal directions), to project a query's tokens alike; empty in indexes
-    /// that store the states whole (built before stop 31).
+    /// that store the states whole (older builds).
     pub basis: &'a [f32],
 }
 
@@ -822,9 +822,9 @@ impl Index {
     /// The `k` papers whose vectors are most similar to `query` (unit length, `dim` values), as
     /// (paper, cosine), best first, ties by paper. `exact` forces the exact scan; otherwise large
     /// indexes ([`Index::uses_graph`]) answer from the stored HNSW graph with the beam measured
-    /// for it at build time (approximate: recall@10 0.99 on the index's own papers, BENCHMARKS.md
-    /// for held-out queries at 100k and 1M) and small ones from the scan. A `query` of another
-    /// length compares the common prefix: wrong but never a panic.
+    /// for it at build time (approximate: recall@10 0.99 on the index's own papers; held-out
+    /// queries at 100k and 1M: BENCHMARKS.md, Speed and scale) and small ones from the scan. A
+    /// `query` of another length compares the common prefix: wrong but never a panic.
     pub fn nearest(&self, query: &[f32], k: usize, exact: bool) -> Vec<(usize, f32)> {
         match self.graph() {
             Some(g) if !exact && self.uses_graph() && query.len() == self.dim() => {

@@ -5,13 +5,13 @@
 //! has to fault in and zero first: measured on the 2-core build machine, 280-360 ms for the
 //! session from a buffer against 85-120 ms for one over a mapping of `model.ort` whose
 //! initializers stay in place (`session.use_ort_model_bytes_directly` and
-//! `session.use_ort_model_bytes_for_initializers`; BENCHMARKS.md). Those options require the
-//! bytes to outlive the session, which only a session we own can guarantee: [`MappedEncoder`]
-//! keeps the mapping beside the session and drops it after. Inputs, outputs and pooling are
-//! fastembed's (padded `input_ids`, `attention_mask`, `token_type_ids`; the attention-masked
-//! mean of `last_hidden_state`, L2-normalized), so both paths give the same vectors; fastembed
-//! runs the model where start-up does not matter (embedding a corpus) and whenever the install
-//! has no loadable `model.ort`.
+//! `session.use_ort_model_bytes_for_initializers`; BENCHMARKS.md, Speed and scale). Those
+//! options require the bytes to outlive the session, which only a session we own can
+//! guarantee: [`MappedEncoder`] keeps the mapping beside the session and drops it after.
+//! Inputs, outputs and pooling are fastembed's (padded `input_ids`, `attention_mask`,
+//! `token_type_ids`; the attention-masked mean of `last_hidden_state`, L2-normalized), so both
+//! paths give the same vectors; fastembed runs the model where start-up does not matter
+//! (embedding a corpus) and whenever the install has no loadable `model.ort`.
 
 use std::path::Path;
 

@@ -8,7 +8,8 @@
 //! maps it and creates its session over the mapping with the weights left in place
 //! ([`super::encoder::MappedEncoder`]); handed to fastembed as a byte buffer, which fastembed
 //! drops, the runtime must copy the graph and every initializer, and the session takes about
-//! three times as long (BENCHMARKS.md): fine for embedding a corpus, not for a query.
+//! three times as long (BENCHMARKS.md, Speed and scale): fine for embedding a corpus, not for
+//! a query.
 
 use super::ModelError;
 use ort::environment::Environment;

@@ -33,7 +33,7 @@ fn pairs() -> &'static [(&'static str, String)] {
 /// // a term inside a longer one is not a word of the query: 化学 (chemistry) in 强化学习
 /// assert!(!translations("用强化学习做分子设计").contains("chemistry"));
 /// assert!(translations("化学反应的强化学习").contains("chemistry"));
-/// // multi-agent vocabulary (stop 27): collaboration and communication between agents
+/// // multi-agent vocabulary: collaboration and communication between agents
 /// let t = translations("多智能体如何协同与通信");
 /// assert!(t.contains("collaboration") && t.contains("communication"));
 /// // one Chinese word, two English ones: 界面 is an interface, and in agents' papers a GUI

@@ -114,7 +114,7 @@ pub(super) fn grammatical_tag(tag: &str) -> bool {
 
 /// Words that never name a topic but that abstracts use in every other sentence: function
 /// words the ranking's stopword list leaves in (it is kept small: a longer one moved the
-/// judged figures, BENCHMARKS.md stop 23) and the verbs an abstract announces its work with.
+/// judged figures: docs/experiments.md) and the verbs an abstract announces its work with.
 /// Labels and keywords only; "GRPO, policy, optimization, adds, whose" named a topic on a list
 /// with abstracts.
 const LABEL_FILLER: &[&str] = &[

@@ -1,9 +1,10 @@
 //! The optimised graph, `model.ort`: `model.onnx` after ONNX Runtime's graph optimisations,
 //! saved in ONNX Runtime's own format (see [`crate::model::runtime`]; through fastembed it no
-//! longer starts a query faster, BENCHMARKS.md). It is generated on the user's machine, by the installed ONNX Runtime, at
-//! `model install`, and recorded in the manifest with its size and SHA-256 like every other
-//! file. It is optional: when it is missing, damaged or unloadable the model loads from
-//! `model.onnx`, and the next check writes it again.
+//! longer starts a query faster: BENCHMARKS.md, Speed and scale). It is generated on the
+//! user's machine, by the installed ONNX Runtime, at `model install`, and recorded in the
+//! manifest with its size and SHA-256 like every other file. It is optional: when it is
+//! missing, damaged or unloadable the model loads from `model.onnx`, and the next check writes
+//! it again.
 
 use super::super::onnx::Variant;
 use super::super::{ModelError, files, runtime};
