@@ -115,6 +115,63 @@ pub enum Command {
         #[command(flatten)]
         query: QueryArgs,
     },
+    /// New papers ranked by how well they serve your library (the index), grouped by the
+    /// library's interests; what a feed shows or you rate is not shown again.
+    ///
+    /// Candidates come from files in any corpus format, arXiv API Atom answers and arXiv
+    /// RSS/Atom listings saved to disk (.atom, .rss, .xml), or `--arxiv` straight from the
+    /// arXiv API. Papers already in the library are skipped and counted.
+    Feed {
+        /// Candidate files or directories.
+        #[arg(value_name = "CANDIDATES", required_unless_present = "arxiv")]
+        candidates: Vec<PathBuf>,
+        /// Fetch the newest papers of these arXiv categories from the arXiv API
+        /// (`cs.LG,cs.CL`; one request every 3 s, as arXiv asks).
+        #[arg(long, value_name = "CATS", value_delimiter = ',')]
+        arxiv: Vec<String>,
+        /// With --arxiv: how many days back.
+        #[arg(long, default_value_t = 2, requires = "arxiv")]
+        days: u32,
+        /// Only candidates published on or after this date (YYYY-MM-DD, or YYYY).
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
+        /// Number of papers in the feed.
+        #[arg(
+            short = 'n',
+            long = "limit",
+            short_alias = 'k',
+            alias = "top",
+            default_value_t = 20
+        )]
+        limit: usize,
+        /// Only this interest (a topic of the library; part of its name, any case).
+        #[arg(long, value_name = "NAME")]
+        interest: Option<String>,
+        /// Show papers shown or rated before too.
+        #[arg(long)]
+        all: bool,
+        /// Leave out papers scoring below this.
+        #[arg(long, value_name = "SCORE")]
+        min_score: Option<f32>,
+        /// Only papers whose title or abstract contains this word (repeatable: any of them).
+        #[arg(long, value_name = "WORD")]
+        include: Vec<String>,
+        /// Leave out papers whose title or abstract contains this word (repeatable).
+        #[arg(long, value_name = "WORD")]
+        exclude: Vec<String>,
+        /// How your ratings re-rank the feed.
+        #[arg(long, value_enum, default_value_t = LearnerArg::Rocchio)]
+        learner: LearnerArg,
+    },
+    /// Rate a paper a feed showed (or a library paper): later feeds rank like it up or down.
+    Rate {
+        /// The paper: its id as the feed printed it, or its title.
+        #[arg(value_name = "ID")]
+        id: String,
+        /// up, down, or clear (forget the rating).
+        #[arg(value_enum)]
+        verdict: VerdictArg,
+    },
     /// Free-text search, Chinese, English or mixed.
     Search {
         /// The query (several words are joined).
@@ -157,6 +214,11 @@ pub enum Command {
         /// A corpus file or directory (repeatable; files of different formats mix).
         #[arg(long, default_value = "corpus")]
         corpus: Vec<PathBuf>,
+        /// Your Zotero library instead: its `zotero.sqlite`, or the Zotero data folder holding
+        /// it (read from a copy, so Zotero may keep running; notes, attachments and trashed
+        /// items are left out).
+        #[arg(long, value_name = "PATH", conflicts_with = "corpus")]
+        zotero: Option<PathBuf>,
         /// Output file (default: the --index path).
         #[arg(long)]
         out: Option<PathBuf>,
@@ -254,8 +316,12 @@ pub enum Command {
 }
 
 /// How corpus files are read.
-#[derive(Debug, Args, Clone, Copy)]
+#[derive(Debug, Args, Clone)]
 pub struct ReadArgs {
+    /// Of a Zotero database (`--zotero`, or a `zotero.sqlite` among the corpus paths), only
+    /// the items of this collection and its sub-collections.
+    #[arg(long, value_name = "NAME")]
+    pub collection: Option<String>,
     /// Read corpus files in this format whatever their extension (default: by extension).
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub corpus_format: Option<CorpusFormatArg>,
@@ -291,12 +357,28 @@ pub enum ModelAction {
     },
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
     Table,
     Json,
     Jsonl,
     Markdown,
+    /// A self-contained page (`feed` only: a digest to mail).
+    Html,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LearnerArg {
+    None,
+    Rocchio,
+    Linear,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VerdictArg {
+    Up,
+    Down,
+    Clear,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -22,6 +22,7 @@ fn load_options(read: ReadArgs) -> LoadOptions {
             CorpusFormatArg::Md => CorpusFormat::Markdown,
         }),
         strict: read.strict,
+        collection: read.collection,
     }
 }
 
@@ -304,9 +305,12 @@ pub(super) fn add(common: &CommonArgs, files: &[PathBuf], read: ReadArgs) -> Res
         }
         paths.push(f.clone());
     }
-    let before = Corpus::load_with(&paths[..paths.len() - files.len()], &load_options(read))
-        .map(|c| c.papers.len())
-        .ok();
+    let before = Corpus::load_with(
+        &paths[..paths.len() - files.len()],
+        &load_options(read.clone()),
+    )
+    .map(|c| c.papers.len())
+    .ok();
     let corpus = load_corpus(&paths, read)?;
     let started = std::time::Instant::now();
     let (n, reuse) = index_corpus(common, &paths, corpus, Some(out), out)?;

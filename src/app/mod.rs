@@ -8,6 +8,7 @@
 
 mod build;
 mod explore;
+mod feed;
 mod query;
 mod tools;
 
@@ -59,7 +60,33 @@ pub fn run(cli: Cli) -> Result<()> {
              `map` take their own --like after the command name",
         ));
     }
+    if common.format == Some(FormatArg::Html) && !matches!(cli.command, Some(Command::Feed { .. }))
+    {
+        return Err(usage(
+            "--format html is for `recommend feed` (a digest); `recommend map` draws HTML maps",
+        ));
+    }
     match cli.command {
+        Some(Command::Feed {
+            candidates,
+            arxiv,
+            days,
+            since,
+            limit,
+            interest,
+            all,
+            min_score,
+            include,
+            exclude,
+            learner,
+        }) => {
+            let options = feed::FeedOptions::new(
+                candidates, arxiv, days, since, limit, interest, all, min_score, include, exclude,
+                learner,
+            )?;
+            feed::feed(&common, &options)
+        }
+        Some(Command::Rate { id, verdict }) => feed::rate(&common, &id, verdict),
         Some(Command::Like {
             titles,
             unlike,
@@ -83,10 +110,14 @@ pub fn run(cli: Cli) -> Result<()> {
         }) => query::list(&common, topic, kind, &corpus, read),
         Some(Command::Index {
             corpus,
+            zotero,
             out,
             force,
             read,
-        }) => build::build_index(&common, &corpus, out.as_deref(), force, read),
+        }) => {
+            let corpus = zotero.map_or(corpus, |z| vec![z]);
+            build::build_index(&common, &corpus, out.as_deref(), force, read)
+        }
         Some(Command::Add { file, read }) => build::add(&common, &file, read),
         Some(Command::Topics { k, evaluate }) => explore::topics(&common, k, evaluate),
         Some(Command::Path { start, like, to, n }) => {
@@ -127,6 +158,8 @@ fn format_of(common: &CommonArgs, default: Format) -> Format {
         Some(FormatArg::Json) => Format::Json,
         Some(FormatArg::Jsonl) => Format::Jsonl,
         Some(FormatArg::Markdown) => Format::Markdown,
+        // Refused for every command but `feed`, which renders it itself.
+        Some(FormatArg::Html) => default,
     }
 }
 

@@ -40,6 +40,10 @@ pub enum CorpusError {
         path.display()
     )]
     UnknownFormat { path: PathBuf },
+    /// A Zotero database or an arXiv feed that cannot be read as a whole (`input`: the file
+    /// is at fault, exit 2; else the machine, exit 1).
+    #[error("{message}")]
+    Source { message: String, input: bool },
 }
 
 impl CorpusError {
@@ -49,6 +53,7 @@ impl CorpusError {
     pub fn is_input(&self) -> bool {
         match self {
             CorpusError::Io { error, .. } => error.kind() == std::io::ErrorKind::NotFound,
+            CorpusError::Source { input, .. } => *input,
             _ => true,
         }
     }

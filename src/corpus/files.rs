@@ -20,6 +20,11 @@ pub fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
         crate::safe_fs::check_regular(path, crate::safe_fs::MAX_CORPUS_FILE).map_err(io)?;
         return Ok(vec![path.to_path_buf()]);
     }
+    // A Zotero data directory stands for its database.
+    let zotero = path.join(super::zotero::DATABASE_FILE);
+    if zotero.is_file() {
+        return Ok(vec![zotero]);
+    }
     let mut v: Vec<PathBuf> = std::fs::read_dir(path)
         .map_err(io)?
         .filter_map(|e| e.ok().map(|e| e.path()))

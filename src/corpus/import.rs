@@ -35,6 +35,11 @@ pub enum Format {
     Tsv,
     /// An awesome-list (see [`markdown`]).
     Markdown,
+    /// The arXiv API's Atom answer or an arXiv RSS/Atom listing (see [`super::arxiv`]).
+    Feed,
+    /// A Zotero database, `zotero.sqlite` (see [`super::zotero`]); read from its path, never
+    /// as text.
+    Zotero,
 }
 
 impl Format {
@@ -47,6 +52,8 @@ impl Format {
             "csv" => Format::Csv,
             "tsv" | "tab" => Format::Tsv,
             "md" | "markdown" => Format::Markdown,
+            "atom" | "rss" | "xml" => Format::Feed,
+            "sqlite" => Format::Zotero,
             _ => return None,
         })
     }
@@ -66,12 +73,14 @@ impl Format {
 }
 
 /// How to read a corpus.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct LoadOptions {
     /// Read every file in this format, whatever its extension.
     pub format: Option<Format>,
     /// Unknown keys, untitled records and tags outside the vocabulary are errors, not warnings.
     pub strict: bool,
+    /// Of a Zotero database, only this collection (and its sub-collections).
+    pub collection: Option<String>,
 }
 
 /// Where a record was read: file, line, and (BibTeX) its citation key.
@@ -125,6 +134,8 @@ pub struct Import {
     derived: Vec<bool>,
     problems: Vec<Problem>,
     tally: Tally,
+    /// What Zotero databases left out, one line each.
+    zotero_notes: Vec<String>,
 }
 
 impl Import {
@@ -135,7 +146,46 @@ impl Import {
             derived: Vec::new(),
             problems: Vec::new(),
             tally: Tally::default(),
+            zotero_notes: Vec::new(),
         }
+    }
+
+    /// Read a Zotero database's regular items (see [`super::zotero::read`]); its skipped items
+    /// are counted in one warning.
+    pub fn add_zotero(&mut self, file: &Path) -> Result<(), CorpusError> {
+        let options = super::zotero::ZoteroOptions {
+            collection: self.options.collection.clone(),
+        };
+        let library = super::zotero::read(file, &options).map_err(|e| CorpusError::Source {
+            input: !matches!(
+                e,
+                super::zotero::ZoteroError::Uncopyable { .. }
+                    | super::zotero::ZoteroError::Read { .. }
+            ),
+            message: e.to_string(),
+        })?;
+        for (k, record) in library.records.iter().enumerate() {
+            let key = record
+                .get("id")
+                .and_then(|v| v.as_str())
+                .map(str::to_string);
+            let place = At {
+                file: file.to_path_buf(),
+                line: k + 1,
+                key,
+            };
+            self.add_record(place, record, Origin::Json);
+        }
+        let skipped = library.skipped.total();
+        if skipped > 0 {
+            self.zotero_notes.push(format!(
+                "{}: {skipped} Zotero item(s) are not papers and were left out ({:?})",
+                file.display(),
+                library.skipped
+            ));
+        }
+        self.zotero_notes.extend(library.warnings);
+        Ok(())
     }
 
     /// Read one file's text.
@@ -183,6 +233,24 @@ impl Import {
                 for row in rows {
                     self.add_record(at(row.line, None), &row.record, Origin::Text);
                 }
+            }
+            Format::Feed => match super::arxiv::parse(text) {
+                Ok(feed) => {
+                    for e in &feed.entries {
+                        self.add_record(at(1, Some(e.arxiv.clone())), &e.to_record(), Origin::Json);
+                    }
+                }
+                Err(e) => self.problems.push(at(1, None).problem(e.to_string())),
+            },
+            Format::Zotero => {
+                return Err(CorpusError::Source {
+                    message: format!(
+                        "{}: a Zotero database is read from its path (`recommend index --zotero \
+                         PATH`), not as text",
+                        file.display()
+                    ),
+                    input: true,
+                });
             }
             Format::Markdown => {
                 let parsed = markdown::parse(file, text);
@@ -282,7 +350,7 @@ impl Import {
             }
             taken.insert(p.id.clone());
         }
-        let mut warnings = Vec::new();
+        let mut warnings = std::mem::take(&mut self.zotero_notes);
         // Not a record problem, so not an error under --strict either: a table of contents.
         if !self.tally.navigation.is_empty() {
             warnings.push(format!(

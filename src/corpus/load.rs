@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 pub use super::error::{CorpusError, Problem};
 use super::fields::id_problem;
 use super::files::corpus_files;
-use super::import::{Import, LoadOptions};
+use super::import::{Format, Import, LoadOptions};
 use super::paper::{Paper, is_arxiv_id, is_http_url, tag_vocabulary};
 use crate::text::name_key;
 
@@ -37,9 +37,13 @@ impl Corpus {
         for path in paths {
             files.extend(corpus_files(path)?);
         }
-        let mut import = Import::new(*options);
+        let mut import = Import::new(options.clone());
         let mut encoding = Vec::new();
         for file in &files {
+            if options.format.or_else(|| Format::of_path(file)) == Some(Format::Zotero) {
+                import.add_zotero(file)?;
+                continue;
+            }
             let bytes = crate::safe_fs::read_regular(file, crate::safe_fs::MAX_CORPUS_FILE)
                 .map_err(|error| CorpusError::Io {
                     path: file.clone(),

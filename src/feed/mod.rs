@@ -12,6 +12,7 @@
 //! Like the engine, this module never loads the model and never prints: callers hand it
 //! vectors, and the time-split benchmark (`bench::feed`) runs the very same [`rank`].
 
+pub mod candidates;
 pub mod state;
 
 use serde::Serialize;

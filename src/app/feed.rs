@@ -1,0 +1,627 @@
+//! `recommend feed` (new papers ranked against the library) and `recommend rate` (a verdict
+//! later feeds learn from). The ranking is `recommend::feed`; this module gathers candidates
+//! (files or the arXiv API), embeds what the cache lacks, keeps the state file and renders.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use recommend::corpus::arxiv::{self, Client};
+use recommend::corpus::{Corpus, Format as CorpusFormat, LoadOptions, Paper};
+use recommend::feed::candidates::{self, Candidate};
+use recommend::feed::state::{self, Cache, Rating, Shown, State, Verdict};
+use recommend::feed::{Feedback, Learner, Library, Scored, rank};
+use recommend::index::{Index, passage_text};
+use recommend::model::Role;
+use recommend::render::{self, Document, Format, col, wrap};
+
+use super::{emit, format_of, open_session, usage};
+use crate::cli::{ColorArg, CommonArgs, FormatArg, LearnerArg, VerdictArg};
+
+/// What `recommend feed` was asked, checked once before anything loads.
+pub(crate) struct FeedOptions {
+    pub candidates: Vec<PathBuf>,
+    pub arxiv: Vec<String>,
+    pub days: u32,
+    pub since: Option<String>,
+    pub limit: usize,
+    pub interest: Option<String>,
+    pub all: bool,
+    pub min_score: Option<f32>,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    pub learner: Learner,
+}
+
+impl FeedOptions {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        candidates: Vec<PathBuf>,
+        arxiv: Vec<String>,
+        days: u32,
+        since: Option<String>,
+        limit: usize,
+        interest: Option<String>,
+        all: bool,
+        min_score: Option<f32>,
+        include: Vec<String>,
+        exclude: Vec<String>,
+        learner: LearnerArg,
+    ) -> Result<FeedOptions> {
+        if limit == 0 || limit > 1000 {
+            return Err(usage("--limit must be between 1 and 1000"));
+        }
+        let since = match since {
+            Some(s) => Some(candidates::parse_since(&s).ok_or_else(|| {
+                usage(format!(
+                    "--since {s:?}: give a date as YYYY-MM-DD, YYYY-MM or YYYY"
+                ))
+            })?),
+            None => None,
+        };
+        for c in &arxiv {
+            arxiv::validate_category(c).map_err(|e| usage(e.to_string()))?;
+        }
+        if !arxiv.is_empty() && !(1..=30).contains(&days) {
+            return Err(usage("--days must be between 1 and 30"));
+        }
+        if min_score.is_some_and(|s| !s.is_finite()) {
+            return Err(usage("--min-score must be a number"));
+        }
+        Ok(FeedOptions {
+            candidates,
+            arxiv,
+            days,
+            since,
+            limit,
+            interest,
+            all,
+            min_score,
+            include,
+            exclude,
+            learner: match learner {
+                LearnerArg::None => Learner::None,
+                LearnerArg::Rocchio => Learner::Rocchio,
+                LearnerArg::Linear => Learner::Linear,
+            },
+        })
+    }
+}
+
+/// One result as `--format json` prints it.
+#[derive(Debug, Serialize)]
+struct FeedRecord {
+    rank: usize,
+    id: String,
+    title: String,
+    score: f64,
+    interest: String,
+    near: Vec<String>,
+    why: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arxiv: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    year: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    date: Option<String>,
+}
+
+/// Candidates from files: any corpus format; arXiv feeds keep their publication dates.
+fn from_files(paths: &[PathBuf]) -> Result<Vec<Candidate>> {
+    let corpus = Corpus::load_with(paths, &LoadOptions::default())?;
+    if !corpus.warnings.is_empty() {
+        eprintln!(
+            "note: {} warning(s) reading the candidates (repeats merged, fields left out); \
+             `recommend list --corpus FILE` prints them",
+            corpus.warnings.len()
+        );
+    }
+    let mut dates: BTreeMap<String, String> = BTreeMap::new();
+    for (file, _) in &corpus.origins {
+        if CorpusFormat::of_path(file) == Some(CorpusFormat::Feed)
+            && let Ok(bytes) =
+                recommend::safe_fs::read_regular(file, arxiv::MAX_DOCUMENT_BYTES as u64)
+            && let Ok(feed) = arxiv::parse(&String::from_utf8_lossy(&bytes))
+        {
+            for e in feed.entries {
+                if let Some(d) = e.published {
+                    dates.insert(e.arxiv, d);
+                }
+            }
+        }
+    }
+    Ok(corpus
+        .papers
+        .into_iter()
+        .map(|p| {
+            let date = p.arxiv.as_ref().and_then(|a| dates.get(a).cloned());
+            Candidate::new(p, date)
+        })
+        .collect())
+}
+
+/// Candidates from the arXiv API.
+fn from_arxiv(categories: &[String], days: u32) -> Result<Vec<Candidate>> {
+    let client = Client::new();
+    eprintln!(
+        "fetching the last {days} day(s) of {} from {} (one request every {} s)",
+        categories.join(", "),
+        client.base(),
+        client.delay.as_secs()
+    );
+    let entries = client
+        .fetch_recent(categories, days, std::time::SystemTime::now())
+        .map_err(|e| {
+            if e.is_usage() {
+                usage(e.to_string())
+            } else {
+                anyhow::Error::new(e)
+            }
+        })?;
+    let mut out = Vec::new();
+    for e in entries {
+        if let recommend::corpus::fields::Outcome::Paper(m) = recommend::corpus::fields::map_record(
+            &e.to_record(),
+            recommend::corpus::fields::Origin::Json,
+        ) {
+            out.push(Candidate::new(m.paper, e.published.clone()));
+        }
+    }
+    Ok(out)
+}
+
+fn today() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400) as i64;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// The centroid of the library's vectors: the field the feed's cosines are centred on.
+fn centroid(index: &Index) -> Vec<f32> {
+    let mut c = vec![0.0f32; index.dim()];
+    for i in 0..index.len() {
+        for (a, x) in c.iter_mut().zip(index.vector(i).iter()) {
+            *a += x / index.len() as f32;
+        }
+    }
+    c
+}
+
+/// Vectors of `texts`, from the cache where it has them; the rest embedded and cached.
+fn vectors(
+    session: &recommend::session::Session,
+    cache: &mut Cache,
+    texts: &[String],
+) -> Result<(Vec<Vec<f32>>, usize)> {
+    let keys: Vec<String> = texts.iter().map(|t| state::text_key(t)).collect();
+    let missing: Vec<usize> = (0..texts.len())
+        .filter(|&i| !cache.vectors.contains_key(&keys[i]))
+        .collect();
+    if !missing.is_empty() {
+        let embedder = session.embedder()?;
+        eprintln!("embedding {} new candidate(s)", missing.len());
+        for chunk in missing.chunks(64) {
+            let refs: Vec<&str> = chunk.iter().map(|&i| texts[i].as_str()).collect();
+            let vs = embedder.embed(&refs, Role::Passage)?;
+            for (&i, v) in chunk.iter().zip(vs) {
+                cache.vectors.insert(keys[i].clone(), v);
+            }
+        }
+    }
+    let out = keys
+        .iter()
+        .map(|k| cache.vectors.get(k).cloned().unwrap_or_default())
+        .collect();
+    Ok((out, missing.len()))
+}
+
+pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
+    let session = open_session(common)?;
+    let index = session.index();
+    let mut gathered = if o.candidates.is_empty() {
+        Vec::new()
+    } else {
+        from_files(&o.candidates)?
+    };
+    if !o.arxiv.is_empty() {
+        gathered.extend(from_arxiv(&o.arxiv, o.days)?);
+    }
+    let offered = gathered.len();
+    if offered == 0 {
+        return Err(usage("the candidates hold no papers (an empty feed page?)"));
+    }
+    let (fresh, skipped) = candidates::new_papers(index.papers(), gathered);
+    let state_path = state::state_path(session.index_path());
+    let mut state = State::load(&state_path, &index.meta.model_id)?;
+    let mut seen_before = 0;
+    let mut filtered = 0;
+    let kept: Vec<Candidate> = fresh
+        .into_iter()
+        .filter(|c| {
+            if !o.all && (state.shown.contains_key(&c.key) || state.ratings.contains_key(&c.key)) {
+                seen_before += 1;
+                return false;
+            }
+            let text = format!("{} {}", c.paper.title, c.paper.summary);
+            let pass = o
+                .since
+                .as_deref()
+                .is_none_or(|s| candidates::on_or_after(c.date.as_deref(), s))
+                && (o.include.is_empty()
+                    || o.include.iter().any(|w| candidates::mentions(&text, w)))
+                && !o.exclude.iter().any(|w| candidates::mentions(&text, w));
+            if !pass {
+                filtered += 1;
+            }
+            pass
+        })
+        .collect();
+    let texts: Vec<String> = kept.iter().map(|c| passage_text(&c.paper)).collect();
+    let cache_path = state::cache_path(session.index_path());
+    let (mut cache, why_not) = Cache::load(&cache_path, &index.meta.model_id, index.dim());
+    if let Some(why) = why_not {
+        eprintln!(
+            "note: the vector cache {} was not used ({why})",
+            cache_path.display()
+        );
+    }
+    let (vecs, embedded) = if kept.is_empty() {
+        (Vec::new(), 0)
+    } else {
+        vectors(&session, &mut cache, &texts)?
+    };
+    let library_vectors: Vec<&[f32]> = (0..index.len())
+        .map(|i| index.vector(i).to_slice().unwrap_or(&[]))
+        .collect();
+    let lib = Library::new(
+        &library_vectors,
+        &centroid(index),
+        candidates::interests(index),
+    );
+    if let Some(name) = &o.interest
+        && !lib
+            .interests
+            .iter()
+            .any(|i| candidates::mentions(&i.name, name))
+    {
+        let names: Vec<&str> = lib.interests.iter().map(|i| i.name.as_str()).collect();
+        return Err(usage(format!(
+            "no interest of this library is called {name:?}; its interests: {}",
+            names.join("; ")
+        )));
+    }
+    let centred: Vec<Vec<f32>> = vecs.iter().map(|v| lib.center(v)).collect();
+    let mut feedback = Feedback::default();
+    for r in state.ratings.values() {
+        let v = lib.center(&r.vector);
+        match r.verdict {
+            Verdict::Up => feedback.up.push(v),
+            Verdict::Down => feedback.down.push(v),
+        }
+    }
+    let ranked: Vec<Scored> = rank(&lib, &centred, &feedback, o.learner)
+        .into_iter()
+        .filter(|s| o.min_score.is_none_or(|m| s.score >= m))
+        .filter(|s| {
+            o.interest
+                .as_deref()
+                .is_none_or(|n| candidates::mentions(&lib.interests[s.interest].name, n))
+        })
+        .take(o.limit)
+        .collect();
+    eprintln!(
+        "{offered} candidate(s): {} already in the library, {} repeated, {seen_before} shown or \
+         rated before{}, {filtered} filtered out; {} ranked ({embedded} embedded, {} from the \
+         cache), {} shown",
+        skipped.in_library,
+        skipped.repeated,
+        if o.all { " (shown again: --all)" } else { "" },
+        kept.len(),
+        kept.len() - embedded,
+        ranked.len()
+    );
+    let date = today();
+    let records: Vec<FeedRecord> = ranked
+        .iter()
+        .enumerate()
+        .map(|(r, s)| record(index, &lib, &kept[s.candidate], s, r + 1))
+        .collect();
+    for s in &ranked {
+        let c = &kept[s.candidate];
+        state.shown.entry(c.key.clone()).or_insert_with(|| Shown {
+            title: c.paper.title.clone(),
+            text: state::text_key(&texts[s.candidate]),
+            date: date.clone(),
+        });
+    }
+    // The cache keeps this run's vectors and every shown paper's (so it can be rated).
+    let wanted: std::collections::HashSet<String> = state
+        .shown
+        .values()
+        .map(|s| s.text.clone())
+        .chain(texts.iter().map(|t| state::text_key(t)))
+        .collect();
+    cache.vectors.retain(|k, _| wanted.contains(k));
+    cache
+        .save(&cache_path)
+        .with_context(|| format!("cannot write the vector cache {}", cache_path.display()))?;
+    state.save(&state_path)?;
+    render_feed(common, &lib, &records)
+}
+
+/// The why of a result: the library papers of its interest it is closest to.
+fn record(index: &Index, lib: &Library, c: &Candidate, s: &Scored, rank: usize) -> FeedRecord {
+    let near: Vec<&Paper> = s.near.iter().map(|&(i, _)| &index.papers()[i]).collect();
+    let why = format!(
+        "close to {}",
+        near.iter()
+            .take(2)
+            .map(|p| p.title.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+    FeedRecord {
+        rank,
+        id: c.key.trim_start_matches("title:").to_string(),
+        title: c.paper.title.clone(),
+        score: (f64::from(s.score) * 1000.0).round() / 1000.0,
+        interest: lib.interests[s.interest].name.clone(),
+        near: near.iter().map(|p| p.id.clone()).collect(),
+        why,
+        url: c.paper.href(),
+        arxiv: c.paper.arxiv.clone(),
+        year: c.paper.year,
+        date: c.date.clone(),
+    }
+}
+
+fn render_feed(common: &CommonArgs, lib: &Library, records: &[FeedRecord]) -> Result<()> {
+    if common.format == Some(FormatArg::Html) {
+        return emit(&html_digest(lib, records));
+    }
+    let format = format_of(common, Format::Table);
+    if matches!(format, Format::Json | Format::Jsonl) {
+        let doc = flat(records);
+        return emit(&render::renderer(format).render(&doc));
+    }
+    let color = match common.color {
+        ColorArg::Auto => None,
+        ColorArg::Always => Some(true),
+        ColorArg::Never => Some(false),
+    };
+    if records.is_empty() {
+        return emit("(no new papers for this library)\n");
+    }
+    let mut out = String::new();
+    for (k, interest) in lib.interests.iter().enumerate() {
+        let group: Vec<&FeedRecord> = records
+            .iter()
+            .filter(|r| r.interest == lib.interests[k].name)
+            .collect();
+        if group.is_empty() {
+            continue;
+        }
+        let heading = render::neutralize(&interest.name);
+        out.push_str(&if format == Format::Markdown {
+            format!("## {heading}\n\n")
+        } else {
+            format!("{heading}\n")
+        });
+        let mut doc = Document::new(vec![
+            col("#"),
+            wrap("title"),
+            col("score"),
+            wrap("why"),
+            col("id"),
+        ]);
+        for r in &group {
+            doc.push(
+                vec![
+                    r.rank.to_string(),
+                    r.title.clone(),
+                    format!("{:.3}", r.score),
+                    r.why.clone(),
+                    r.id.clone(),
+                ],
+                &serde_json::to_value(r).unwrap_or_default(),
+            );
+        }
+        out.push_str(&render::renderer_with(format, color).render(&doc));
+        out.push('\n');
+    }
+    out.push_str("rate a paper: recommend rate ID up|down\n");
+    emit(&out)
+}
+
+fn flat(records: &[FeedRecord]) -> Document {
+    let mut doc = Document::new(vec![col("rank"), col("id")]);
+    for r in records {
+        doc.push(
+            vec![r.rank.to_string(), r.id.clone()],
+            &serde_json::to_value(r).unwrap_or_default(),
+        );
+    }
+    doc
+}
+
+/// A self-contained page (no scripts, no remote resources), grouped by interest, every piece of
+/// data escaped and only http(s) addresses linked: a digest a cron job can mail.
+fn html_digest(lib: &Library, records: &[FeedRecord]) -> String {
+    use recommend::map::escape_xml as esc;
+    let mut body = String::new();
+    for interest in &lib.interests {
+        let group: Vec<&FeedRecord> = records
+            .iter()
+            .filter(|r| r.interest == interest.name)
+            .collect();
+        if group.is_empty() {
+            continue;
+        }
+        body.push_str(&format!("<h2>{}</h2>\n<ol>\n", esc(&interest.name)));
+        for r in group {
+            let title = match r
+                .url
+                .as_deref()
+                .filter(|u| recommend::corpus::paper::is_http_url(u))
+            {
+                Some(u) => format!("<a href=\"{}\">{}</a>", esc(u), esc(&r.title)),
+                None => esc(&r.title),
+            };
+            body.push_str(&format!(
+                "<li value=\"{}\"><p class=\"t\">{title} <span class=\"s\">{:.3}</span></p>\
+                 <p class=\"w\">{}</p><p class=\"r\"><code>recommend rate {} up</code> · \
+                 <code>recommend rate {} down</code></p></li>\n",
+                r.rank,
+                r.score,
+                esc(&r.why),
+                esc(&r.id),
+                esc(&r.id)
+            ));
+        }
+        body.push_str("</ol>\n");
+    }
+    if records.is_empty() {
+        body.push_str("<p>No new papers for this library.</p>\n");
+    }
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width\">\
+         <title>recommend: new papers for your library</title><style>\
+         body{{font:15px/1.45 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem}}\
+         h2{{border-bottom:1px solid #ccc}} .t{{font-weight:600;margin:.2rem 0}}\
+         .s{{color:#777;font-weight:400}} .w{{margin:.1rem 0;color:#333}} .r{{color:#777;margin:.1rem 0 .8rem}}\
+         </style></head><body>\n<h1>New papers for your library</h1>\n{body}</body></html>\n"
+    )
+}
+
+/// `recommend rate ID up|down|clear`.
+pub(crate) fn rate(common: &CommonArgs, id: &str, verdict: VerdictArg) -> Result<()> {
+    let session = open_session(common)?;
+    let index = session.index();
+    let state_path = state::state_path(session.index_path());
+    let mut state = State::load(&state_path, &index.meta.model_id)?;
+    let wanted = id.trim();
+    let key = wanted.to_string();
+    if verdict == VerdictArg::Clear {
+        let found = state.ratings.remove(&key).is_some()
+            || state
+                .ratings
+                .keys()
+                .find(|k| k.eq_ignore_ascii_case(wanted))
+                .cloned()
+                .is_some_and(|k| state.ratings.remove(&k).is_some());
+        if !found {
+            return Err(usage(format!("{wanted:?} has no rating to clear")));
+        }
+        state.save(&state_path)?;
+        eprintln!("cleared the rating of {wanted}");
+        return Ok(());
+    }
+    // A paper a feed showed (by id, or title), else a library paper.
+    let shown = state
+        .shown
+        .iter()
+        .find(|(k, s)| {
+            k.as_str() == wanted
+                || k.trim_start_matches("title:") == wanted
+                || recommend::text::name_key(&s.title) == recommend::text::name_key(wanted)
+        })
+        .map(|(k, s)| (k.clone(), s.clone()));
+    let (key, title, vector) = match shown {
+        Some((k, s)) => {
+            let (cache, _) = Cache::load(
+                &state::cache_path(session.index_path()),
+                &index.meta.model_id,
+                index.dim(),
+            );
+            let v = cache.vectors.get(&s.text).cloned().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "the vector of {wanted:?} is no longer cached; run the feed that showed it \
+                     again (`recommend feed FILE --all`), then rate it"
+                )
+            })?;
+            (k, s.title, v)
+        }
+        None => match recommend::engine::resolve::resolve(index, wanted) {
+            Ok(i) => {
+                let p = &index.papers()[i];
+                (
+                    candidates::key(p),
+                    p.title.clone(),
+                    index.vector(i).to_vec(),
+                )
+            }
+            Err(e) => {
+                let close = suggestions(&state, wanted);
+                let hint = if close.is_empty() {
+                    String::new()
+                } else {
+                    format!("; shown in a feed: {}", close.join(", "))
+                };
+                return Err(usage(format!(
+                    "{wanted:?} is neither a paper a feed showed nor one of the library ({e}){hint}"
+                )));
+            }
+        },
+    };
+    let verdict = if verdict == VerdictArg::Up {
+        Verdict::Up
+    } else {
+        Verdict::Down
+    };
+    state.ratings.insert(
+        key.clone(),
+        Rating {
+            verdict,
+            title: title.clone(),
+            vector,
+            date: today(),
+        },
+    );
+    state.save(&state_path)?;
+    eprintln!(
+        "rated {title:?} {}: later feeds rank papers like it {}",
+        if verdict == Verdict::Up { "up" } else { "down" },
+        if verdict == Verdict::Up {
+            "higher"
+        } else {
+            "lower"
+        }
+    );
+    Ok(())
+}
+
+/// Shown papers whose id or title is close to `query`, best first.
+fn suggestions(state: &State, query: &str) -> Vec<String> {
+    let q = recommend::text::name_key(query);
+    let mut scored: Vec<(f64, String)> = state
+        .shown
+        .iter()
+        .map(|(k, s)| {
+            let a = strsim::jaro_winkler(&q, &recommend::text::name_key(&s.title));
+            let b = strsim::jaro_winkler(query, k);
+            (
+                a.max(b),
+                format!("{} ({})", k.trim_start_matches("title:"), s.title),
+            )
+        })
+        .filter(|(s, _)| *s > 0.75)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.into_iter().take(3).map(|(_, s)| s).collect()
+}

@@ -1,0 +1,201 @@
+//! Candidates for a feed: which papers are new to the library, which pass the reader's filters,
+//! and the library's interests. Pure functions over papers, shared by the CLI and the tests.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::corpus::Paper;
+use crate::corpus::fields::{normalize_arxiv, normalize_doi};
+use crate::index::Index;
+use crate::text::name_key;
+
+use super::Interest;
+
+/// A paper offered to the feed, with its publication date when the source gave one.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub paper: Paper,
+    /// `YYYY-MM-DD` (arXiv feeds) or `YYYY` (a year only).
+    pub date: Option<String>,
+    /// What identifies it across runs and sources: [`key`].
+    pub key: String,
+}
+
+/// A paper's identity across sources: its arXiv id, else its DOI, else its title's name key
+/// (so the same paper from an arXiv listing and a BibTeX export is one paper).
+pub fn key(p: &Paper) -> String {
+    if let Some(a) = p.arxiv.as_deref().and_then(normalize_arxiv) {
+        return a;
+    }
+    if let Some(d) = p.doi.as_deref().and_then(normalize_doi) {
+        return d.to_ascii_lowercase();
+    }
+    format!("title:{}", name_key(&p.title))
+}
+
+impl Candidate {
+    pub fn new(paper: Paper, date: Option<String>) -> Candidate {
+        let date = date.or_else(|| paper.year.map(|y| y.to_string()));
+        let key = key(&paper);
+        Candidate { paper, date, key }
+    }
+}
+
+/// What [`new_papers`] left out, counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Skipped {
+    pub in_library: usize,
+    pub repeated: usize,
+}
+
+/// The candidates that are not in `library` (by arXiv id, DOI or title), each once.
+pub fn new_papers(library: &[Paper], candidates: Vec<Candidate>) -> (Vec<Candidate>, Skipped) {
+    let mut known: HashSet<String> = HashSet::new();
+    for p in library {
+        known.insert(key(p));
+        known.insert(format!("title:{}", name_key(&p.title)));
+    }
+    let mut seen = HashSet::new();
+    let mut skipped = Skipped::default();
+    let mut out = Vec::new();
+    for c in candidates {
+        let title = format!("title:{}", name_key(&c.paper.title));
+        if known.contains(&c.key) || known.contains(&title) {
+            skipped.in_library += 1;
+        } else if !seen.insert(c.key.clone()) || !seen.insert(title) {
+            skipped.repeated += 1;
+        } else {
+            out.push(c);
+        }
+    }
+    (out, skipped)
+}
+
+/// A `--since` date: `YYYY-MM-DD`, `YYYY-MM` or `YYYY`; `None` unless it is one.
+pub fn parse_since(s: &str) -> Option<String> {
+    let parts: Vec<&str> = s.trim().split('-').collect();
+    let ok = match parts[..] {
+        [y] => y.len() == 4,
+        [y, m] => y.len() == 4 && m.len() == 2,
+        [y, m, d] => y.len() == 4 && m.len() == 2 && d.len() == 2,
+        _ => false,
+    } && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()));
+    let month_ok = parts
+        .get(1)
+        .is_none_or(|m| (1..=12).contains(&m.parse::<u32>().unwrap_or(0)));
+    let day_ok = parts
+        .get(2)
+        .is_none_or(|d| (1..=31).contains(&d.parse::<u32>().unwrap_or(0)));
+    (ok && month_ok && day_ok).then(|| s.trim().to_string())
+}
+
+/// Whether a candidate dated `date` is on or after `since`: compared on the precision both
+/// have (a paper known only by its year passes a date within that year).
+pub fn on_or_after(date: Option<&str>, since: &str) -> bool {
+    let Some(d) = date else { return false };
+    let n = d.len().min(since.len());
+    d[..n] >= since[..n]
+}
+
+/// Whether `text` holds `word` (case-insensitive; Chinese words as substrings).
+pub fn mentions(text: &str, word: &str) -> bool {
+    let w = word.trim().to_lowercase();
+    !w.is_empty() && text.to_lowercase().contains(&w)
+}
+
+/// The library's interests: its own sections or collections (the papers' topics) when at least
+/// two cover half the library, else the engine's topic clusters, else the library as one.
+pub fn interests(index: &Index) -> Vec<Interest> {
+    let papers = index.papers();
+    let mut order: Vec<&str> = Vec::new();
+    let mut members: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, p) in papers.iter().enumerate() {
+        let t = p.topic.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if !members.contains_key(t) {
+            order.push(t);
+        }
+        members.entry(t).or_default().push(i);
+    }
+    let covered: usize = members.values().map(Vec::len).sum();
+    if order.len() >= 2 && covered * 2 >= papers.len() {
+        return order
+            .into_iter()
+            .map(|t| Interest {
+                name: t.to_string(),
+                members: members.remove(t).unwrap_or_default(),
+            })
+            .collect();
+    }
+    if papers.len() >= 4
+        && let Ok(topics) = crate::engine::communities::cluster(index, None)
+    {
+        let at: HashMap<&str, usize> = papers
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.id.as_str(), i))
+            .collect();
+        return topics
+            .into_iter()
+            .map(|t| Interest {
+                members: t
+                    .papers
+                    .iter()
+                    .filter_map(|id| at.get(id.as_str()).copied())
+                    .collect(),
+                name: t.label,
+            })
+            .collect();
+    }
+    vec![Interest {
+        name: "your library".into(),
+        members: (0..papers.len()).collect(),
+    }]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paper(id: &str, title: &str, arxiv: Option<&str>) -> Paper {
+        Paper {
+            id: id.into(),
+            title: title.into(),
+            arxiv: arxiv.map(String::from),
+            ..Paper::default()
+        }
+    }
+
+    #[test]
+    fn library_papers_and_repeats_are_skipped_and_counted() {
+        let library = vec![paper("a", "Known Paper", Some("2501.00001"))];
+        let cands = vec![
+            Candidate::new(paper("x", "Other Title", Some("2501.00001v2")), None),
+            Candidate::new(paper("y", "known paper", None), None),
+            Candidate::new(paper("z", "New One", Some("2502.00002")), None),
+            Candidate::new(paper("z2", "New One", None), None),
+        ];
+        let (new, skipped) = new_papers(&library, cands);
+        assert_eq!(new.len(), 1);
+        assert_eq!(new[0].paper.id, "z");
+        assert_eq!(
+            skipped,
+            Skipped {
+                in_library: 2,
+                repeated: 1
+            }
+        );
+    }
+
+    #[test]
+    fn dates_compare_on_the_precision_both_have() {
+        assert_eq!(parse_since("2025-03-01").as_deref(), Some("2025-03-01"));
+        assert!(parse_since("2025-13-01").is_none() && parse_since("yesterday").is_none());
+        assert!(on_or_after(Some("2025-03-02"), "2025-03-01"));
+        assert!(!on_or_after(Some("2025-02-28"), "2025-03-01"));
+        assert!(on_or_after(Some("2025"), "2025-03-01"));
+        assert!(!on_or_after(None, "2025"));
+        assert!(mentions("Credit Assignment in RL", "credit") && !mentions("abc", " "));
+    }
+}
