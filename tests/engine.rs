@@ -547,8 +547,8 @@ fn show_prints_the_whole_record_with_links_and_relations() {
 /// Each related-work result says where it stands among this list's links (`link_strength`,
 /// 0..1, falling with the rank), and `why` calls the weakest quarter "a weak link for this
 /// list": MedVR (medical VQA) has one close paper, PyVision-RL, and then only papers that are
-/// also multimodal. Results of several seeds, of a filter, or of search are on other scales
-/// and carry neither.
+/// also multimodal. Results of several seeds or of search are on other scales and carry
+/// neither.
 #[test]
 fn related_work_says_when_a_result_is_a_weak_link() {
     let rows = json(&["--like", "MedVR", "-k", "6"]);
@@ -574,7 +574,6 @@ fn related_work_says_when_a_result_is_a_weak_link() {
     assert!(!weak(&web[0]) && web[0]["link_strength"].as_f64().unwrap() > 0.4);
     for args in [
         &["--like", "MedVR", "--like", "PyVision-RL", "-k", "5"][..],
-        &["--like", "MedVR", "--topic", "感知", "-k", "3"][..],
         &["--like", "MedVR", "--mode", "dense", "-k", "3"][..],
     ] {
         for r in json(args) {
@@ -583,5 +582,47 @@ fn related_work_says_when_a_result_is_a_weak_link() {
                 "{args:?}: {r}"
             );
         }
+    }
+}
+
+/// A filter only removes results: `--kind method` is the unfiltered ranking without the
+/// papers of other kinds, in the same order with the same scores (and so the same link
+/// strengths).
+#[test]
+fn a_filter_only_removes_results() {
+    for (seed, flag, value) in [
+        ("WebAgent-R1", "--kind", "method"),
+        ("MedVR", "--topic", "感知"),
+        ("GRPO", "--open-source", ""),
+    ] {
+        let all = json(&["--like", seed, "-k", "200"]);
+        let mut args = vec!["--like", seed, "-k", "200", flag];
+        if !value.is_empty() {
+            args.push(value);
+        }
+        let filtered = json(&args);
+        assert!(
+            !filtered.is_empty() && filtered.len() < all.len(),
+            "{seed} {flag}"
+        );
+        let ids = |rows: &[Value]| -> Vec<(String, String)> {
+            rows.iter()
+                .map(|r| {
+                    (
+                        r["id"].as_str().unwrap().to_string(),
+                        r["score"].to_string(),
+                    )
+                })
+                .collect()
+        };
+        let kept: Vec<String> = filtered
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect();
+        let expected: Vec<(String, String)> = ids(&all)
+            .into_iter()
+            .filter(|(id, _)| kept.contains(id))
+            .collect();
+        assert_eq!(ids(&filtered), expected, "{seed} {flag} {value}");
     }
 }

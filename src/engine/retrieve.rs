@@ -247,9 +247,14 @@ impl Scope {
         filters: &Filters,
         keep: impl Fn(usize) -> bool,
     ) -> Scope {
-        if index.uses_graph() && filters.is_empty() {
+        if !index.uses_graph() {
+            // Filters are applied to the ranking, never to the scope: standardizing over the
+            // filtered papers alone would reorder what a filter keeps.
+            Scope::everything(index, keep)
+        } else if filters.is_empty() {
             Scope::candidates_of(index, seeds, per_seed, keep)
         } else {
+            // A filtered candidate set of the graph may run dry: the scan of what passes.
             Scope::everything(index, |i| keep(i) && filters.accepts_at(index, i))
         }
     }
@@ -403,7 +408,7 @@ pub fn related(
     let cuts = index
         .link_strengths()
         .filter(|_| seeds.len() == 1 && negatives.is_empty())
-        .filter(|_| mode == Mode::Hybrid && filters.is_empty());
+        .filter(|_| mode == Mode::Hybrid && (filters.is_empty() || !index.uses_graph()));
     hits.into_iter()
         .map(|mut h| {
             h.link_strength = cuts.map(|c| fusion::share_below(c, h.score));
@@ -459,7 +464,32 @@ fn scored_related(
             reciprocity(index, seeds, pool, &mut score);
         }
     }
-    ranked(pool, &score, &dense, &lexical, k)
+    if filters.is_empty() || index.uses_graph() {
+        return ranked(pool, &score, &dense, &lexical, k);
+    }
+    // The unfiltered ranking minus what the filters remove, in order.
+    let kept: Vec<usize> = (0..pool.len())
+        .filter(|&j| filters.accepts_at(index, pool[j]))
+        .collect();
+    let mut hits = ranked_among(pool, &score, &dense, &lexical, k, &kept);
+    for h in &mut hits {
+        h.percentile = fusion::percentile(&score, h.score);
+    }
+    hits
+}
+
+/// [`ranked`] over the pool positions of `among` only.
+fn ranked_among(
+    pool: &[usize],
+    score: &[f32],
+    dense: &[f32],
+    lexical: &[f32],
+    k: usize,
+    among: &[usize],
+) -> Vec<Hit> {
+    let pick = |v: &[f32]| -> Vec<f32> { among.iter().map(|&j| v[j]).collect() };
+    let sub_pool: Vec<usize> = among.iter().map(|&j| pool[j]).collect();
+    ranked(&sub_pool, &pick(score), &pick(dense), &pick(lexical), k)
 }
 
 /// Seeds sampled to measure a list's link strengths: every paper up to this many, else an even
