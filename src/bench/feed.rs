@@ -253,8 +253,8 @@ pub fn report(index: &Index) -> Option<FeedReport> {
             }];
             let one = Library::new(&refs, &centroid, all);
             let mut mean = vec![0.0f32; dim];
-            for k in 0..library.len() {
-                let c = one.center(refs[k]);
+            for v in &refs {
+                let c = one.center(v);
                 mean.iter_mut().zip(&c).for_each(|(m, x)| *m += x);
             }
             order(

@@ -179,7 +179,7 @@ impl Import {
         let skipped = library.skipped.total();
         if skipped > 0 {
             self.zotero_notes.push(format!(
-                "{}: {skipped} Zotero item(s) are not papers and were left out ({:?})",
+                "{}: {skipped} Zotero item(s) are not papers and were left out ({})",
                 file.display(),
                 library.skipped
             ));

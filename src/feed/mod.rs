@@ -140,7 +140,9 @@ fn closest(rows: &[Vec<f32>], v: &[f32]) -> f32 {
 
 fn signals(library: &Library, v: &[f32], feedback: &Feedback) -> Signals {
     let sims: Vec<f32> = library.rows.iter().map(|r| dot(r, v)).collect();
-    let mut best: Option<(usize, f32, Vec<(usize, f32)>)> = None;
+    // (interest, its score, its nearest papers)
+    type Best = (usize, f32, Vec<(usize, f32)>);
+    let mut best: Option<Best> = None;
     for (k, interest) in library.interests.iter().enumerate() {
         let mut near: Vec<(usize, f32)> = interest.members.iter().map(|&m| (m, sims[m])).collect();
         near.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -195,8 +197,8 @@ impl Linear {
                 gb += p - y;
             }
             let n = examples.len() as f32;
-            for k in 0..3 {
-                m.w[k] -= rate * (g[k] / n + l2 * m.w[k]);
+            for (w, g) in m.w.iter_mut().zip(g) {
+                *w -= rate * (g / n + l2 * *w);
             }
             m.b -= rate * gb / n;
         }

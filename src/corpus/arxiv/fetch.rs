@@ -1,0 +1,357 @@
+//! Live fetching: a [`Client`] of the arXiv API that keeps arXiv's terms.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use super::{Entry, Feed, FeedError, MAX_DOCUMENT_BYTES, parse};
+
+/// The API's address when `RECOMMEND_ARXIV_URL` is unset.
+pub const DEFAULT_BASE_URL: &str = "https://export.arxiv.org";
+/// The environment variable that points the client elsewhere (a mirror, a test server).
+pub const BASE_URL_ENV: &str = "RECOMMEND_ARXIV_URL";
+/// Most entries one [`Client::fetch_recent`] gathers, however many days are asked for.
+pub const MAX_FETCHED: usize = 5_000;
+
+/// A request that cannot be right, whatever the network does: the CLI's exit 2.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UsageError {
+    #[error(
+        "{0:?} is not an arXiv category; give one like cs.LG, math.AG, hep-th or \
+         astro-ph.CO (archive[.SUBJECT])"
+    )]
+    BadCategory(String),
+    #[error("no category given; name at least one, like cs.LG")]
+    NoCategory,
+    #[error("the number of days must be at least 1")]
+    NoDays,
+}
+
+/// Why a fetch failed. [`FetchError::Usage`] is the caller's mistake ([`FetchError::is_usage`]);
+/// the others happened at run time.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+    #[error("could not reach {host}: {reason}; check the network or use saved files")]
+    Unreachable { host: String, reason: String },
+    #[error(
+        "{url} answered HTTP {status}{}; check the address ({BASE_URL_ENV}) and the categories",
+        detail.as_ref().map(|d| format!(" ({d})")).unwrap_or_default()
+    )]
+    Status {
+        status: u16,
+        url: String,
+        detail: Option<String>,
+    },
+    #[error(
+        "{url} still failed after {attempts} attempts (last: {last}); arXiv may be down or \
+         busy: try again later or use saved files"
+    )]
+    RetriesExhausted {
+        url: String,
+        attempts: u32,
+        last: String,
+    },
+    #[error(
+        "{url} asks to wait {seconds} s before another request; try again later or use saved \
+         files"
+    )]
+    RateLimited { url: String, seconds: u64 },
+    // The feed's error is part of the message, not a `source`: `{:#}` would print it twice.
+    #[error("{url} answered with something other than an arXiv feed: {error}")]
+    Feed { url: String, error: FeedError },
+    #[error("reading the answer from {url} failed: {reason}; try again or use saved files")]
+    Body { url: String, reason: String },
+}
+
+impl FetchError {
+    /// The request itself was wrong (exit 2), not the network or arXiv (exit 1).
+    pub fn is_usage(&self) -> bool {
+        matches!(self, FetchError::Usage(_))
+    }
+}
+
+/// `cs.LG`, `math.AG`, `hep-th`, `astro-ph.CO`, `cond-mat.stat-mech`: archive[.SUBJECT].
+pub fn validate_category(c: &str) -> Result<(), UsageError> {
+    fn words(s: &str, lowercase: bool) -> bool {
+        !s.is_empty()
+            && s.split('-').all(|w| {
+                !w.is_empty()
+                    && w.bytes().all(|b| b.is_ascii_alphabetic())
+                    && (!lowercase || w.bytes().all(|b| b.is_ascii_lowercase()))
+            })
+    }
+    let ok = match c.split_once('.') {
+        Some((archive, subject)) => words(archive, true) && words(subject, false),
+        None => words(c, true),
+    };
+    if ok && c.len() <= 40 {
+        Ok(())
+    } else {
+        Err(UsageError::BadCategory(c.to_string()))
+    }
+}
+
+/// A client of the arXiv API that keeps arXiv's terms: one request at a time, at least
+/// [`Client::delay`] apart, a descriptive User-Agent, and backing off when told to.
+pub struct Client {
+    base: String,
+    agent: ureq::Agent,
+    /// Least time between two requests (arXiv asks for 3 s).
+    pub delay: Duration,
+    /// The wait before the first retry; doubled for each later one. A `Retry-After` of more
+    /// seconds wins, up to [`Client::max_retry_after`].
+    pub backoff: Duration,
+    /// A `Retry-After` longer than this stops the fetch ([`FetchError::RateLimited`]).
+    pub max_retry_after: Duration,
+    /// Attempts per request, the first included.
+    pub attempts: u32,
+    /// Results asked for per request.
+    pub page_size: usize,
+    /// Most entries gathered by one [`Client::fetch_recent`].
+    pub max_entries: usize,
+    last_request: Mutex<Option<Instant>>,
+}
+
+impl Default for Client {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Client {
+    /// A client of `RECOMMEND_ARXIV_URL`, else of [`DEFAULT_BASE_URL`].
+    pub fn new() -> Client {
+        let base = std::env::var(BASE_URL_ENV)
+            .ok()
+            .map(|b| b.trim().to_string())
+            .filter(|b| !b.is_empty())
+            .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
+        Client::with_base(&base)
+    }
+
+    /// A client of `base` (`https://export.arxiv.org`, `http://127.0.0.1:8080`).
+    pub fn with_base(base: &str) -> Client {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(Duration::from_secs(10)))
+            .timeout_global(Some(Duration::from_secs(60)))
+            .user_agent(format!(
+                "recommend/{} (offline research-paper recommendations; reads new papers of \
+                 chosen categories, one request every few seconds)",
+                env!("CARGO_PKG_VERSION")
+            ))
+            .build()
+            .into();
+        Client {
+            base: base.trim_end_matches('/').to_string(),
+            agent,
+            delay: Duration::from_secs(3),
+            backoff: Duration::from_secs(4),
+            max_retry_after: Duration::from_secs(300),
+            attempts: 4,
+            page_size: 200,
+            max_entries: MAX_FETCHED,
+            last_request: Mutex::new(None),
+        }
+    }
+
+    /// The address requests go to.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// The papers of `categories` submitted in the last `days` days before `now` (newest
+    /// first, each once), paging through the API until entries get older, the results run
+    /// out, or [`Client::max_entries`] are gathered. Categories are checked before any request.
+    pub fn fetch_recent(
+        &self,
+        categories: &[String],
+        days: u32,
+        now: SystemTime,
+    ) -> Result<Vec<Entry>, FetchError> {
+        if categories.is_empty() {
+            return Err(UsageError::NoCategory.into());
+        }
+        for c in categories {
+            validate_category(c)?;
+        }
+        if days == 0 {
+            return Err(UsageError::NoDays.into());
+        }
+        let cutoff = day_before(now, days);
+        let query = categories
+            .iter()
+            .map(|c| format!("cat:{c}"))
+            .collect::<Vec<_>>()
+            .join("+OR+");
+        let page_size = self.page_size.max(1);
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        let mut start = 0usize;
+        loop {
+            let url = format!(
+                "{}/api/query?search_query={query}&sortBy=submittedDate&sortOrder=descending\
+                 &start={start}&max_results={page_size}",
+                self.base
+            );
+            let feed = self.get_feed(&url)?;
+            let n = feed.entries.len();
+            let mut older = false;
+            for e in feed.entries {
+                if e.published.as_deref().is_some_and(|p| p < cutoff.as_str()) {
+                    older = true;
+                    continue;
+                }
+                if out.len() < self.max_entries && seen.insert(e.arxiv.clone()) {
+                    out.push(e);
+                }
+            }
+            start += n;
+            let exhausted = feed.total_results.is_some_and(|t| start as u64 >= t);
+            if n == 0 || older || exhausted || out.len() >= self.max_entries {
+                return Ok(out);
+            }
+        }
+    }
+
+    /// One page of the API, retried on 429 and 5xx.
+    pub fn get_feed(&self, url: &str) -> Result<Feed, FetchError> {
+        let attempts = self.attempts.max(1);
+        let mut last = String::new();
+        for attempt in 1..=attempts {
+            self.pace();
+            let result = self.agent.get(url).call();
+            let mut resp = match result {
+                Ok(r) => r,
+                Err(e) => return Err(self.transport(url, e)),
+            };
+            let status = resp.status().as_u16();
+            let retry_after = resp
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok());
+            let body = resp
+                .body_mut()
+                .with_config()
+                .limit(MAX_DOCUMENT_BYTES as u64)
+                .read_to_string();
+            match status {
+                200..=299 => {
+                    let body = body.map_err(|e| self.body_error(url, e))?;
+                    return parse(&body).map_err(|error| FetchError::Feed {
+                        url: url.to_string(),
+                        error,
+                    });
+                }
+                429 | 500 | 502 | 503 | 504 => {
+                    last = format!("HTTP {status}");
+                    if attempt == attempts {
+                        break;
+                    }
+                    let mut wait = self.backoff.saturating_mul(1 << (attempt - 1).min(16));
+                    if let Some(s) = retry_after {
+                        let asked = Duration::from_secs(s);
+                        if asked > self.max_retry_after {
+                            return Err(FetchError::RateLimited {
+                                url: url.to_string(),
+                                seconds: s,
+                            });
+                        }
+                        wait = wait.max(asked);
+                    }
+                    std::thread::sleep(wait);
+                }
+                _ => {
+                    // A refused query comes back as 400 with an Atom error entry: say what it says.
+                    let detail = body.ok().and_then(|b| match parse(&b) {
+                        Err(FeedError::Api { message }) => Some(message),
+                        _ => None,
+                    });
+                    return Err(FetchError::Status {
+                        status,
+                        url: url.to_string(),
+                        detail,
+                    });
+                }
+            }
+        }
+        Err(FetchError::RetriesExhausted {
+            url: url.to_string(),
+            attempts,
+            last,
+        })
+    }
+
+    /// Waits until [`Client::delay`] has passed since the last request, then notes this one.
+    fn pace(&self) {
+        let mut last = self.last_request.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = *last {
+            let since = t.elapsed();
+            if since < self.delay {
+                std::thread::sleep(self.delay - since);
+            }
+        }
+        *last = Some(Instant::now());
+    }
+
+    pub(super) fn host(&self) -> String {
+        let rest = self
+            .base
+            .split_once("://")
+            .map_or(self.base.as_str(), |(_, r)| r);
+        rest.split('/').next().unwrap_or(rest).to_string()
+    }
+
+    fn transport(&self, url: &str, e: ureq::Error) -> FetchError {
+        match e {
+            ureq::Error::BodyExceedsLimit(_) => self.body_error(url, e),
+            ureq::Error::StatusCode(status) => FetchError::Status {
+                status,
+                url: url.to_string(),
+                detail: None,
+            },
+            other => FetchError::Unreachable {
+                host: self.host(),
+                reason: other.to_string(),
+            },
+        }
+    }
+
+    fn body_error(&self, url: &str, e: ureq::Error) -> FetchError {
+        let reason = match e {
+            ureq::Error::BodyExceedsLimit(_) => {
+                format!("the answer is larger than the {MAX_DOCUMENT_BYTES} bytes a feed may be")
+            }
+            other => other.to_string(),
+        };
+        FetchError::Body {
+            url: url.to_string(),
+            reason,
+        }
+    }
+}
+
+/// `YYYY-MM-DD` of the day `days` before `now` (UTC).
+pub(super) fn day_before(now: SystemTime, days: u32) -> String {
+    let secs = now
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    civil(secs.div_euclid(86_400) - i64::from(days))
+}
+
+/// Days since 1970-01-01 -> `YYYY-MM-DD` (proleptic Gregorian; Howard Hinnant's algorithm).
+pub(super) fn civil(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
