@@ -470,3 +470,112 @@ fn fuzz_corpus_delimited() {
         load_bytes(name, text.as_bytes());
     });
 }
+
+// ------------------------------------------------------------------ arXiv Atom / RSS
+
+/// Feeds from the pieces arXiv's answers are made of (Atom and RSS elements, namespaces,
+/// entities, CDATA, ids with and without versions), joined at random, cut at random.
+#[test]
+fn fuzz_arxiv_feeds() {
+    let piece = prop_oneof![
+        4 => prop::sample::select(vec![
+            "<?xml version=\"1.0\"?>",
+            "<feed xmlns=\"http://www.w3.org/2005/Atom\" xmlns:arxiv=\"http://arxiv.org/schemas/atom\">",
+            "</feed>", "<entry>", "</entry>", "<id>http://arxiv.org/abs/2503.14476v2</id>",
+            "<id>http://arxiv.org/abs/hep-th/9901001v1</id>", "<id>nonsense</id>",
+            "<title>", "</title>", "<summary>", "</summary>", "<published>2026-12-02T09:41:57Z</published>",
+            "<author><name>A B</name></author>", "<category term=\"cs.LG\"/>",
+            "<arxiv:primary_category term=\"cs.CL\"/>", "<link href=\"http://arxiv.org/abs/1\"/>",
+            "<rss version=\"2.0\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\">", "</rss>",
+            "<channel>", "</channel>", "<item>", "</item>", "<link>https://arxiv.org/abs/2503.14476</link>",
+            "<description>arXiv:2503.14476v1 Announce Type: new \nAbstract: x</description>",
+            "<dc:creator>A, B</dc:creator>", "<![CDATA[ <b> ]]>", "&amp;", "&bogus;", "<", ">",
+            "<html><body>", "<!DOCTYPE x [<!ENTITY e \"eeee\">]>", "&e;",
+        ])
+        .prop_map(|s| s.as_bytes().to_vec()),
+        2 => text().prop_map(String::into_bytes),
+        1 => (1usize..200).prop_map(|d| "<a>".repeat(d).into_bytes()),
+        1 => prop::collection::vec(any::<u8>(), 0..8),
+    ];
+    fuzz(
+        "arXiv Atom/RSS",
+        (prop::collection::vec(piece, 0..40), any::<Pick>()),
+        |(pieces, cut)| {
+            let bytes = pieces.concat();
+            let bytes = &bytes[..cut.index(bytes.len() + 1)];
+            let text = String::from_utf8_lossy(bytes);
+            if let Ok(feed) = recommend::corpus::arxiv::parse(&text) {
+                for e in &feed.entries {
+                    assert!(!e.arxiv.is_empty() && !e.title.is_empty());
+                    let _ = recommend::corpus::fields::map_record(
+                        &e.to_record(),
+                        recommend::corpus::fields::Origin::Json,
+                    );
+                }
+            }
+            load_bytes("feed.atom", bytes);
+        },
+    );
+}
+
+// ------------------------------------------------------------------ the feed's state
+
+/// The feed's state file and vector cache from mutated valid ones and from random bytes:
+/// loading never panics; a state file either loads whole or is refused (never half-read).
+#[test]
+fn fuzz_feed_state_files() {
+    use recommend::feed::state::{Cache, Rating, State, Verdict, text_key};
+    let dir = tempfile::tempdir().unwrap();
+    let mut state = State::new("m");
+    state.ratings.insert(
+        "2501.00001".into(),
+        Rating {
+            verdict: Verdict::Up,
+            title: "A paper".into(),
+            vector: vec![0.25; 4],
+            date: "2026-12-03".into(),
+        },
+    );
+    let good_state = serde_json::to_vec(&state).unwrap();
+    let cache_file = dir.path().join("seed.bin");
+    let mut cache = Cache::load(&cache_file, "m", 4).0;
+    cache.vectors.insert(text_key("x"), vec![0.5; 4]);
+    cache.save(&cache_file).unwrap();
+    let good_cache = std::fs::read(&cache_file).unwrap();
+    let mutated = |seed: Vec<u8>| {
+        (
+            prop::collection::vec((any::<Pick>(), any::<u8>()), 0..6),
+            prop::option::of(any::<Pick>()),
+            prop::collection::vec(any::<u8>(), 0..64),
+            prop::bool::weighted(0.1),
+        )
+            .prop_map(move |(flips, cut, noise, raw)| {
+                if raw {
+                    return noise;
+                }
+                let mut b = seed.clone();
+                for (at, x) in flips {
+                    let i = at.index(b.len());
+                    b[i] ^= x;
+                }
+                if let Some(c) = cut {
+                    b.truncate(c.index(b.len() + 1));
+                }
+                b
+            })
+    };
+    let path = dir.path().join("state.json");
+    fuzz("feed state file", mutated(good_state), |bytes| {
+        std::fs::write(&path, &bytes).unwrap();
+        if let Ok(s) = State::load(&path, "m") {
+            let dims: Vec<usize> = s.ratings.values().map(|r| r.vector.len()).collect();
+            assert!(dims.windows(2).all(|w| w[0] == w[1]));
+        }
+    });
+    let path = dir.path().join("cache.bin");
+    fuzz("feed vector cache", mutated(good_cache), |bytes| {
+        std::fs::write(&path, &bytes).unwrap();
+        let (c, _) = Cache::load(&path, "m", 4);
+        assert!(c.vectors.values().all(|v| v.len() == 4));
+    });
+}

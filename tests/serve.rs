@@ -334,10 +334,17 @@ fn oversized_and_hostile_requests_never_break_the_server() {
         &b"GET /api/like?title=a b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"[..],
         b"GET /api/like?title=\xff\xfe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
         b"\x00\x01\x02 garbage\r\n\r\n",
+        b"GET /healthz HTTP/1.1\r\nHost x\r\nConnection: close\r\n\r\n",
     ] {
-        let code = s.raw(raw);
+        // Every error the server gives, hyper's refusals included, is JSON with `error`.
+        let (code, json) = s.raw_response(raw);
         assert!(code < 500, "{raw:?}: {code}");
+        if code >= 400 {
+            assert!(json["error"].is_string(), "{raw:?}: {code} {json}");
+        }
     }
+    let (code, json) = s.raw_response(b"\x00\x01\x02 garbage\r\n\r\n");
+    assert_eq!(code, 400, "{json}");
     let (code, _) = s.get("/healthz");
     assert_eq!(code, 200, "the server still answers");
 }

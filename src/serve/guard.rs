@@ -4,7 +4,8 @@
 //! hyper answers a request line over 65,534 bytes with a bare `414` and an oversized header
 //! block with a bare `431`, before any handler or middleware runs. This wrapper reads the
 //! connection's bytes first, counts the head of each request, and answers those two cases
-//! itself (JSON, `connection: close`), so hyper never sees them. Request targets between
+//! itself (JSON, `connection: close`), so hyper never sees them; so are request and header
+//! lines of the wrong shape, which hyper would answer with a bare `400`. Request targets between
 //! [`super::MAX_URI_BYTES`] and [`MAX_REQUEST_LINE`] reach the `limits` middleware, which
 //! answers them with the same JSON.
 
@@ -50,6 +51,26 @@ struct Head {
     line: usize,
     /// Bytes of the head so far.
     total: usize,
+    /// The current line's first bytes, enough to check its shape.
+    start: Vec<u8>,
+}
+
+/// Bytes of a line kept to check its shape: a request line's method and the start of a header.
+const LINE_START: usize = 64;
+
+/// Whether `line` (without its line end) begins like a request line: a method of token
+/// characters and a space.
+fn request_line_ok(line: &[u8]) -> bool {
+    let method = line.iter().take_while(|b| b.is_ascii_uppercase()).count();
+    (1..=16).contains(&method) && line.get(method) == Some(&b' ')
+}
+
+/// Whether `line` begins like a header field: a name of token characters and a colon (or is
+/// still shorter than its name).
+fn header_line_ok(line: &[u8]) -> bool {
+    let token = |b: &u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(b);
+    let name = line.iter().take_while(|b| token(b)).count();
+    name > 0 && (line.get(name) == Some(&b':') || name == line.len())
 }
 
 impl Head {
@@ -62,16 +83,35 @@ impl Head {
             self.total += 1;
             match b {
                 b'\n' => {
+                    let start = std::mem::take(&mut self.start);
                     // Empty lines before the request line are allowed (RFC 9112, 2.2).
                     if self.line == 0 && self.past_request_line {
                         self.done = true;
                     } else if self.line > 0 {
+                        let ok = if self.past_request_line {
+                            header_line_ok(&start)
+                        } else {
+                            request_line_ok(&start)
+                        };
+                        if !ok {
+                            let what = if self.past_request_line {
+                                "a header line is not `Name: value`"
+                            } else {
+                                "the request line is not `METHOD /target HTTP/1.1`"
+                            };
+                            return Some((400, format!("malformed request: {what}")));
+                        }
                         self.past_request_line = true;
                     }
                     self.line = 0;
                 }
                 b'\r' => {}
-                _ => self.line += 1,
+                _ => {
+                    self.line += 1;
+                    if self.start.len() < LINE_START {
+                        self.start.push(b);
+                    }
+                }
             }
             if !self.past_request_line && self.line > MAX_REQUEST_LINE {
                 return Some((
@@ -111,6 +151,7 @@ impl Guarded {
 /// A whole HTTP/1.1 response carrying `{"error": message}`.
 fn response(status: u16, message: &str) -> Vec<u8> {
     let reason = match status {
+        400 => "Bad Request",
         414 => "URI Too Long",
         _ => "Request Header Fields Too Large",
     };
@@ -197,5 +238,15 @@ mod tests {
             head.extend(format!("x-h{i}: {}\r\n", "v".repeat(20)).bytes());
         }
         assert_eq!(h.scan(&head).map(|(s, _)| s), Some(431));
+        for bad in [
+            &b"\x00\x01\x02 garbage\r\n\r\n"[..],
+            b"GET / HTTP/1.1\r\nno colon here\r\n\r\n",
+        ] {
+            assert_eq!(
+                Head::default().scan(bad).map(|(s, _)| s),
+                Some(400),
+                "{bad:?}"
+            );
+        }
     }
 }
