@@ -3,6 +3,7 @@
 
 pub mod map_fixture;
 pub mod server;
+pub mod zotero;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,375 @@
+//! `recommend feed` and `recommend rate` through the real binary, the real model and a copy of
+//! the shipped index: candidates from an imported public list and from arXiv feeds on disk and
+//! over HTTP, papers already in the library skipped and counted, the second run embedding
+//! nothing and showing nothing twice, ratings that stick, digests, and bad input.
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{recommend, root};
+
+/// A copy of the shipped index in a fresh folder (the feed writes its state beside it).
+fn library() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("library.bin");
+    std::fs::copy(root().join("index.bin"), &index).unwrap();
+    (dir, index)
+}
+
+fn run(index: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = recommend();
+    if let Ok(dir) = std::env::var("RECOMMEND_MODEL_DIR") {
+        cmd.env("RECOMMEND_MODEL_DIR", dir);
+    }
+    let out = cmd
+        .env_remove("RECOMMEND_ARXIV_URL")
+        .arg("--index")
+        .arg(index)
+        .args(args)
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(stdout: &str) -> Vec<Value> {
+    serde_json::from_str::<Value>(stdout)
+        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn candidates() -> String {
+    root()
+        .join("bench/corpora/abstracts/awesome-rl-ai-agents.jsonl")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn a_feed_ranks_new_papers_by_interest_and_never_shows_one_twice() {
+    let (_dir, index) = library();
+    let shipped: Vec<Value> =
+        serde_json::from_str(&run(&index, &["list", "-f", "json"]).1).unwrap();
+    let library_arxiv: Vec<&str> = shipped.iter().filter_map(|p| p["arxiv"].as_str()).collect();
+    let library_ids: Vec<&str> = shipped.iter().filter_map(|p| p["id"].as_str()).collect();
+    let topics: Vec<&str> = shipped.iter().filter_map(|p| p["topic"].as_str()).collect();
+
+    let (code, out, err) = run(&index, &["feed", &candidates(), "-n", "10", "-f", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let first = json(&out);
+    assert_eq!(first.len(), 10, "{out}");
+    // Papers the list shares with the library are skipped, and said so.
+    assert!(err.contains("already in the library"), "{err}");
+    for (k, r) in first.iter().enumerate() {
+        assert_eq!(r["rank"], k + 1);
+        for key in ["id", "title", "score", "interest", "near", "why", "url"] {
+            assert!(r.get(key).is_some(), "{key} missing: {r}");
+        }
+        assert!(
+            !library_arxiv.contains(&r["arxiv"].as_str().unwrap_or("-")),
+            "{r}"
+        );
+        assert!(topics.contains(&r["interest"].as_str().unwrap()), "{r}");
+        let near = r["near"].as_array().unwrap();
+        assert!((1..=3).contains(&near.len()), "{r}");
+        assert!(
+            near.iter()
+                .all(|n| library_ids.contains(&n.as_str().unwrap())),
+            "{r}"
+        );
+    }
+    let scores: Vec<f64> = first.iter().map(|r| r["score"].as_f64().unwrap()).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+
+    // The second run embeds nothing and shows none of the first run's papers.
+    let (code, out, err) = run(&index, &["feed", &candidates(), "-n", "10", "-f", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("(0 embedded"), "{err}");
+    let second = json(&out);
+    let ids = |rows: &[Value]| -> Vec<String> {
+        rows.iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(ids(&second).iter().all(|id| !ids(&first).contains(id)));
+    // --all shows them again, in the first run's order.
+    let (_, out, _) = run(
+        &index,
+        &["feed", &candidates(), "-n", "10", "-f", "json", "--all"],
+    );
+    assert_eq!(ids(&json(&out)), ids(&first));
+
+    // Filters: an interest, a word, a score floor.
+    let interest = first[0]["interest"].as_str().unwrap();
+    let (code, out, err) = run(
+        &index,
+        &[
+            "feed",
+            &candidates(),
+            "--all",
+            "-f",
+            "json",
+            "--interest",
+            interest,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(json(&out).iter().all(|r| r["interest"] == interest));
+    let (_, out, _) = run(
+        &index,
+        &[
+            "feed",
+            &candidates(),
+            "--all",
+            "-f",
+            "json",
+            "--exclude",
+            "agent",
+            "-n",
+            "50",
+        ],
+    );
+    for r in json(&out) {
+        assert!(
+            !r["title"]
+                .as_str()
+                .unwrap()
+                .to_lowercase()
+                .contains("agent"),
+            "{r}"
+        );
+    }
+    let floor = scores[4];
+    let (_, out, _) = run(
+        &index,
+        &[
+            "feed",
+            &candidates(),
+            "--all",
+            "-f",
+            "json",
+            "--min-score",
+            &floor.to_string(),
+        ],
+    );
+    assert!(
+        json(&out)
+            .iter()
+            .all(|r| r["score"].as_f64().unwrap() >= floor)
+    );
+    let (code, _, err) = run(
+        &index,
+        &["feed", &candidates(), "--interest", "no such interest"],
+    );
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn ratings_stick_and_move_later_feeds() {
+    let (dir, index) = library();
+    let (_, out, _) = run(&index, &["feed", &candidates(), "-n", "30", "-f", "json"]);
+    let rows = json(&out);
+    let position = |rows: &[Value], id: &str| rows.iter().position(|r| r["id"] == id);
+    // Rate up the lowest of the 30 and down the highest: both move.
+    let low = rows[29]["id"].as_str().unwrap().to_string();
+    let high = rows[0]["id"].as_str().unwrap().to_string();
+    let (code, _, err) = run(&index, &["rate", &low, "up"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(&index, &["rate", &high, "down"]);
+    assert_eq!(code, 0, "{err}");
+    let state_file = dir.path().join("library.feed.json");
+    let state: Value = serde_json::from_slice(&std::fs::read(&state_file).unwrap()).unwrap();
+    assert_eq!(state["ratings"][&low]["verdict"], "up");
+    assert_eq!(state["ratings"][&high]["verdict"], "down");
+    let (_, out, _) = run(
+        &index,
+        &["feed", &candidates(), "-n", "200", "-f", "json", "--all"],
+    );
+    let after = json(&out);
+    assert!(
+        position(&after, &low).unwrap() < 29,
+        "rated up stays at the bottom"
+    );
+    assert!(
+        position(&after, &high).unwrap() > 0,
+        "rated down stays at the top"
+    );
+    // Without --all, rated papers are not shown again.
+    let (_, out, _) = run(&index, &["feed", &candidates(), "-n", "200", "-f", "json"]);
+    assert!(position(&json(&out), &low).is_none());
+
+    // An unknown id: exit 2 with suggestions; nothing written.
+    let before = std::fs::read(&state_file).unwrap();
+    let near_miss = format!("{}x", &rows[1]["title"].as_str().unwrap());
+    let (code, _, err) = run(&index, &["rate", &near_miss, "up"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("shown in a feed") || err.contains("did you mean"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&state_file).unwrap(), before);
+    // A state file that does not parse is refused, named, and kept as it is.
+    std::fs::write(&state_file, b"{\"version\": 1, \"ratings\": {").unwrap();
+    let (code, _, err) = run(&index, &["feed", &candidates()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("library.feed.json") && !err.contains("panicked"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(&state_file).unwrap(),
+        b"{\"version\": 1, \"ratings\": {"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".recommend."))
+        .collect();
+    assert!(leftovers.is_empty(), "temp files left: {leftovers:?}");
+}
+
+#[test]
+fn arxiv_feeds_on_disk_and_over_http_and_digests() {
+    let (_dir, index) = library();
+    let fixtures = root().join("tests/fixtures/arxiv");
+    let page = fixtures.join("api-page1.atom");
+    let (code, out, err) = run(
+        &index,
+        &["feed", page.to_str().unwrap(), "-f", "json", "--all"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let rows = json(&out);
+    assert_eq!(rows.len(), 2, "{out}");
+    assert!(
+        rows.iter()
+            .all(|r| r["date"].as_str().is_some_and(|d| d.len() == 10))
+    );
+    // --since on the entries' own dates.
+    let (_, out, _) = run(
+        &index,
+        &[
+            "feed",
+            page.to_str().unwrap(),
+            "-f",
+            "json",
+            "--all",
+            "--since",
+            "2100-01-01",
+        ],
+    );
+    assert!(json(&out).is_empty());
+    // Broken, empty and HTML feeds: exit 2, the file named, no panic.
+    for name in ["truncated.atom", "empty.atom"] {
+        let f = fixtures.join(name);
+        let (code, _, err) = run(&index, &["feed", f.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        if name == "truncated.atom" {
+            assert!(err.contains(name), "{err}");
+        }
+    }
+    // The digest: self-contained, grouped, escaped.
+    let (code, html, err) = run(
+        &index,
+        &["feed", page.to_str().unwrap(), "--all", "-f", "html"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        html.starts_with("<!doctype html>") && html.contains("<h2>"),
+        "{html}"
+    );
+    assert!(
+        !html.contains("<script") && html.contains("recommend rate "),
+        "{html}"
+    );
+    let (code, _, _) = run(&index, &["list", "-f", "html"]);
+    assert_eq!(code, 2, "--format html is for the feed only");
+
+    // --arxiv against a local server answering in the API's format, two pages.
+    let (code, _, err) = run(&index, &["feed", "--arxiv", "cs.LG", "--days", "3650"]);
+    assert_eq!(code, 2, "--days is at most 30: {err}");
+    let pages = [
+        std::fs::read(&page).unwrap(),
+        std::fs::read(fixtures.join("api-page2.atom")).unwrap(),
+    ];
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = std::thread::spawn(move || {
+        let mut requests = Vec::new();
+        for body in pages {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut buf = [0u8; 4096];
+            let n = s.read(&mut buf).unwrap();
+            requests.push(String::from_utf8_lossy(&buf[..n]).into_owned());
+            write!(
+                s,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/atom+xml\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            )
+            .unwrap();
+            s.write_all(&body).unwrap();
+        }
+        requests
+    });
+    let out = cmd_arxiv(&index, &format!("http://{addr}"));
+    let requests = server.join().unwrap();
+    assert!(
+        requests[0].contains("cat:cs.LG") || requests[0].contains("cat%3Acs.LG"),
+        "{requests:?}"
+    );
+    assert_eq!(out.0, 0, "{}", out.2);
+    assert_eq!(json(&out.1).len(), 3, "{}", out.1);
+    // Nothing listening: a clear runtime error, exit 1.
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let out = cmd_arxiv(&index, &format!("http://{closed}"));
+    assert_eq!(out.0, 1, "{}", out.2);
+    assert!(
+        out.2.contains("could not reach") && !out.2.contains("panicked"),
+        "{}",
+        out.2
+    );
+    // A bad category is a usage error before any request.
+    let (code, _, err) = run(&index, &["feed", "--arxiv", "not a category"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+fn cmd_arxiv(index: &Path, base: &str) -> (i32, String, String) {
+    let mut cmd = recommend();
+    if let Ok(dir) = std::env::var("RECOMMEND_MODEL_DIR") {
+        cmd.env("RECOMMEND_MODEL_DIR", dir);
+    }
+    let out = cmd
+        .env("RECOMMEND_ARXIV_URL", base)
+        .arg("--index")
+        .arg(index)
+        .args([
+            "feed",
+            "--arxiv",
+            "cs.LG,cs.CL",
+            "--days",
+            "30",
+            "-f",
+            "json",
+            "--all",
+        ])
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

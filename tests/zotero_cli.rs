@@ -1,0 +1,270 @@
+//! `recommend index --zotero` through the real binary: a Zotero data folder built from Zotero's
+//! published schema (`support::zotero`), indexed with the real model, then listed; the
+//! `--collection` filter; and the errors a user meets (an unknown collection, a damaged file),
+//! which must exit with a message, not a panic, and leave no index behind.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+use recommend::corpus::zotero::DATABASE_FILE;
+
+use crate::support::zotero::{
+    add_annotation, add_attachment, add_collection, add_creator, add_item, add_note, add_tag,
+    empty_library, file, trash,
+};
+use crate::support::{ok_json, recommend, texts};
+
+/// The binary with the model the environment names (`RECOMMEND_MODEL_DIR`), else the
+/// checkout's, and a timeout so a hang fails the test.
+fn with_model() -> Command {
+    let mut cmd = recommend();
+    if let Ok(dir) = std::env::var("RECOMMEND_MODEL_DIR") {
+        cmd.env("RECOMMEND_MODEL_DIR", dir);
+    }
+    cmd.env_remove("RECOMMEND_INDEX")
+        .timeout(Duration::from_secs(600));
+    cmd
+}
+
+const ATTENTION: &str = "Attention Is All You Need";
+const RESNET: &str = "Deep Residual Learning for Image Recognition";
+const BERT: &str =
+    "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding";
+const BAYES: &str = "Practical Bayesian Optimization of Machine Learning Algorithms";
+
+/// A Zotero data folder (`dir/zotero/`, holding `zotero.sqlite`): four papers with abstracts,
+/// a note and a PDF attachment (with a highlight) of the first, and a trashed paper;
+/// collections "Reading group", "Deep Learning" and its sub-collection "Transformers".
+fn data_folder(dir: &Path) -> PathBuf {
+    let folder = dir.join("zotero");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::create_dir(folder.join("storage")).unwrap();
+    let conn = empty_library(&folder.join(DATABASE_FILE));
+    add_collection(&conn, 1, "Reading group", None);
+    add_collection(&conn, 2, "Deep Learning", None);
+    add_collection(&conn, 3, "Transformers", Some(2));
+
+    let papers: [(i64, &str, &str, &str, &str, &str); 4] = [
+        (
+            1,
+            "ATTN2345",
+            ATTENTION,
+            "The dominant sequence transduction models are based on complex recurrent or \
+             convolutional neural networks. We propose the Transformer, based solely on \
+             attention mechanisms, dispensing with recurrence and convolutions entirely.",
+            "2017-06-12 2017-06-12",
+            "Vaswani",
+        ),
+        (
+            2,
+            "RESN2345",
+            RESNET,
+            "Deeper neural networks are more difficult to train. We present a residual \
+             learning framework to ease the training of networks substantially deeper than \
+             those used previously, for image recognition.",
+            "2015-12-10 2015-12-10",
+            "He",
+        ),
+        (
+            3,
+            "BERT2345",
+            BERT,
+            "We introduce a new language representation model, which pre-trains deep \
+             bidirectional representations from unlabeled text by jointly conditioning on \
+             both left and right context in all layers.",
+            "2018-10-11 2018-10-11",
+            "Devlin",
+        ),
+        (
+            4,
+            "BAYE2345",
+            BAYES,
+            "Machine learning algorithms frequently require careful tuning of model \
+             hyperparameters. We show how Bayesian optimization with Gaussian processes finds \
+             good settings automatically.",
+            "2012-06-13 2012",
+            "Snoek",
+        ),
+    ];
+    for (id, key, title, summary, date, author) in papers {
+        add_item(
+            &conn,
+            id,
+            key,
+            "journalArticle",
+            &[("title", title), ("abstractNote", summary), ("date", date)],
+        );
+        add_creator(&conn, id, "A.", author, "author", 0);
+    }
+    add_tag(&conn, 1, "attention");
+    file(&conn, 3, 1); // Transformers, inside Deep Learning
+    file(&conn, 2, 2);
+    file(&conn, 1, 3);
+    // Item 4 is in no collection.
+
+    add_note(&conn, 5, "NOTE2345", 1, "read for the reading group");
+    add_attachment(&conn, 6, "ATTA2345", 1, "Full Text PDF");
+    add_annotation(&conn, 7, "ANNO2345", 6, "a highlight");
+    add_item(
+        &conn,
+        8,
+        "TRSH2345",
+        "journalArticle",
+        &[("title", "Thrown away"), ("abstractNote", "Not wanted.")],
+    );
+    file(&conn, 2, 8);
+    trash(&conn, 8);
+    folder
+}
+
+/// `recommend index --zotero FOLDER --out INDEX ARGS`, required to succeed; its stderr.
+fn index(folder: &Path, index: &Path, args: &[&str]) -> String {
+    let out = with_model()
+        .arg("index")
+        .arg("--zotero")
+        .arg(folder)
+        .arg("--out")
+        .arg(index)
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// `recommend --index INDEX list --format json`.
+fn listed(index: &Path) -> Vec<Value> {
+    ok_json(
+        recommend()
+            .env_remove("RECOMMEND_INDEX")
+            .arg("--index")
+            .arg(index)
+            .args(["list", "--format", "json"]),
+    )
+    .as_array()
+    .expect("a JSON list")
+    .clone()
+}
+
+fn sorted<'a>(rows: &'a [Value], key: &str) -> Vec<&'a str> {
+    let mut v = texts(rows, key);
+    v.sort_unstable();
+    v
+}
+
+#[test]
+fn a_data_folder_indexes_its_regular_items_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = data_folder(dir.path());
+    let out = dir.path().join("zotero.bin");
+
+    let stderr = index(&folder, &out, &[]);
+    assert!(out.is_file(), "no index written; stderr: {stderr}");
+    // The note, the attachment, its annotation and the trashed paper.
+    assert!(
+        stderr.contains(DATABASE_FILE)
+            && stderr.contains("4 Zotero item")
+            && stderr.contains("left out"),
+        "{stderr}"
+    );
+
+    let rows = listed(&out);
+    let mut titles = vec![ATTENTION, BAYES, BERT, RESNET];
+    titles.sort_unstable();
+    assert_eq!(sorted(&rows, "title"), titles, "{rows:?}");
+    assert_eq!(
+        sorted(&rows, "id"),
+        ["ATTN2345", "BAYE2345", "BERT2345", "RESN2345"],
+        "the items' Zotero keys"
+    );
+}
+
+#[test]
+fn a_collection_keeps_its_items_and_its_sub_collections() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = data_folder(dir.path());
+    let out = dir.path().join("deep.bin");
+
+    // Named in another case; the attention paper is filed in the sub-collection only.
+    index(&folder, &out, &["--collection", "deep learning"]);
+    let rows = listed(&out);
+    assert_eq!(sorted(&rows, "title"), [ATTENTION, RESNET], "{rows:?}");
+}
+
+#[test]
+fn an_unknown_collection_exits_2_naming_the_known_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = data_folder(dir.path());
+    let out = dir.path().join("none.bin");
+
+    let run = with_model()
+        .arg("index")
+        .arg("--zotero")
+        .arg(&folder)
+        .arg("--out")
+        .arg(&out)
+        .args(["--collection", "Deep Lerning"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("Deep Lerning"), "{stderr}");
+    for known in ["Deep Learning", "Transformers", "Reading group"] {
+        assert!(stderr.contains(known), "{known} not named: {stderr}");
+    }
+    // Closest first.
+    let at = |n: &str| stderr.find(n).unwrap();
+    assert!(
+        at("\"Deep Learning\"") < at("Transformers") && at("\"Deep Learning\"") < at("Reading"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!out.exists(), "an index was written");
+}
+
+#[test]
+fn a_damaged_database_is_reported_by_name_without_an_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("zotero");
+    std::fs::create_dir(&folder).unwrap();
+    // Random bytes (xorshift), as a damaged or foreign file would be.
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let bytes: Vec<u8> = (0..16_384)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect();
+    std::fs::write(folder.join(DATABASE_FILE), bytes).unwrap();
+    let out = dir.path().join("damaged.bin");
+
+    // The data folder and the file itself fail alike.
+    for given in [folder.clone(), folder.join(DATABASE_FILE)] {
+        let run = with_model()
+            .arg("index")
+            .arg("--zotero")
+            .arg(&given)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .failure()
+            .get_output()
+            .clone();
+        let code = run.status.code();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(matches!(code, Some(1 | 2)), "exit {code:?}: {stderr}");
+        assert!(
+            stderr.contains(DATABASE_FILE) && stderr.contains("not a SQLite database"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(!out.exists(), "an index was written");
+    }
+}
