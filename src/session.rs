@@ -9,15 +9,20 @@
 //! checked once against the model id the index was built with.
 //!
 //! Queries go through [`QueryOptions`], validated once when built; every command and
-//! `recommend serve` rank through [`Session::related`] and [`Session::search`], so a result is
-//! the same whichever front end asked.
+//! `recommend serve` answer through the session's methods ([`Session::like`],
+//! [`Session::search`], [`Session::path`], [`Session::topics`], [`Session::resolve`]), so a
+//! result, and the typed error of a refused question, is the same whichever front end asked.
+//! A front end reads kind and mode values with [`parse_kind`] and [`parse_mode`], and hears of
+//! a paper name taken as a guess through [`Session::set_on_guess`].
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::thread::JoinHandle;
 
-use crate::corpus::{Corpus, CorpusError, LoadOptions};
-use crate::engine::{self, Filters, Hit, Mode, ResolveError};
+use crate::corpus::{Corpus, CorpusError, Kind, LoadOptions};
+use crate::engine::path::{PathError, Step};
+use crate::engine::topics::{Topic, TopicError};
+use crate::engine::{self, Filters, Hit, Matched, Mode, ResolveError};
 use crate::index::{Index, IndexError};
 use crate::model::{self, Embedder, EmbedderOptions, ModelError, Role};
 
@@ -64,6 +69,12 @@ pub enum SessionError {
     },
     #[error(transparent)]
     Resolve(#[from] ResolveError),
+    /// A reading path that cannot be made ([`Session::path`]).
+    #[error(transparent)]
+    Path(#[from] PathError),
+    /// Topics that cannot be made ([`Session::topics`]).
+    #[error(transparent)]
+    Topics(#[from] TopicError),
     /// A mistake in the question: an empty query, a filter that matches nothing, ...
     #[error("{0}")]
     Input(String),
@@ -76,6 +87,10 @@ impl SessionError {
         match self {
             SessionError::Input(_) | SessionError::Resolve(_) => true,
             SessionError::Corpus(c) => c.is_input(),
+            SessionError::Path(e) => matches!(e, PathError::SamePaper | PathError::ZeroSteps),
+            SessionError::Topics(e) => {
+                matches!(e, TopicError::ZeroK | TopicError::TooManyTopics { .. })
+            }
             _ => false,
         }
     }
@@ -156,6 +171,72 @@ pub fn check_topic(
     )))
 }
 
+/// A value given for a closed set (a kind, a mode) that names none of its members.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("must be one of {}, not {value:?}", names.join(", "))]
+pub struct UnknownValue {
+    /// The value as given.
+    pub value: String,
+    /// The names accepted, in their order.
+    pub names: Vec<&'static str>,
+}
+
+/// The member of `all` named `value` (surrounding whitespace and ASCII case ignored, as the
+/// CLI's flags ignore case).
+fn named<T: Copy>(all: &[T], name: fn(T) -> &'static str, value: &str) -> Result<T, UnknownValue> {
+    let v = value.trim();
+    all.iter()
+        .copied()
+        .find(|&x| name(x).eq_ignore_ascii_case(v))
+        .ok_or_else(|| UnknownValue {
+            value: value.to_string(),
+            names: all.iter().map(|&x| name(x)).collect(),
+        })
+}
+
+/// A paper kind by its name (`survey`, `method`, ...; [`Kind::as_str`]), as `--kind` and the
+/// HTTP `kind` parameter take it.
+pub fn parse_kind(value: &str) -> Result<Kind, UnknownValue> {
+    named(&Kind::ALL, Kind::as_str, value)
+}
+
+/// A ranking mode by its name (`hybrid`, `dense`, `lexical`; [`Mode::as_str`]), as `--mode`
+/// and the HTTP `mode` parameter take it.
+pub fn parse_mode(value: &str) -> Result<Mode, UnknownValue> {
+    named(&Mode::ALL, Mode::as_str, value)
+}
+
+/// A paper name taken as a paper it does not name exactly: the only paper whose name contains
+/// it, or the clearly closest name. Front ends announce it (its `Display` is the note), so that
+/// a guess is never silent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Guess {
+    /// The name as given, trimmed.
+    pub name: String,
+    /// The paper taken (its position in the index), its id and title.
+    pub paper: usize,
+    pub id: String,
+    pub title: String,
+    /// [`Matched::Contains`] or [`Matched::Fuzzy`].
+    pub matched: Matched,
+}
+
+impl std::fmt::Display for Guess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let how = match self.matched {
+            Matched::Contains => "the only paper whose name contains it",
+            _ => "the closest name",
+        };
+        write!(
+            f,
+            "{:?} taken as {:?} [{}], {how}",
+            crate::render::neutralize(&self.name),
+            crate::render::neutralize(&self.title),
+            self.id
+        )
+    }
+}
+
 /// Install the model into `dir` if needed, and load it with `options`.
 pub fn load_embedder(dir: &Path, options: EmbedderOptions) -> Result<Embedder, SessionError> {
     let files = model::ensure_installed(dir).map_err(|e| match e {
@@ -214,6 +295,9 @@ fn embedder_options(resident: bool) -> EmbedderOptions {
     }
 }
 
+/// What a session tells of a guess ([`Session::set_on_guess`]).
+type OnGuess = dyn Fn(&Guess) + Send + Sync;
+
 /// An opened index and, once asked for, the model (see the module documentation).
 pub struct Session {
     index_path: PathBuf,
@@ -225,6 +309,8 @@ pub struct Session {
     preload: std::sync::Mutex<Option<JoinHandle<Result<Embedder, SessionError>>>>,
     /// A long-lived process (`serve`): the model is tuned for calls that follow each other.
     resident: bool,
+    /// Told of every paper name resolved by a guess ([`Session::set_on_guess`]).
+    on_guess: Option<Box<OnGuess>>,
 }
 
 impl Session {
@@ -250,6 +336,7 @@ impl Session {
             embedder: OnceLock::new(),
             preload: std::sync::Mutex::new(None),
             resident: false,
+            on_guess: None,
         })
     }
 
@@ -292,6 +379,13 @@ impl Session {
     /// [`EmbedderOptions::spin_threads`]); call before the model is first needed.
     pub fn set_resident(&mut self, resident: bool) {
         self.resident = resident;
+    }
+
+    /// Call `f` for every paper name this session resolves by a guess ([`Guess`]), when it is
+    /// made (before the answer, or the error of a later name): the CLI prints it as a note on
+    /// stderr. Without it, guesses are silent.
+    pub fn set_on_guess(&mut self, f: impl Fn(&Guess) + Send + Sync + 'static) {
+        self.on_guess = Some(Box::new(f));
     }
 
     /// The index file, as given.
@@ -361,6 +455,72 @@ impl Session {
             |i| probe.accepts_at(index, i),
             |i| index.table().topic(i).into_owned(),
         )
+    }
+
+    /// The paper `name` names (id, title, alias, arXiv id, DOI; [`engine::resolve_match`]); a
+    /// containment or fuzzy match is told to the [`Session::set_on_guess`] callback.
+    pub fn resolve(&self, name: &str) -> Result<usize, SessionError> {
+        let r = engine::resolve_match(&self.index, name)?;
+        if r.matched != Matched::Exact
+            && let Some(f) = &self.on_guess
+        {
+            let p = self.index.paper(r.paper);
+            f(&Guess {
+                name: name.trim().to_string(),
+                paper: r.paper,
+                id: p.id.clone(),
+                title: p.title.clone(),
+                matched: r.matched,
+            });
+        }
+        Ok(r.paper)
+    }
+
+    fn resolve_all(&self, names: &[String]) -> Result<Vec<usize>, SessionError> {
+        names.iter().map(|n| self.resolve(n)).collect()
+    }
+
+    /// `--like`: related work to the papers named `likes`, away from those named `unlikes`.
+    /// The filters are checked first, then the names resolved in order ([`Session::resolve`]).
+    pub fn like(
+        &self,
+        likes: &[String],
+        unlikes: &[String],
+        q: &QueryOptions,
+    ) -> Result<Vec<Hit>, SessionError> {
+        self.check_filters(&q.filters)?;
+        let seeds = self.resolve_all(likes)?;
+        let negatives = self.resolve_all(unlikes)?;
+        self.related(&seeds, &negatives, q)
+    }
+
+    /// `path`: a reading path from the paper named `start`, to the one named `to`, or of `n`
+    /// papers. The same paper twice, or no step, is an input error; no chain between two
+    /// papers is not ([`SessionError::is_input`]).
+    pub fn path(&self, start: &str, to: Option<&str>, n: usize) -> Result<Vec<Step>, SessionError> {
+        let index = &self.index;
+        let from = self.resolve(start)?;
+        Ok(match to {
+            Some(to_name) => {
+                let to = self.resolve(to_name)?;
+                if to == from {
+                    let p = index.paper(from);
+                    return Err(SessionError::Input(format!(
+                        "--like {start:?} and --to {to_name:?} are the same paper, {:?} [{}]; \
+                         give two different papers, or leave out --to for a reading path from it",
+                        p.title, p.id
+                    )));
+                }
+                engine::reading::path_between(index, from, to)?
+            }
+            None => engine::reading::reading_path(index, from, n)?,
+        })
+    }
+
+    /// `topics`: the topic clusters of the index, `k` of them or a number chosen from the data.
+    /// A `k` of 0 or above the number of papers is an input error.
+    pub fn topics(&self, k: Option<usize>) -> Result<Vec<Topic>, SessionError> {
+        Ok(engine::communities::cluster(&self.index, k)?)
     }
 
     /// Related work to resolved papers `seeds`, away from `negatives` (`--like`, `--unlike`);

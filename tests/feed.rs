@@ -20,12 +20,20 @@ fn library() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn run(index: &Path, args: &[&str]) -> (i32, String, String) {
+    run_against(index, args, None)
+}
+
+/// The binary on `index`, with the arXiv API at `arxiv` (none: the variable unset).
+fn run_against(index: &Path, args: &[&str], arxiv: Option<&str>) -> (i32, String, String) {
     let mut cmd = recommend();
     if let Ok(dir) = std::env::var("RECOMMEND_MODEL_DIR") {
         cmd.env("RECOMMEND_MODEL_DIR", dir);
     }
+    match arxiv {
+        Some(url) => cmd.env("RECOMMEND_ARXIV_URL", url),
+        None => cmd.env_remove("RECOMMEND_ARXIV_URL"),
+    };
     let out = cmd
-        .env_remove("RECOMMEND_ARXIV_URL")
         .arg("--index")
         .arg(index)
         .args(args)
@@ -45,6 +53,16 @@ fn json(stdout: &str) -> Vec<Value> {
         .as_array()
         .unwrap()
         .clone()
+}
+
+/// `feed` over [`candidates`] again, papers shown before included, as JSON rows.
+fn feed_again(index: &Path, extra: &[&str]) -> Vec<Value> {
+    let c = candidates();
+    let mut args = vec!["feed", c.as_str(), "--all", "-f", "json"];
+    args.extend(extra);
+    let (code, out, err) = run(index, &args);
+    assert_eq!(code, 0, "{err}");
+    json(&out)
 }
 
 fn candidates() -> String {
@@ -124,48 +142,13 @@ fn a_feed_ranks_new_papers_by_interest_and_never_shows_one_twice() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(json(&out).iter().all(|r| r["interest"] == interest));
-    let (_, out, _) = run(
-        &index,
-        &[
-            "feed",
-            &candidates(),
-            "--all",
-            "-f",
-            "json",
-            "--exclude",
-            "agent",
-            "-n",
-            "50",
-        ],
-    );
-    for r in json(&out) {
-        assert!(
-            !r["title"]
-                .as_str()
-                .unwrap()
-                .to_lowercase()
-                .contains("agent"),
-            "{r}"
-        );
+    for r in feed_again(&index, &["--exclude", "agent", "-n", "50"]) {
+        let title = r["title"].as_str().unwrap().to_lowercase();
+        assert!(!title.contains("agent"), "{r}");
     }
     let floor = scores[4];
-    let (_, out, _) = run(
-        &index,
-        &[
-            "feed",
-            &candidates(),
-            "--all",
-            "-f",
-            "json",
-            "--min-score",
-            &floor.to_string(),
-        ],
-    );
-    assert!(
-        json(&out)
-            .iter()
-            .all(|r| r["score"].as_f64().unwrap() >= floor)
-    );
+    let above = feed_again(&index, &["--min-score", &floor.to_string()]);
+    assert!(above.iter().all(|r| r["score"].as_f64().unwrap() >= floor));
     let (code, _, err) = run(
         &index,
         &["feed", &candidates(), "--interest", "no such interest"],
@@ -346,30 +329,15 @@ fn arxiv_feeds_on_disk_and_over_http_and_digests() {
 }
 
 fn cmd_arxiv(index: &Path, base: &str) -> (i32, String, String) {
-    let mut cmd = recommend();
-    if let Ok(dir) = std::env::var("RECOMMEND_MODEL_DIR") {
-        cmd.env("RECOMMEND_MODEL_DIR", dir);
-    }
-    let out = cmd
-        .env("RECOMMEND_ARXIV_URL", base)
-        .arg("--index")
-        .arg(index)
-        .args([
-            "feed",
-            "--arxiv",
-            "cs.LG,cs.CL",
-            "--days",
-            "30",
-            "-f",
-            "json",
-            "--all",
-        ])
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let args = [
+        "feed",
+        "--arxiv",
+        "cs.LG,cs.CL",
+        "--days",
+        "30",
+        "-f",
+        "json",
+        "--all",
+    ];
+    run_against(index, &args, Some(base))
 }

@@ -31,11 +31,6 @@ impl Server {
         (status, json)
     }
 
-    /// Send raw bytes as one request and return the status code (0 if the connection closed).
-    fn raw(&self, request: &[u8]) -> u16 {
-        self.raw_response(request).0
-    }
-
     /// Send raw bytes as one request: the status code (0 if the connection closed) and the
     /// body as JSON (a string when it is not JSON).
     fn raw_response(&self, request: &[u8]) -> (u16, Value) {

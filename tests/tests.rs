@@ -13,6 +13,7 @@ mod fuzz_loaders;
 mod graph;
 mod import;
 mod imported_lists;
+mod imports;
 mod map_browser;
 mod map_html;
 mod map_layout;

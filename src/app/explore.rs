@@ -4,28 +4,15 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use recommend::engine::{self, path::PathError, topics::TopicError};
-use recommend::index::Index;
 use recommend::render::{Document, col, wrap};
 
-use super::{open_session, resolve, show, usage};
+use super::{open_session, show, usage};
 use crate::cli::CommonArgs;
-
-/// Topic clusters of the index (shared with `recommend serve`).
-pub(crate) fn topic_clusters(
-    index: &Index,
-    k: Option<usize>,
-) -> Result<Vec<engine::topics::Topic>> {
-    engine::communities::cluster(index, k).map_err(|e| match e {
-        TopicError::ZeroK | TopicError::TooManyTopics { .. } => usage(e.to_string()),
-        other => other.into(),
-    })
-}
 
 pub(super) fn topics(common: &CommonArgs, k: Option<usize>, evaluate: bool) -> Result<()> {
     let session = open_session(common)?;
     let index = session.index();
-    let clusters = topic_clusters(index, k)?;
+    let clusters = session.topics(k)?;
     let mut doc = Document::new(vec![
         col("#"),
         wrap("label"),
@@ -69,41 +56,9 @@ pub(super) fn topics(common: &CommonArgs, k: Option<usize>, evaluate: bool) -> R
     Ok(())
 }
 
-fn path_error(e: PathError) -> anyhow::Error {
-    match e {
-        PathError::SamePaper | PathError::ZeroSteps => usage(e.to_string()),
-        other => other.into(),
-    }
-}
-
-/// A reading path from `like` (to `to`, or of `n` papers) (shared with `recommend serve`).
-pub(crate) fn path_steps(
-    index: &Index,
-    like: &str,
-    to: Option<&str>,
-    n: usize,
-) -> Result<Vec<engine::path::Step>> {
-    let from = resolve(index, like)?;
-    Ok(match to {
-        Some(to_name) => {
-            let to = resolve(index, to_name)?;
-            if to == from {
-                let p = index.paper(from);
-                return Err(usage(format!(
-                    "--like {like:?} and --to {to_name:?} are the same paper, {:?} [{}]; give \
-                     two different papers, or leave out --to for a reading path from it",
-                    p.title, p.id
-                )));
-            }
-            engine::reading::path_between(index, from, to).map_err(path_error)?
-        }
-        None => engine::reading::reading_path(index, from, n).map_err(path_error)?,
-    })
-}
-
 pub(super) fn path(common: &CommonArgs, like: &str, to: Option<&str>, n: usize) -> Result<()> {
     let session = open_session(common)?;
-    let steps = path_steps(session.index(), like, to, n)?;
+    let steps = session.path(like, to, n)?;
     // The path takes no filler (`engine::reading`): say why it is short, and where the rest
     // of the related work is.
     if to.is_none() && steps.len() < n {
@@ -176,7 +131,7 @@ pub(super) fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result
     }
     let session = open_session(common)?;
     let index = session.index();
-    let focus = like.map(|l| resolve(index, l)).transpose()?;
+    let focus = like.map(|l| session.resolve(l)).transpose()?;
     let text = recommend::map::draw(index, focus, svg)?;
     recommend::safe_fs::write_atomic(out, text.as_bytes())
         .with_context(|| format!("cannot write {}", out.display()))?;

@@ -16,6 +16,7 @@ use recommend::feed::{Feedback, Learner, Library, Scored, rank};
 use recommend::index::{Index, passage_text};
 use recommend::model::Role;
 use recommend::render::{self, Document, Format, col, wrap};
+use recommend::util::date::today;
 
 use super::{emit, format_of, open_session, usage};
 use crate::cli::{ColorArg, CommonArgs, FormatArg, LearnerArg, VerdictArg};
@@ -172,23 +173,6 @@ fn from_arxiv(categories: &[String], days: u32) -> Result<Vec<Candidate>> {
         }
     }
     Ok(out)
-}
-
-fn today() -> String {
-    let days = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() / 86_400) as i64;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
 }
 
 /// The centroid of the library's vectors: the field the feed's cosines are centred on.

@@ -27,9 +27,6 @@ use recommend::session::{QueryOptions, Session, SessionError};
 
 use crate::cli::{Cli, ColorArg, Command, CommonArgs, FormatArg, KindArg, ModeArg, QueryArgs};
 
-pub(crate) use explore::{path_steps, topic_clusters};
-pub(crate) use query::like_hits;
-
 /// A mistake in what the user asked for: exit code 2.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -133,7 +130,18 @@ pub fn run(cli: Cli) -> Result<()> {
         }) => tools::bench(&common, corpus.as_deref(), quick, judgments.as_deref()),
         Some(Command::Model { action }) => tools::model_cmd(&common, action),
         Some(Command::Embed { role, text }) => tools::embed(&common, role, &text),
-        Some(Command::Serve { addr }) => crate::serve::run(&common, &addr),
+        Some(Command::Serve { addr }) => {
+            let addr = std::net::ToSocketAddrs::to_socket_addrs(addr.as_str())
+                .ok()
+                .and_then(|mut a| a.next())
+                .ok_or_else(|| {
+                    usage(format!(
+                        "--addr {addr:?} is not an address to listen on: give HOST:PORT, e.g. \
+                         127.0.0.1:8321"
+                    ))
+                })?;
+            crate::serve::run(open_session(&common)?, addr)
+        }
         None => {
             if let Some(file) = &cli.like_file {
                 query::like_batch(&common, &cli.query, file)
@@ -163,7 +171,7 @@ fn format_of(common: &CommonArgs, default: Format) -> Format {
     }
 }
 
-pub(crate) fn kind_of(k: KindArg) -> Kind {
+fn kind_of(k: KindArg) -> Kind {
     match k {
         KindArg::Survey => Kind::Survey,
         KindArg::Method => Kind::Method,
@@ -174,7 +182,7 @@ pub(crate) fn kind_of(k: KindArg) -> Kind {
     }
 }
 
-pub(crate) fn mode_of(m: ModeArg) -> Mode {
+fn mode_of(m: ModeArg) -> Mode {
     match m {
         ModeArg::Hybrid => Mode::Hybrid,
         ModeArg::Dense => Mode::Dense,
@@ -204,10 +212,13 @@ fn model_dir(common: &CommonArgs) -> PathBuf {
         .unwrap_or_else(model::default_model_dir)
 }
 
-/// The session of `--index` (opened, checked fresh; the model loads when first needed).
-pub(crate) fn open_session(common: &CommonArgs) -> Result<Session> {
+/// The session of `--index` (opened, checked fresh; the model loads when first needed); a
+/// paper name it takes as a guess is announced on stderr (one line), so that a guess is never
+/// silent.
+fn open_session(common: &CommonArgs) -> Result<Session> {
     let mut session = Session::open(&common.index, model_dir(common))?;
     session.set_exact_scan(common.exact);
+    session.set_on_guess(|g| eprintln!("note: {g}"));
     Ok(session)
 }
 
@@ -218,6 +229,7 @@ pub(crate) fn open_session_loading_model(
 ) -> Result<Session> {
     let mut session = Session::open_loading_model(&common.index, model_dir(common), queries)?;
     session.set_exact_scan(common.exact);
+    session.set_on_guess(|g| eprintln!("note: {g}"));
     Ok(session)
 }
 
@@ -241,29 +253,6 @@ fn show(common: &CommonArgs, doc: &Document) -> Result<()> {
         ColorArg::Never => Some(false),
     };
     emit(&render::renderer_with(format, color).render(doc))
-}
-
-/// Resolve a paper name; a containment or fuzzy match is announced on stderr (one line), so
-/// that a guess is never silent.
-fn resolve(index: &Index, name: &str) -> Result<usize> {
-    let r = engine::resolve_match(index, name)?;
-    let how = match r.matched {
-        engine::Matched::Exact => return Ok(r.paper),
-        engine::Matched::Contains => "the only paper whose name contains it",
-        engine::Matched::Fuzzy => "the closest name",
-    };
-    let p = index.paper(r.paper);
-    eprintln!(
-        "note: {:?} taken as {:?} [{}], {how}",
-        render::neutralize(name.trim()),
-        render::neutralize(&p.title),
-        p.id
-    );
-    Ok(r.paper)
-}
-
-fn resolve_all(index: &Index, names: &[String]) -> Result<Vec<usize>> {
-    names.iter().map(|n| resolve(index, n)).collect()
 }
 
 // ---------------------------------------------------------------- batches

@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use recommend::corpus::Paper;
-use recommend::engine::{self, Filters, Hit, Mode};
+use recommend::engine::{self, Filters, Mode};
 use recommend::render::records::{PaperRecord, papers_document, results_document};
-use recommend::session::{self, QueryOptions, Session};
+use recommend::session;
 
 use super::{
     answer_batch, emit, format_of, kind_of, open_session, open_session_loading_model,
-    query_options, read_lines, resolve, resolve_all, show,
+    query_options, read_lines, show,
 };
 use crate::cli::{CommonArgs, KindArg, QueryArgs, ReadArgs};
 use recommend::render::Format;
@@ -25,22 +25,9 @@ pub(super) fn like(
 ) -> Result<()> {
     let opts = query_options(q)?;
     let session = open_session(common)?;
-    let hits = like_hits(&session, &opts, likes, unlikes)?;
+    // Filters checked, names resolved (a guess noted on stderr), ranked: as `recommend serve`.
+    let hits = session.like(likes, unlikes, &opts)?;
     show(common, &results_document(session.index(), &hits))
-}
-
-/// `--like`: check the filters, resolve the seeds (with a note for a guess), rank (shared with
-/// `recommend serve`).
-pub(crate) fn like_hits(
-    session: &Session,
-    opts: &QueryOptions,
-    likes: &[String],
-    unlikes: &[String],
-) -> Result<Vec<Hit>> {
-    session.check_filters(&opts.filters)?;
-    let seeds = resolve_all(session.index(), likes)?;
-    let negatives = resolve_all(session.index(), unlikes)?;
-    Ok(session.related(&seeds, &negatives, opts)?)
 }
 
 pub(super) fn like_batch(common: &CommonArgs, q: &QueryArgs, file: &Path) -> Result<()> {
@@ -113,7 +100,7 @@ pub(super) fn search(
 
 pub(super) fn show_paper(common: &CommonArgs, title: &str) -> Result<()> {
     let session = open_session(common)?;
-    let i = resolve(session.index(), title)?;
+    let i = session.resolve(title)?;
     let record = PaperRecord::new(session.index(), i);
     if matches!(
         format_of(common, Format::Table),

@@ -53,16 +53,26 @@ struct Head {
     total: usize,
     /// The current line's first bytes, enough to check its shape.
     start: Vec<u8>,
+    /// The current line's last eight bytes (a request line ends with its version).
+    end: [u8; 8],
+    /// Spaces in the current line.
+    spaces: usize,
+    /// The current line holds a control character or a byte outside ASCII.
+    odd: bool,
 }
 
 /// Bytes of a line kept to check its shape: a request line's method and the start of a header.
 const LINE_START: usize = 64;
 
-/// Whether `line` (without its line end) begins like a request line: a method of token
-/// characters and a space.
-fn request_line_ok(line: &[u8]) -> bool {
-    let method = line.iter().take_while(|b| b.is_ascii_uppercase()).count();
-    (1..=16).contains(&method) && line.get(method) == Some(&b' ')
+/// Whether a request line is `METHOD SP target SP HTTP/1.x` with a visible-ASCII target:
+/// `start` its first bytes, `end` its last eight.
+fn request_line_ok(start: &[u8], end: &[u8; 8], spaces: usize, odd: bool) -> bool {
+    let method = start.iter().take_while(|b| b.is_ascii_uppercase()).count();
+    (1..=16).contains(&method)
+        && start.get(method) == Some(&b' ')
+        && spaces == 2
+        && !odd
+        && (end == b"HTTP/1.1" || end == b"HTTP/1.0")
 }
 
 /// Whether `line` begins like a header field: a name of token characters and a colon (or is
@@ -84,6 +94,8 @@ impl Head {
             match b {
                 b'\n' => {
                     let start = std::mem::take(&mut self.start);
+                    let (end, spaces, odd) = (self.end, self.spaces, self.odd);
+                    (self.end, self.spaces, self.odd) = ([0; 8], 0, false);
                     // Empty lines before the request line are allowed (RFC 9112, 2.2).
                     if self.line == 0 && self.past_request_line {
                         self.done = true;
@@ -91,7 +103,7 @@ impl Head {
                         let ok = if self.past_request_line {
                             header_line_ok(&start)
                         } else {
-                            request_line_ok(&start)
+                            request_line_ok(&start, &end, spaces, odd)
                         };
                         if !ok {
                             let what = if self.past_request_line {
@@ -111,6 +123,10 @@ impl Head {
                     if self.start.len() < LINE_START {
                         self.start.push(b);
                     }
+                    self.end.rotate_left(1);
+                    self.end[7] = b;
+                    self.spaces += usize::from(b == b' ');
+                    self.odd |= (b < b' ' && b != b'\t') || b >= 0x7f;
                 }
             }
             if !self.past_request_line && self.line > MAX_REQUEST_LINE {
@@ -241,6 +257,9 @@ mod tests {
         for bad in [
             &b"\x00\x01\x02 garbage\r\n\r\n"[..],
             b"GET / HTTP/1.1\r\nno colon here\r\n\r\n",
+            b"GET /a b HTTP/1.1\r\n\r\n",
+            b"GET /\xff HTTP/1.1\r\n\r\n",
+            b"GET / HTTP/2.0\r\n\r\n",
         ] {
             assert_eq!(
                 Head::default().scan(bad).map(|(s, _)| s),

@@ -1,10 +1,12 @@
 //! `recommend serve`: one process holds the index and the model and answers over HTTP.
 //!
-//! Every answer comes from the [`Session`] and the functions the CLI commands call
-//! (`app::like_hits`, `Session::search`, `app::path_steps`, `app::topic_clusters`,
-//! `map::draw`), so a result
-//! here is the result `--format json` prints for the same question, and ranking changes reach
-//! both at once. Results are the CLI's records, plus the paper's links (`url`, `arxiv`, `code`)
+//! Every answer comes from the library calls the CLI commands make (`Session::like`,
+//! `Session::search`, `Session::path`, `Session::topics`, `map::draw`), so a result here is the
+//! result `--format json` prints for the same question, and ranking changes reach both at once;
+//! the status of a refused question comes from its typed error ([`SessionError::is_input`]).
+//! This module knows the library only: it parses its own parameters (kinds and modes with
+//! [`recommend::session::parse_kind`] and [`recommend::session::parse_mode`]), and `app`
+//! calls [`run`] with an opened session. Results are the CLI's records, plus the paper's links (`url`, `arxiv`, `code`)
 //! and `summary` for the page.
 //!
 //! Contract for clients:
@@ -23,7 +25,7 @@
 //! `/healthz` says whether it is `loading`, `ready` or `unavailable` (with the reason), and a
 //! dense or hybrid search waits for it. `--mode lexical` and everything else never need it.
 
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result};
@@ -42,10 +44,7 @@ use recommend::engine::{Hit, Mode, ResolveError};
 use recommend::index::Index;
 use recommend::model::Embedder;
 use recommend::render::records::{ResultRecord, result_records};
-use recommend::session::{ModelState, Session, SessionError, check_query};
-
-use crate::app::{self, UsageError};
-use crate::cli::{CommonArgs, KindArg};
+use recommend::session::{ModelState, Session, SessionError, check_query, parse_kind};
 
 /// Largest `k` a request may ask for.
 pub const MAX_K: usize = 100;
@@ -86,18 +85,8 @@ impl AppState {
     }
 }
 
-/// Load the index, bind `addr`, and answer until SIGINT or SIGTERM.
-pub fn run(common: &CommonArgs, addr: &str) -> Result<()> {
-    let addr: SocketAddr = addr
-        .to_socket_addrs()
-        .ok()
-        .and_then(|mut a| a.next())
-        .ok_or_else(|| {
-            UsageError(format!(
-                "--addr {addr:?} is not an address to listen on: give HOST:PORT, e.g. 127.0.0.1:8321"
-            ))
-        })?;
-    let mut session = app::open_session(common)?;
+/// Serve the opened `session` on `addr` until SIGINT or SIGTERM.
+pub fn run(mut session: Session, addr: SocketAddr) -> Result<()> {
     session.set_resident(true);
     let state = Arc::new(AppState {
         session,
@@ -228,11 +217,24 @@ fn pairs(v: &[(String, String)]) -> Vec<Value> {
         .collect()
 }
 
-/// Map an error of the shared CLI code to an answer; `parameter` names the parameter a paper
-/// name came from.
-fn api_error(e: anyhow::Error, parameter: &dyn Fn(&str) -> &'static str) -> ApiError {
-    let msg = format!("{e:#}");
-    if let Some(r) = e.chain().find_map(resolve_error) {
+/// An error with its causes, joined as the CLI prints them (`error: a: b`).
+fn error_text(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
+
+/// Map an error of the session to an answer: a paper name that resolves to nothing is a 404, a
+/// mistake in the question a 400, a failure to answer a 500. `parameter` names the parameter a
+/// paper name came from.
+fn api_error(e: SessionError, parameter: &dyn Fn(&str) -> &'static str) -> ApiError {
+    let msg = error_text(&e);
+    if let SessionError::Resolve(r) = &e {
         return match r {
             ResolveError::Unknown { query, suggestions } => ApiError(
                 StatusCode::NOT_FOUND,
@@ -250,18 +252,10 @@ fn api_error(e: anyhow::Error, parameter: &dyn Fn(&str) -> &'static str) -> ApiE
             ),
         };
     }
-    if app::exit_code(&e) == 2 {
+    if e.is_input() {
         ApiError(StatusCode::BAD_REQUEST, json!({"error": msg}))
     } else {
         ApiError(StatusCode::INTERNAL_SERVER_ERROR, json!({"error": msg}))
-    }
-}
-
-/// The paper-name error in `c`, directly or from a session.
-fn resolve_error<'a>(c: &'a (dyn std::error::Error + 'static)) -> Option<&'a ResolveError> {
-    match c.downcast_ref() {
-        Some(SessionError::Resolve(r)) => Some(r),
-        _ => c.downcast_ref::<ResolveError>(),
     }
 }
 
@@ -427,7 +421,7 @@ async fn like(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
             ));
         }
         let args = p.query_options(&s.session)?;
-        let hits = app::like_hits(&s.session, &args, &likes, &unlikes).map_err(|e| {
+        let hits = s.session.like(&likes, &unlikes, &args).map_err(|e| {
             api_error(e, &|query| {
                 if unlikes.iter().any(|u| u.trim() == query) {
                     "unlike"
@@ -461,7 +455,7 @@ async fn search(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
         let hits = s
             .session
             .search(&text, &args)
-            .map_err(|e| api_error(e.into(), &|_| "q"))?;
+            .map_err(|e| api_error(e, &|_| "q"))?;
         Ok(results(s.index(), &hits))
     })
     .await
@@ -475,7 +469,7 @@ async fn path(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
             .ok_or_else(|| bad("like", "give the starting paper as like=PAPER"))?;
         let to = p.one("to")?;
         let n = p.number("n", 8, MAX_PATH_STEPS)?;
-        let steps = app::path_steps(s.index(), &like, to.as_deref(), n).map_err(|e| {
+        let steps = s.session.path(&like, to.as_deref(), n).map_err(|e| {
             api_error(e, &|query| {
                 if to.as_deref().is_some_and(|t| t.trim() == query) {
                     "to"
@@ -495,7 +489,7 @@ async fn topics(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
         let k = p.one("k")?;
         if k.is_some() {
             let k = p.number("k", 1, MAX_K)?;
-            let t = app::topic_clusters(s.index(), Some(k)).map_err(|e| {
+            let t = s.session.topics(Some(k)).map_err(|e| {
                 let mut err = api_error(e, &|_| "k");
                 err.1["parameter"] = json!("k");
                 err
@@ -504,8 +498,9 @@ async fn topics(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
         }
         s.topics
             .get_or_init(|| {
-                app::topic_clusters(s.index(), None)
-                    .map_err(|e| format!("{e:#}"))
+                s.session
+                    .topics(None)
+                    .map_err(|e| error_text(&e))
                     .and_then(|t| serde_json::to_value(t).map_err(|e| e.to_string()))
             })
             .clone()
@@ -519,7 +514,7 @@ async fn papers(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
         let p = Params::new(q, &["topic", "kind", "offset", "limit"])?;
         let filters = recommend::engine::Filters {
             topic: p.one("topic")?.filter(|t| !t.trim().is_empty()),
-            kind: p.choice::<KindArg>("kind")?.map(app::kind_of),
+            kind: p.choice("kind", parse_kind)?,
             open_source: false,
         };
         let offset = match p.one("offset")? {

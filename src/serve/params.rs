@@ -3,12 +3,10 @@
 
 use axum::extract::Query;
 use axum::extract::rejection::QueryRejection;
-use clap::ValueEnum;
 
 use super::{ApiError, MAX_K, bad};
-use crate::app;
-use crate::cli::{KindArg, ModeArg};
-use recommend::session::{QueryOptions, Session};
+use recommend::engine::Mode;
+use recommend::session::{QueryOptions, Session, UnknownValue, parse_kind, parse_mode};
 
 /// The query string of one request, checked against the names an endpoint takes.
 pub(super) struct Params(Vec<(String, String)>);
@@ -79,30 +77,29 @@ impl Params {
         }
     }
 
-    pub(super) fn choice<T: ValueEnum>(&self, name: &str) -> Result<Option<T>, ApiError> {
+    /// A value of a closed set read by the library's `parse` (the CLI's spellings, any ASCII
+    /// case): "NAME must be one of a, b, c, not \"VALUE\"" when it names none.
+    pub(super) fn choice<T>(
+        &self,
+        name: &str,
+        parse: fn(&str) -> Result<T, UnknownValue>,
+    ) -> Result<Option<T>, ApiError> {
         let Some(v) = self.one(name)? else {
             return Ok(None);
         };
-        T::from_str(v.trim(), true).map(Some).map_err(|_| {
-            let names: Vec<String> = T::value_variants()
-                .iter()
-                .filter_map(|x| x.to_possible_value().map(|p| p.get_name().to_string()))
-                .collect();
-            bad(
-                name,
-                format!("{name} must be one of {}, not {v:?}", names.join(", ")),
-            )
-        })
+        parse(&v)
+            .map(Some)
+            .map_err(|e| bad(name, format!("{name} {e}")))
     }
 
     /// `k`, `mode`, `topic`, `kind`, `open_source`, as the CLI's flags.
     pub(super) fn query_options(&self, session: &Session) -> Result<QueryOptions, ApiError> {
         let q = QueryOptions {
             top: self.number("k", 10, MAX_K)?,
-            mode: app::mode_of(self.choice::<ModeArg>("mode")?.unwrap_or(ModeArg::Hybrid)),
+            mode: self.choice("mode", parse_mode)?.unwrap_or(Mode::Hybrid),
             filters: recommend::engine::Filters {
                 topic: self.one("topic")?.filter(|t| !t.trim().is_empty()),
-                kind: self.choice::<KindArg>("kind")?.map(app::kind_of),
+                kind: self.choice("kind", parse_kind)?,
                 open_source: self.flag("open_source")?,
             },
         };

@@ -1,6 +1,7 @@
-//! Small shared tools with no knowledge of papers: a fixed-seed random generator and vector
-//! arithmetic.
+//! Small shared tools with no knowledge of papers: a fixed-seed random generator, vector
+//! arithmetic and calendar dates.
 
+pub mod date;
 pub mod rng;
 pub mod vector;
 

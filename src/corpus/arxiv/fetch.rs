@@ -342,16 +342,4 @@ pub(super) fn day_before(now: SystemTime, days: u32) -> String {
     civil(secs.div_euclid(86_400) - i64::from(days))
 }
 
-/// Days since 1970-01-01 -> `YYYY-MM-DD` (proleptic Gregorian; Howard Hinnant's algorithm).
-pub(super) fn civil(days: i64) -> String {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
-}
+pub(super) use crate::util::date::civil;
