@@ -9,6 +9,7 @@
 mod build;
 mod explore;
 mod feed;
+mod feed_output;
 mod query;
 mod tools;
 
@@ -245,14 +246,18 @@ fn emit(text: &str) -> Result<()> {
 }
 
 /// Render `doc` in the requested format (a table by default) to stdout.
-fn show(common: &CommonArgs, doc: &Document) -> Result<()> {
-    let format = format_of(common, Format::Table);
-    let color = match common.color {
+/// `--color`: tables' colour forced on or off, or `None` for the terminal to decide.
+fn color_of(common: &CommonArgs) -> Option<bool> {
+    match common.color {
         ColorArg::Auto => None,
         ColorArg::Always => Some(true),
         ColorArg::Never => Some(false),
-    };
-    emit(&render::renderer_with(format, color).render(doc))
+    }
+}
+
+fn show(common: &CommonArgs, doc: &Document) -> Result<()> {
+    let format = format_of(common, Format::Table);
+    emit(&render::renderer_with(format, color_of(common)).render(doc))
 }
 
 // ---------------------------------------------------------------- batches

@@ -152,6 +152,13 @@ pub struct Guarded {
     head: Head,
     /// The error response being written, and how much of it is out.
     answer: Option<(Vec<u8>, usize)>,
+    /// Bytes of the current head read but not yet handed to hyper, and how many were handed.
+    held: Vec<u8>,
+    released: usize,
+    /// The held head is whole and checked: hand it over.
+    releasing: bool,
+    /// The client has closed its side.
+    eof: bool,
 }
 
 impl Guarded {
@@ -160,6 +167,10 @@ impl Guarded {
             inner,
             head: Head::default(),
             answer: None,
+            held: Vec::new(),
+            released: 0,
+            releasing: false,
+            eof: false,
         }
     }
 }
@@ -181,33 +192,60 @@ fn response(status: u16, message: &str) -> Vec<u8> {
 }
 
 impl AsyncRead for Guarded {
+    /// A request head is held back until it is whole and checked (at most [`MAX_HEAD`]
+    /// bytes), so hyper never starts on one the guard refuses; bodies pass straight through.
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        if this.answer.is_none() {
-            let before = buf.filled().len();
-            ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
-            let Some((status, message)) = this.head.scan(&buf.filled()[before..]) else {
-                return Poll::Ready(Ok(()));
-            };
-            // hyper never sees this head: it reads the end of the connection instead.
-            buf.set_filled(before);
-            this.answer = Some((response(status, &message), 0));
-        }
-        if let Some((bytes, sent)) = &mut this.answer {
-            while *sent < bytes.len() {
-                let n = ready!(Pin::new(&mut this.inner).poll_write(cx, &bytes[*sent..]))?;
-                if n == 0 {
-                    break;
+        loop {
+            if let Some((bytes, sent)) = &mut this.answer {
+                while *sent < bytes.len() {
+                    let n = ready!(Pin::new(&mut this.inner).poll_write(cx, &bytes[*sent..]))?;
+                    if n == 0 {
+                        break;
+                    }
+                    *sent += n;
                 }
-                *sent += n;
+                ready!(Pin::new(&mut this.inner).poll_flush(cx))?;
+                // hyper never sees the refused head: it reads the end of the connection.
+                return Poll::Ready(Ok(()));
             }
-            ready!(Pin::new(&mut this.inner).poll_flush(cx))?;
+            if this.released < this.held.len() && (this.releasing || this.eof) {
+                let n = buf.remaining().min(this.held.len() - this.released);
+                buf.put_slice(&this.held[this.released..this.released + n]);
+                this.released += n;
+                if this.released == this.held.len() {
+                    this.held.clear();
+                    this.released = 0;
+                    this.releasing = false;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            if this.head.done || this.eof {
+                return Pin::new(&mut this.inner).poll_read(cx, buf);
+            }
+            let mut chunk = [0u8; 8192];
+            let mut read = ReadBuf::new(&mut chunk);
+            ready!(Pin::new(&mut this.inner).poll_read(cx, &mut read))?;
+            let got = read.filled();
+            if got.is_empty() {
+                this.eof = true;
+                continue;
+            }
+            match this.head.scan(got) {
+                Some((status, message)) => {
+                    this.held.clear();
+                    this.answer = Some((response(status, &message), 0));
+                }
+                None => {
+                    this.held.extend_from_slice(got);
+                    this.releasing = this.head.done;
+                }
+            }
         }
-        Poll::Ready(Ok(()))
     }
 }
 
@@ -258,6 +296,7 @@ mod tests {
             &b"\x00\x01\x02 garbage\r\n\r\n"[..],
             b"GET / HTTP/1.1\r\nno colon here\r\n\r\n",
             b"GET /a b HTTP/1.1\r\n\r\n",
+            b"GET /api/like?title=a b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
             b"GET /\xff HTTP/1.1\r\n\r\n",
             b"GET / HTTP/2.0\r\n\r\n",
         ] {

@@ -1,0 +1,185 @@
+//! What `recommend feed` prints: one record per result (`--format json`), tables and Markdown
+//! grouped by interest, and the self-contained HTML digest.
+
+use anyhow::Result;
+use serde::Serialize;
+
+use recommend::corpus::Paper;
+use recommend::feed::candidates::Candidate;
+use recommend::feed::{Library, Scored};
+use recommend::index::Index;
+use recommend::render::{self, Document, Format, col, wrap};
+
+use super::{color_of, emit, format_of};
+use crate::cli::{CommonArgs, FormatArg};
+
+/// One result as `--format json` prints it.
+#[derive(Debug, Serialize)]
+pub(super) struct FeedRecord {
+    pub rank: usize,
+    id: String,
+    title: String,
+    score: f64,
+    interest: String,
+    near: Vec<String>,
+    why: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arxiv: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    year: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    date: Option<String>,
+}
+
+/// The why of a result: the library papers of its interest it is closest to.
+pub(super) fn record(
+    index: &Index,
+    lib: &Library,
+    c: &Candidate,
+    s: &Scored,
+    rank: usize,
+) -> FeedRecord {
+    let near: Vec<&Paper> = s.near.iter().map(|&(i, _)| &index.papers()[i]).collect();
+    let why = format!(
+        "close to {}",
+        near.iter()
+            .take(2)
+            .map(|p| p.title.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+    FeedRecord {
+        rank,
+        id: c.key.trim_start_matches("title:").to_string(),
+        title: c.paper.title.clone(),
+        score: (f64::from(s.score) * 1000.0).round() / 1000.0,
+        interest: lib.interests[s.interest].name.clone(),
+        near: near.iter().map(|p| p.id.clone()).collect(),
+        why,
+        url: c.paper.href(),
+        arxiv: c.paper.arxiv.clone(),
+        year: c.paper.year,
+        date: c.date.clone(),
+    }
+}
+
+pub(super) fn render_feed(
+    common: &CommonArgs,
+    lib: &Library,
+    records: &[FeedRecord],
+) -> Result<()> {
+    if common.format == Some(FormatArg::Html) {
+        return emit(&html_digest(lib, records));
+    }
+    let format = format_of(common, Format::Table);
+    if matches!(format, Format::Json | Format::Jsonl) {
+        let doc = flat(records);
+        return emit(&render::renderer(format).render(&doc));
+    }
+    let color = color_of(common);
+    if records.is_empty() {
+        return emit("(no new papers for this library)\n");
+    }
+    let mut out = String::new();
+    for (k, interest) in lib.interests.iter().enumerate() {
+        let group: Vec<&FeedRecord> = records
+            .iter()
+            .filter(|r| r.interest == lib.interests[k].name)
+            .collect();
+        if group.is_empty() {
+            continue;
+        }
+        let heading = render::neutralize(&interest.name);
+        out.push_str(&if format == Format::Markdown {
+            format!("## {heading}\n\n")
+        } else {
+            format!("{heading}\n")
+        });
+        let mut doc = Document::new(vec![
+            col("#"),
+            wrap("title"),
+            col("score"),
+            wrap("why"),
+            col("id"),
+        ]);
+        for r in &group {
+            doc.push(
+                vec![
+                    r.rank.to_string(),
+                    r.title.clone(),
+                    format!("{:.3}", r.score),
+                    r.why.clone(),
+                    r.id.clone(),
+                ],
+                &serde_json::to_value(r).unwrap_or_default(),
+            );
+        }
+        out.push_str(&render::renderer_with(format, color).render(&doc));
+        out.push('\n');
+    }
+    out.push_str("rate a paper: recommend rate ID up|down\n");
+    emit(&out)
+}
+
+fn flat(records: &[FeedRecord]) -> Document {
+    let mut doc = Document::new(vec![col("rank"), col("id")]);
+    for r in records {
+        doc.push(
+            vec![r.rank.to_string(), r.id.clone()],
+            &serde_json::to_value(r).unwrap_or_default(),
+        );
+    }
+    doc
+}
+
+/// A self-contained page (no scripts, no remote resources), grouped by interest, every piece of
+/// data escaped and only http(s) addresses linked: a digest a cron job can mail.
+fn html_digest(lib: &Library, records: &[FeedRecord]) -> String {
+    use recommend::map::escape_xml as esc;
+    let mut body = String::new();
+    for interest in &lib.interests {
+        let group: Vec<&FeedRecord> = records
+            .iter()
+            .filter(|r| r.interest == interest.name)
+            .collect();
+        if group.is_empty() {
+            continue;
+        }
+        body.push_str(&format!("<h2>{}</h2>\n<ol>\n", esc(&interest.name)));
+        for r in group {
+            let title = match r
+                .url
+                .as_deref()
+                .filter(|u| recommend::corpus::paper::is_http_url(u))
+            {
+                Some(u) => format!("<a href=\"{}\">{}</a>", esc(u), esc(&r.title)),
+                None => esc(&r.title),
+            };
+            body.push_str(&format!(
+                "<li value=\"{}\"><p class=\"t\">{title} <span class=\"s\">{:.3}</span></p>\
+                 <p class=\"w\">{}</p><p class=\"r\"><code>recommend rate {} up</code> · \
+                 <code>recommend rate {} down</code></p></li>\n",
+                r.rank,
+                r.score,
+                esc(&r.why),
+                esc(&r.id),
+                esc(&r.id)
+            ));
+        }
+        body.push_str("</ol>\n");
+    }
+    if records.is_empty() {
+        body.push_str("<p>No new papers for this library.</p>\n");
+    }
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width\">\
+         <title>recommend: new papers for your library</title><style>\
+         body{{font:15px/1.45 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem}}\
+         h2{{border-bottom:1px solid #ccc}} .t{{font-weight:600;margin:.2rem 0}}\
+         .s{{color:#777;font-weight:400}} .w{{margin:.1rem 0;color:#333}} .r{{color:#777;margin:.1rem 0 .8rem}}\
+         </style></head><body>\n<h1>New papers for your library</h1>\n{body}</body></html>\n"
+    )
+}
