@@ -206,7 +206,8 @@ pub enum Command {
         #[command(flatten)]
         read: ReadArgs,
     },
-    /// Build index.bin from a corpus: .jsonl, .bib, .csv/.tsv, .md files or directories of them.
+    /// Build index.bin from a corpus: .jsonl, .bib, .csv/.tsv, .md, arXiv .atom/.rss files, a
+    /// zotero.sqlite, or directories of them.
     ///
     /// Vectors of papers whose embedded text is unchanged are taken from the existing index;
     /// only new or changed papers are embedded.
