@@ -2,7 +2,7 @@
 //! corpus JSONL, Markdown reading lists and query files. Each target runs for a time budget
 //! (`RECOMMEND_FUZZ_SECS`, default 3 s) on inputs generated and, on failure, shrunk by
 //! proptest; a panic fails the test with the smallest input found. Each target prints its
-//! number of executions and its slowest one (`cargo test --test fuzz_loaders -- --nocapture`),
+//! number of executions and its slowest one (`cargo test --release --test tests fuzz -- --nocapture`),
 //! so a hang shows as a stuck test and a near-hang as a slow case.
 
 use std::cell::Cell;

@@ -1,5 +1,5 @@
 //! The layout at corpus sizes: determinism, range, neighbourhoods, and (with
-//! `cargo test --release --test map_layout -- --ignored --nocapture`) timing.
+//! `cargo test --release --test tests -- --ignored --nocapture map_layout::`) timing.
 
 use crate::support::map_fixture;
 

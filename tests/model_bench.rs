@@ -1,11 +1,11 @@
 //! Timing figures (not a correctness test; run by hand, release build, one process per figure):
 //!
 //! ```text
-//! cargo test --release --test model_bench -- --ignored --nocapture cold_query
-//! cargo test --release --test model_bench -- --ignored --nocapture throughput
+//! cargo test --release --test tests -- --ignored --nocapture model_bench::cold_query
+//! cargo test --release --test tests -- --ignored --nocapture model_bench::throughput
 //! ```
 //!
-//! cargo test --release --test model_bench -- --ignored --nocapture ours_vs_naive_fp32
+//! cargo test --release --test tests -- --ignored --nocapture model_bench::ours_vs_naive_fp32
 //! ```
 //!
 //! `RECOMMEND_BENCH_VARIANT` = f32 | q4 | q4-int8 picks the variant (installed into
