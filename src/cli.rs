@@ -305,6 +305,10 @@ pub enum Command {
         /// Address to listen on; loopback by default (port 0 picks a free port).
         #[arg(long, default_value = "127.0.0.1:8321", value_name = "HOST:PORT")]
         addr: String,
+        /// Candidate papers for the Inbox page (`/inbox`): files as `recommend feed` reads
+        /// them, embedded once at start; ratings go to the same state file as `recommend rate`.
+        #[arg(long, value_name = "FILE")]
+        feed: Vec<PathBuf>,
     },
     /// Print embeddings of texts.
     Embed {

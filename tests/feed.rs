@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::support::server::Server;
 use crate::support::{recommend, root};
 
 /// A copy of the shipped index in a fresh folder (the feed writes its state beside it).
@@ -340,4 +341,71 @@ fn cmd_arxiv(index: &Path, base: &str) -> (i32, String, String) {
         "--all",
     ];
     run_against(index, &args, Some(base))
+}
+
+/// The server's Inbox: the candidates of `--feed` ranked (`/api/feed`), rated with
+/// `POST /api/rate` into the same state file `recommend rate` writes, a rated paper gone from
+/// the next answer; errors as JSON; the page itself.
+#[test]
+fn the_inbox_serves_the_feed_and_takes_ratings() {
+    let (dir, index) = library();
+    let c = candidates();
+    let s = Server::start_with(&index, &["--feed", c.as_str()]);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let get = |target: &str| -> (u16, Value) {
+        let mut r = agent.get(&format!("{}{target}", s.base)).call().unwrap();
+        let body = r.body_mut().read_to_string().unwrap();
+        (
+            r.status().as_u16(),
+            serde_json::from_str(&body).unwrap_or(Value::String(body)),
+        )
+    };
+    let post = |target: &str| -> (u16, Value) {
+        let mut r = agent
+            .post(&format!("{}{target}", s.base))
+            .send_empty()
+            .unwrap();
+        let body = r.body_mut().read_to_string().unwrap();
+        (r.status().as_u16(), serde_json::from_str(&body).unwrap())
+    };
+    let (code, page) = get("/inbox");
+    assert_eq!(code, 200);
+    assert!(page.as_str().unwrap().contains("/api/rate"), "{page}");
+    let (code, feed) = get("/api/feed?k=10");
+    assert_eq!(code, 200, "{feed}");
+    let results = feed["results"].as_array().unwrap();
+    assert_eq!(results.len(), 10);
+    let first = results[0]["id"].as_str().unwrap().to_string();
+    let (code, body) = post(&format!("/api/rate?id={first}&verdict=down"));
+    assert_eq!(code, 200, "{body}");
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("library.feed.json")).unwrap())
+            .unwrap();
+    assert_eq!(state["ratings"][&first]["verdict"], "down");
+    let (_, again) = get("/api/feed?k=10");
+    assert!(
+        again["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["id"] != first.as_str())
+    );
+    // Bad input: JSON errors with the parameter.
+    let (code, body) = post("/api/rate?id=no%20such%20paper%20at%20all&verdict=up");
+    assert_eq!(code, 404, "{body}");
+    assert_eq!(body["parameter"], "id");
+    let (code, body) = post(&format!("/api/rate?id={first}&verdict=sideways"));
+    assert_eq!(code, 400, "{body}");
+    assert_eq!(body["parameter"], "verdict");
+    // Without --feed there is no Inbox, and the server says how to get one.
+    let plain = Server::start(&index);
+    let mut r = agent
+        .get(&format!("{}/api/feed", plain.base))
+        .call()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 404);
+    assert!(r.body_mut().read_to_string().unwrap().contains("--feed"));
 }

@@ -184,3 +184,35 @@ fn titles_and_links_are_data_never_markup() {
         "{d}"
     );
 }
+
+/// The Inbox page in Chromium: it draws the `--feed` candidates grouped by interest, each
+/// with up / down buttons and "more like this", without script errors.
+#[test]
+fn the_inbox_page_draws_the_feed_with_its_buttons() {
+    let bin = chromium();
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("library.bin");
+    std::fs::copy(crate::support::root().join("index.bin"), &index).unwrap();
+    let candidates = crate::support::root()
+        .join("bench/corpora/abstracts/awesome-rl-ai-agents.jsonl")
+        .display()
+        .to_string();
+    let s = Server::start_with(&index, &["--feed", &candidates]);
+    let (dom, log) = dom(&bin, &format!("{}/inbox", s.base));
+    assert!(!log.contains("Uncaught"), "console errors:\n{log}");
+    assert_eq!(
+        attr(&dom, "data-state"),
+        Some("ready"),
+        "{}",
+        &dom[..dom.len().min(3000)]
+    );
+    let n: usize = attr(&dom, "data-results").unwrap().parse().unwrap();
+    assert!(n >= 10, "{n} results");
+    assert!(dom.matches("<h2>").count() >= 2, "grouped by interest");
+    assert_eq!(dom.matches("class=\"up\"").count(), n);
+    assert_eq!(dom.matches("class=\"down\"").count(), n);
+    assert!(
+        dom.contains("class=\"more\"") && dom.contains("href=\"/#like="),
+        "more like this"
+    );
+}

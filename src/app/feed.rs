@@ -10,15 +10,17 @@ use anyhow::{Context, Result};
 use recommend::corpus::arxiv::{self, Client};
 use recommend::corpus::{Corpus, Format as CorpusFormat, LoadOptions};
 use recommend::feed::candidates::{self, Candidate};
-use recommend::feed::state::{self, Cache, Rating, Shown, State, Verdict};
+use recommend::feed::state::{self, Cache, Shown, State, Verdict};
 use recommend::feed::{Feedback, Learner, Library, Scored, rank};
-use recommend::index::{Index, passage_text};
+use recommend::index::passage_text;
 use recommend::model::Role;
 use recommend::util::date::today;
 
-use super::feed_output::{FeedRecord, record, render_feed};
+use super::feed_output::render_feed;
 use super::{open_session, usage};
 use crate::cli::{CommonArgs, LearnerArg, VerdictArg};
+use recommend::feed::rating;
+use recommend::feed::records::{FeedRecord, record};
 
 /// What `recommend feed` was asked, checked once before anything loads.
 pub(crate) struct FeedOptions {
@@ -154,17 +156,6 @@ fn from_arxiv(categories: &[String], days: u32) -> Result<Vec<Candidate>> {
     Ok(out)
 }
 
-/// The centroid of the library's vectors: the field the feed's cosines are centred on.
-fn centroid(index: &Index) -> Vec<f32> {
-    let mut c = vec![0.0f32; index.dim()];
-    for i in 0..index.len() {
-        for (a, x) in c.iter_mut().zip(index.vector(i).iter()) {
-            *a += x / index.len() as f32;
-        }
-    }
-    c
-}
-
 /// Vectors of `texts`, from the cache where it has them; the rest embedded and cached.
 fn vectors(
     session: &recommend::session::Session,
@@ -248,14 +239,7 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     } else {
         vectors(&session, &mut cache, &texts)?
     };
-    let library_vectors: Vec<&[f32]> = (0..index.len())
-        .map(|i| index.vector(i).to_slice().unwrap_or(&[]))
-        .collect();
-    let lib = Library::new(
-        &library_vectors,
-        &centroid(index),
-        candidates::interests(index),
-    );
+    let lib = Library::of_index(index);
     if let Some(name) = &o.interest
         && !lib
             .interests
@@ -328,118 +312,60 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
 }
 
 /// `recommend rate ID up|down|clear`.
-pub(crate) fn rate(common: &CommonArgs, id: &str, verdict: VerdictArg) -> Result<()> {
-    let session = open_session(common)?;
+/// The candidates of `recommend serve --feed FILE...`: new to the library, embedded (through
+/// the vector cache) once.
+pub(crate) fn inbox(
+    session: &recommend::session::Session,
+    paths: &[PathBuf],
+) -> Result<recommend::feed::inbox::Inbox> {
     let index = session.index();
-    let state_path = state::state_path(session.index_path());
-    let mut state = State::load(&state_path, &index.meta.model_id)?;
-    let wanted = id.trim();
-    let key = wanted.to_string();
-    if verdict == VerdictArg::Clear {
-        let found = state.ratings.remove(&key).is_some()
-            || state
-                .ratings
-                .keys()
-                .find(|k| k.eq_ignore_ascii_case(wanted))
-                .cloned()
-                .is_some_and(|k| state.ratings.remove(&k).is_some());
-        if !found {
-            return Err(usage(format!("{wanted:?} has no rating to clear")));
-        }
-        state.save(&state_path)?;
-        eprintln!("cleared the rating of {wanted}");
-        return Ok(());
-    }
-    // A paper a feed showed (by id, or title), else a library paper.
-    let shown = state
-        .shown
-        .iter()
-        .find(|(k, s)| {
-            k.as_str() == wanted
-                || k.trim_start_matches("title:") == wanted
-                || recommend::text::name_key(&s.title) == recommend::text::name_key(wanted)
-        })
-        .map(|(k, s)| (k.clone(), s.clone()));
-    let (key, title, vector) = match shown {
-        Some((k, s)) => {
-            let (cache, _) = Cache::load(
-                &state::cache_path(session.index_path()),
-                &index.meta.model_id,
-                index.dim(),
-            );
-            let v = cache.vectors.get(&s.text).cloned().ok_or_else(|| {
-                anyhow::anyhow!(
-                    "the vector of {wanted:?} is no longer cached; run the feed that showed it \
-                     again (`recommend feed FILE --all`), then rate it"
-                )
-            })?;
-            (k, s.title, v)
-        }
-        None => match recommend::engine::resolve::resolve(index, wanted) {
-            Ok(i) => {
-                let p = &index.papers()[i];
-                (
-                    candidates::key(p),
-                    p.title.clone(),
-                    index.vector(i).to_vec(),
-                )
-            }
-            Err(e) => {
-                let close = suggestions(&state, wanted);
-                let hint = if close.is_empty() {
-                    String::new()
-                } else {
-                    format!("; shown in a feed: {}", close.join(", "))
-                };
-                return Err(usage(format!(
-                    "{wanted:?} is neither a paper a feed showed nor one of the library ({e}){hint}"
-                )));
-            }
-        },
-    };
-    let verdict = if verdict == VerdictArg::Up {
-        Verdict::Up
+    let (fresh, skipped) = candidates::new_papers(index.papers(), from_files(paths)?);
+    let texts: Vec<String> = fresh.iter().map(|c| passage_text(&c.paper)).collect();
+    let cache_path = state::cache_path(session.index_path());
+    let (mut cache, _) = Cache::load(&cache_path, &index.meta.model_id, index.dim());
+    let (vecs, embedded) = if fresh.is_empty() {
+        (Vec::new(), 0)
     } else {
-        Verdict::Down
+        vectors(session, &mut cache, &texts)?
     };
-    state.ratings.insert(
-        key.clone(),
-        Rating {
-            verdict,
-            title: title.clone(),
-            vector,
-            date: today(),
-        },
-    );
-    state.save(&state_path)?;
+    if embedded > 0 {
+        cache
+            .save(&cache_path)
+            .with_context(|| format!("cannot write the vector cache {}", cache_path.display()))?;
+    }
     eprintln!(
-        "rated {title:?} {}: later feeds rank papers like it {}",
-        if verdict == Verdict::Up { "up" } else { "down" },
-        if verdict == Verdict::Up {
-            "higher"
-        } else {
-            "lower"
-        }
+        "inbox: {} candidate(s) ({} already in the library, {} repeated; {embedded} embedded)",
+        fresh.len(),
+        skipped.in_library,
+        skipped.repeated
     );
-    Ok(())
+    Ok(recommend::feed::inbox::Inbox::new(index, fresh, vecs))
 }
 
-/// Shown papers whose id or title is close to `query`, best first.
-fn suggestions(state: &State, query: &str) -> Vec<String> {
-    let q = recommend::text::name_key(query);
-    let mut scored: Vec<(f64, String)> = state
-        .shown
-        .iter()
-        .map(|(k, s)| {
-            let a = strsim::jaro_winkler(&q, &recommend::text::name_key(&s.title));
-            let b = strsim::jaro_winkler(query, k);
-            (
-                a.max(b),
-                format!("{} ({})", k.trim_start_matches("title:"), s.title),
-            )
-        })
-        .filter(|(s, _)| *s > 0.75)
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    scored.into_iter().take(3).map(|(_, s)| s).collect()
+pub(crate) fn rate(common: &CommonArgs, id: &str, verdict: VerdictArg) -> Result<()> {
+    let session = open_session(common)?;
+    let verdict = match verdict {
+        VerdictArg::Up => Some(Verdict::Up),
+        VerdictArg::Down => Some(Verdict::Down),
+        VerdictArg::Clear => None,
+    };
+    let none = |_: &str| None;
+    let title =
+        rating::rate(session.index(), session.index_path(), id, verdict, &none).map_err(|e| {
+            if e.is_input() {
+                usage(e.to_string())
+            } else {
+                anyhow::Error::new(e)
+            }
+        })?;
+    match verdict {
+        None => eprintln!("cleared the rating of {title:?}"),
+        Some(Verdict::Up) => {
+            eprintln!("rated {title:?} up: later feeds rank papers like it higher")
+        }
+        Some(Verdict::Down) => {
+            eprintln!("rated {title:?} down: later feeds rank papers like it lower")
+        }
+    }
+    Ok(())
 }

@@ -2,68 +2,13 @@
 //! grouped by interest, and the self-contained HTML digest.
 
 use anyhow::Result;
-use serde::Serialize;
 
-use recommend::corpus::Paper;
-use recommend::feed::candidates::Candidate;
-use recommend::feed::{Library, Scored};
-use recommend::index::Index;
+use recommend::feed::Library;
+use recommend::feed::records::FeedRecord;
 use recommend::render::{self, Document, Format, col, wrap};
 
 use super::{color_of, emit, format_of};
 use crate::cli::{CommonArgs, FormatArg};
-
-/// One result as `--format json` prints it.
-#[derive(Debug, Serialize)]
-pub(super) struct FeedRecord {
-    pub rank: usize,
-    id: String,
-    title: String,
-    score: f64,
-    interest: String,
-    near: Vec<String>,
-    why: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    url: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    arxiv: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    year: Option<u16>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    date: Option<String>,
-}
-
-/// The why of a result: the library papers of its interest it is closest to.
-pub(super) fn record(
-    index: &Index,
-    lib: &Library,
-    c: &Candidate,
-    s: &Scored,
-    rank: usize,
-) -> FeedRecord {
-    let near: Vec<&Paper> = s.near.iter().map(|&(i, _)| &index.papers()[i]).collect();
-    let why = format!(
-        "close to {}",
-        near.iter()
-            .take(2)
-            .map(|p| p.title.as_str())
-            .collect::<Vec<_>>()
-            .join("; ")
-    );
-    FeedRecord {
-        rank,
-        id: c.key.trim_start_matches("title:").to_string(),
-        title: c.paper.title.clone(),
-        score: (f64::from(s.score) * 1000.0).round() / 1000.0,
-        interest: lib.interests[s.interest].name.clone(),
-        near: near.iter().map(|p| p.id.clone()).collect(),
-        why,
-        url: c.paper.href(),
-        arxiv: c.paper.arxiv.clone(),
-        year: c.paper.year,
-        date: c.date.clone(),
-    }
-}
 
 pub(super) fn render_feed(
     common: &CommonArgs,

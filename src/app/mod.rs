@@ -131,7 +131,7 @@ pub fn run(cli: Cli) -> Result<()> {
         }) => tools::bench(&common, corpus.as_deref(), quick, judgments.as_deref()),
         Some(Command::Model { action }) => tools::model_cmd(&common, action),
         Some(Command::Embed { role, text }) => tools::embed(&common, role, &text),
-        Some(Command::Serve { addr }) => {
+        Some(Command::Serve { addr, feed }) => {
             let addr = std::net::ToSocketAddrs::to_socket_addrs(addr.as_str())
                 .ok()
                 .and_then(|mut a| a.next())
@@ -141,7 +141,13 @@ pub fn run(cli: Cli) -> Result<()> {
                          127.0.0.1:8321"
                     ))
                 })?;
-            crate::serve::run(open_session(&common)?, addr)
+            let session = open_session(&common)?;
+            let inbox = if feed.is_empty() {
+                None
+            } else {
+                Some(feed::inbox(&session, &feed)?)
+            };
+            crate::serve::run(session, addr, inbox)
         }
         None => {
             if let Some(file) = &cli.like_file {

@@ -13,6 +13,9 @@
 //! vectors, and the time-split benchmark (`bench::feed`) runs the very same [`rank`].
 
 pub mod candidates;
+pub mod inbox;
+pub mod rating;
+pub mod records;
 pub mod state;
 
 use serde::Serialize;
@@ -76,6 +79,21 @@ impl Library {
             centroid: centroid.to_vec(),
             interests,
         }
+    }
+
+    /// The whole index as a library: its papers, centred on their own mean, with its interests
+    /// ([`candidates::interests`]).
+    pub fn of_index(index: &crate::index::Index) -> Library {
+        let n = index.len().max(1) as f32;
+        let mut centroid = vec![0.0f32; index.dim()];
+        for i in 0..index.len() {
+            for (c, x) in centroid.iter_mut().zip(index.vector(i).iter()) {
+                *c += x / n;
+            }
+        }
+        let vectors: Vec<Vec<f32>> = (0..index.len()).map(|i| index.vector(i).to_vec()).collect();
+        let refs: Vec<&[f32]> = vectors.iter().map(Vec::as_slice).collect();
+        Library::new(&refs, &centroid, candidates::interests(index))
     }
 
     /// The library's papers.

@@ -10,7 +10,8 @@
 //! and `summary` for the page.
 //!
 //! Contract for clients:
-//! - Only GET. Parameters are query-string pairs; an unknown or repeated (where single) name, a
+//! - Only GET, but for `POST /api/rate?id=&verdict=up|down|clear` (the Inbox's buttons; needs
+//!   `--feed`). Parameters are query-string pairs; an unknown or repeated (where single) name, a
 //!   malformed value or an out-of-range `k`/`n`/`limit` is a 400 with
 //!   `{"error": "...", "parameter": "name"}`.
 //! - A paper that resolves to nothing is a 404 with `{"error", "parameter", "query",
@@ -41,6 +42,8 @@ use serde_json::{Value, json};
 
 use recommend::corpus::Paper;
 use recommend::engine::{Hit, Mode, ResolveError};
+use recommend::feed::inbox::Inbox;
+use recommend::feed::rating::RateError;
 use recommend::index::Index;
 use recommend::model::Embedder;
 use recommend::render::records::{ResultRecord, result_records};
@@ -67,9 +70,12 @@ pub const MAX_BODY_BYTES: u64 = 64 * 1024;
 use params::{Params, RawQuery, with_query_params};
 
 const PAGE: &str = include_str!("page.html");
+const INBOX: &str = include_str!("inbox.html");
 
 struct AppState {
     session: Session,
+    /// The candidates of `--feed`, when the server was given some.
+    inbox: Option<Inbox>,
     topics: OnceLock<Result<Value, String>>,
     map: OnceLock<Result<String, String>>,
 }
@@ -85,10 +91,12 @@ impl AppState {
     }
 }
 
-/// Serve the opened `session` on `addr` until SIGINT or SIGTERM.
-pub fn run(mut session: Session, addr: SocketAddr) -> Result<()> {
+/// Serve the opened `session` on `addr` until SIGINT or SIGTERM; with `inbox`, also the Inbox
+/// page and its API (`/inbox`, `/api/feed`, `POST /api/rate`).
+pub fn run(mut session: Session, addr: SocketAddr, inbox: Option<Inbox>) -> Result<()> {
     session.set_resident(true);
     let state = Arc::new(AppState {
+        inbox,
         session,
         topics: OnceLock::new(),
         map: OnceLock::new(),
@@ -187,6 +195,9 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/api/topics", get(topics))
         .route("/api/papers", get(papers))
         .route("/api/papers/{id}", get(paper))
+        .route("/inbox", get(inbox_page))
+        .route("/api/feed", get(feed))
+        .route("/api/rate", axum::routing::post(rate))
         .fallback(not_found)
         .method_not_allowed_fallback(only_get)
         .layer(middleware::from_fn(limits))
@@ -537,6 +548,79 @@ async fn papers(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
             .map(|&i| s.index().paper(i).into_owned())
             .collect();
         Ok(json!({"total": matching.len(), "offset": offset, "limit": limit, "papers": page}))
+    })
+    .await
+}
+
+async fn inbox_page() -> Html<&'static str> {
+    Html(INBOX)
+}
+
+/// The Inbox, or a 404 saying how to get one.
+fn inbox_of(s: &AppState) -> Result<&Inbox, ApiError> {
+    s.inbox.as_ref().ok_or_else(|| {
+        ApiError(
+            StatusCode::NOT_FOUND,
+            json!({"error": "this server has no feed: start it with `recommend serve --feed FILE...`"}),
+        )
+    })
+}
+
+async fn feed(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
+    blocking(state, move |s| {
+        let p = Params::new(q, &["k", "interest", "all"])?;
+        let inbox = inbox_of(s)?;
+        let query = recommend::feed::inbox::InboxQuery {
+            limit: p.number("k", 50, MAX_LIMIT)?,
+            interest: p.one("interest")?.filter(|i| !i.trim().is_empty()),
+            all: p.flag("all")?,
+        };
+        let records = inbox
+            .records(s.index(), s.session.index_path(), &query)
+            .map_err(|e| {
+                ApiError(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    json!({"error": e.to_string()}),
+                )
+            })?;
+        Ok(json!({"candidates": inbox.len(), "interests": inbox.interests(), "results": records}))
+    })
+    .await
+}
+
+async fn rate(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
+    blocking(state, move |s| {
+        let p = Params::new(q, &["id", "verdict"])?;
+        let inbox = inbox_of(s)?;
+        let id = p
+            .one("id")?
+            .filter(|i| !i.trim().is_empty())
+            .ok_or_else(|| bad("id", "give id=PAPER"))?;
+        let verdict = match p.one("verdict")?.as_deref().map(str::trim) {
+            Some("up") => Some(recommend::feed::state::Verdict::Up),
+            Some("down") => Some(recommend::feed::state::Verdict::Down),
+            Some("clear") => None,
+            other => {
+                return Err(bad(
+                    "verdict",
+                    format!(
+                        "verdict must be one of up, down, clear, not {:?}",
+                        other.unwrap_or("")
+                    ),
+                ));
+            }
+        };
+        let title = inbox
+            .rate(s.index(), s.session.index_path(), &id, verdict)
+            .map_err(|e| {
+                let status = match &e {
+                    RateError::Unknown { .. } | RateError::NoRating(_) => StatusCode::NOT_FOUND,
+                    RateError::NotCached(_) => StatusCode::CONFLICT,
+                    RateError::State(_) => StatusCode::INTERNAL_SERVER_ERROR,
+                };
+                ApiError(status, json!({"error": e.to_string(), "parameter": "id"}))
+            })?;
+        Ok(json!({"id": id, "title": title, "verdict": p.one("verdict")?}))
     })
     .await
 }

@@ -15,18 +15,26 @@ pub struct Server {
 impl Server {
     /// Start the real binary on `index`, reading the bound address from its start-up line.
     pub fn start(index: &Path) -> Server {
+        Server::start_with(index, &[])
+    }
+
+    /// [`Server::start`] with more arguments (`--feed FILE`); lines before the start-up line
+    /// (the Inbox's) are skipped.
+    pub fn start_with(index: &Path, args: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_recommend"))
             .args(["serve", "--addr", "127.0.0.1:0", "--index"])
             .arg(index)
+            .args(args)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .expect("start recommend serve");
         let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
         let first = lines
-            .next()
-            .expect("a start-up line")
-            .expect("readable stderr");
+            .by_ref()
+            .map(|l| l.expect("readable stderr"))
+            .find(|l| l.contains("listening on http://"))
+            .expect("a start-up line");
         let addr = first
             .split("listening on http://")
             .nth(1)

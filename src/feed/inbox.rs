@@ -1,0 +1,136 @@
+//! The feed a server keeps: candidates embedded once at start, ranked on every request with the
+//! ratings of that moment (`/api/feed`), and rated by the same rule as `recommend rate`
+//! (`/api/rate`). Ratings are written one at a time.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use super::candidates::{self, Candidate};
+use super::rating::{self, RateError};
+use super::records::{FeedRecord, record};
+use super::state::{self, State, StateError, Verdict};
+use super::{Feedback, Learner, Library, rank};
+use crate::index::Index;
+use crate::text::name_key;
+
+/// What an Inbox request asks.
+#[derive(Debug, Clone, Default)]
+pub struct InboxQuery {
+    pub limit: usize,
+    /// Only the interest whose name holds this (any case).
+    pub interest: Option<String>,
+    /// Rated papers too.
+    pub all: bool,
+}
+
+/// Candidates with their vectors, ranked against one library.
+pub struct Inbox {
+    candidates: Vec<Candidate>,
+    /// The raw vectors (what a rating stores) and the library-centred ones (what ranks).
+    raw: Vec<Vec<f32>>,
+    centred: Vec<Vec<f32>>,
+    library: Library,
+    writes: Mutex<()>,
+}
+
+impl Inbox {
+    /// `candidates` and their passage vectors (one each, of the index's model), for `index`.
+    pub fn new(index: &Index, candidates: Vec<Candidate>, vectors: Vec<Vec<f32>>) -> Inbox {
+        let library = Library::of_index(index);
+        let centred = vectors.iter().map(|v| library.center(v)).collect();
+        Inbox {
+            candidates,
+            raw: vectors,
+            centred,
+            library,
+            writes: Mutex::new(()),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.candidates.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.candidates.is_empty()
+    }
+
+    /// The library's interests, by name.
+    pub fn interests(&self) -> Vec<&str> {
+        self.library
+            .interests
+            .iter()
+            .map(|i| i.name.as_str())
+            .collect()
+    }
+
+    /// The ranked candidates with the ratings in the state file beside `index_path`.
+    pub fn records(
+        &self,
+        index: &Index,
+        index_path: &Path,
+        q: &InboxQuery,
+    ) -> Result<Vec<FeedRecord>, StateError> {
+        let state = State::load(&state::state_path(index_path), &index.meta.model_id)?;
+        let mut feedback = Feedback::default();
+        for r in state.ratings.values() {
+            let v = self.library.center(&r.vector);
+            match r.verdict {
+                Verdict::Up => feedback.up.push(v),
+                Verdict::Down => feedback.down.push(v),
+            }
+        }
+        let ranked = rank(&self.library, &self.centred, &feedback, Learner::Rocchio);
+        Ok(ranked
+            .iter()
+            .filter(|s| {
+                q.all
+                    || !state
+                        .ratings
+                        .contains_key(&self.candidates[s.candidate].key)
+            })
+            .filter(|s| {
+                q.interest.as_deref().is_none_or(|n| {
+                    candidates::mentions(&self.library.interests[s.interest].name, n)
+                })
+            })
+            .take(q.limit)
+            .enumerate()
+            .map(|(r, s)| {
+                record(
+                    index,
+                    &self.library,
+                    &self.candidates[s.candidate],
+                    s,
+                    r + 1,
+                )
+            })
+            .collect())
+    }
+
+    /// Rates `id` (a candidate, a paper a feed showed, or a library paper); `None` forgets.
+    pub fn rate(
+        &self,
+        index: &Index,
+        index_path: &Path,
+        id: &str,
+        verdict: Option<Verdict>,
+    ) -> Result<String, RateError> {
+        let _one_at_a_time = self.writes.lock().unwrap_or_else(|e| e.into_inner());
+        let lookup = |wanted: &str| {
+            let key = name_key(wanted);
+            self.candidates
+                .iter()
+                .position(|c| {
+                    c.key == wanted
+                        || c.key.trim_start_matches("title:") == wanted
+                        || name_key(&c.paper.title) == key
+                })
+                .map(|i| {
+                    let c = &self.candidates[i];
+                    (c.key.clone(), c.paper.title.clone(), self.raw[i].clone())
+                })
+        };
+        rating::rate(index, index_path, id, verdict, &lookup)
+    }
+}

@@ -1,0 +1,150 @@
+//! Rating a paper: what `recommend rate` and the server's Inbox do, by one rule. A paper is
+//! found among those a feed showed (by id or title), then among the caller's own candidates,
+//! then in the library; its vector goes into the state file with the verdict.
+
+use std::path::Path;
+
+use super::candidates;
+use super::state::{self, Cache, Rating, State, StateError, Verdict};
+use crate::index::Index;
+use crate::text::name_key;
+use crate::util::date::today;
+
+/// Why a rating was not recorded.
+#[derive(Debug, thiserror::Error)]
+pub enum RateError {
+    #[error("{0:?} has no rating to clear")]
+    NoRating(String),
+    #[error(
+        "the vector of {0:?} is no longer cached; run the feed that showed it again \
+         (`recommend feed FILE --all`), then rate it"
+    )]
+    NotCached(String),
+    #[error("{wanted:?} is neither a paper a feed showed nor one of the library ({reason}){hint}")]
+    Unknown {
+        wanted: String,
+        reason: String,
+        /// "; shown in a feed: ..." with the closest shown papers, or empty.
+        hint: String,
+    },
+    #[error(transparent)]
+    State(#[from] StateError),
+}
+
+impl RateError {
+    /// The request named nothing ratable (exit 2, HTTP 404/400), not a failure of the machine.
+    pub fn is_input(&self) -> bool {
+        !matches!(self, RateError::State(_))
+    }
+}
+
+/// A paper the caller can rate besides the shown and the library ones: key, title, vector.
+pub type Extra<'a> = &'a dyn Fn(&str) -> Option<(String, String, Vec<f32>)>;
+
+/// Records `verdict` (`None`: forget the rating) for the paper `id` names, in the state file
+/// beside `index_path`; returns the paper's title. Atomic: on any error the file is as it was.
+pub fn rate(
+    index: &Index,
+    index_path: &Path,
+    id: &str,
+    verdict: Option<Verdict>,
+    extra: Extra<'_>,
+) -> Result<String, RateError> {
+    let state_path = state::state_path(index_path);
+    let mut state = State::load(&state_path, &index.meta.model_id)?;
+    let wanted = id.trim();
+    let Some(verdict) = verdict else {
+        let key = state
+            .ratings
+            .keys()
+            .find(|k| k.as_str() == wanted || k.eq_ignore_ascii_case(wanted))
+            .cloned()
+            .ok_or_else(|| RateError::NoRating(wanted.to_string()))?;
+        let title = state
+            .ratings
+            .remove(&key)
+            .map(|r| r.title)
+            .unwrap_or_default();
+        state.save(&state_path)?;
+        return Ok(title);
+    };
+    let shown = state
+        .shown
+        .iter()
+        .find(|(k, s)| {
+            k.as_str() == wanted
+                || k.trim_start_matches("title:") == wanted
+                || name_key(&s.title) == name_key(wanted)
+        })
+        .map(|(k, s)| (k.clone(), s.clone()));
+    let (key, title, vector) = if let Some((k, s)) = shown {
+        let (cache, _) = Cache::load(
+            &state::cache_path(index_path),
+            &index.meta.model_id,
+            index.dim(),
+        );
+        match cache.vectors.get(&s.text) {
+            Some(v) => (k, s.title, v.clone()),
+            None => match extra(wanted) {
+                Some(found) => found,
+                None => return Err(RateError::NotCached(wanted.to_string())),
+            },
+        }
+    } else if let Some(found) = extra(wanted) {
+        found
+    } else {
+        match crate::engine::resolve::resolve(index, wanted) {
+            Ok(i) => {
+                let p = &index.papers()[i];
+                (
+                    candidates::key(p),
+                    p.title.clone(),
+                    index.vector(i).to_vec(),
+                )
+            }
+            Err(e) => {
+                let close = suggestions(&state, wanted);
+                return Err(RateError::Unknown {
+                    wanted: wanted.to_string(),
+                    reason: e.to_string(),
+                    hint: if close.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; shown in a feed: {}", close.join(", "))
+                    },
+                });
+            }
+        }
+    };
+    state.ratings.insert(
+        key,
+        Rating {
+            verdict,
+            title: title.clone(),
+            vector,
+            date: today(),
+        },
+    );
+    state.save(&state_path)?;
+    Ok(title)
+}
+
+/// Shown papers whose id or title is close to `query`, best first.
+fn suggestions(state: &State, query: &str) -> Vec<String> {
+    let q = name_key(query);
+    let mut scored: Vec<(f64, String)> = state
+        .shown
+        .iter()
+        .map(|(k, s)| {
+            let a = strsim::jaro_winkler(&q, &name_key(&s.title));
+            let b = strsim::jaro_winkler(query, k);
+            (
+                a.max(b),
+                format!("{} ({})", k.trim_start_matches("title:"), s.title),
+            )
+        })
+        .filter(|(s, _)| *s > 0.75)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.into_iter().take(3).map(|(_, s)| s).collect()
+}

@@ -1,0 +1,55 @@
+//! A feed's result as programs read it (`--format json`, `/api/feed`): the public record
+//! schema `{"rank","id","title","score","interest","near","why","url","arxiv","year","date"}`.
+
+use serde::Serialize;
+
+use super::candidates::Candidate;
+use super::{Library, Scored};
+use crate::corpus::Paper;
+use crate::index::Index;
+
+/// One result as `--format json` prints it.
+#[derive(Debug, Serialize)]
+pub struct FeedRecord {
+    pub rank: usize,
+    pub id: String,
+    pub title: String,
+    pub score: f64,
+    pub interest: String,
+    pub near: Vec<String>,
+    pub why: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arxiv: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub year: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+}
+
+/// The why of a result: the library papers of its interest it is closest to.
+pub fn record(index: &Index, lib: &Library, c: &Candidate, s: &Scored, rank: usize) -> FeedRecord {
+    let near: Vec<&Paper> = s.near.iter().map(|&(i, _)| &index.papers()[i]).collect();
+    let why = format!(
+        "close to {}",
+        near.iter()
+            .take(2)
+            .map(|p| p.title.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+    FeedRecord {
+        rank,
+        id: c.key.trim_start_matches("title:").to_string(),
+        title: c.paper.title.clone(),
+        score: (f64::from(s.score) * 1000.0).round() / 1000.0,
+        interest: lib.interests[s.interest].name.clone(),
+        near: near.iter().map(|p| p.id.clone()).collect(),
+        why,
+        url: c.paper.href(),
+        arxiv: c.paper.arxiv.clone(),
+        year: c.paper.year,
+        date: c.date.clone(),
+    }
+}
