@@ -19,139 +19,23 @@
 //! be held to, where one reader's grades alone cannot tell a ranking's errors from the
 //! reader's.
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+mod margin;
+mod readers;
+mod set;
 
-use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+pub use margin::Margin;
+pub use readers::{ReaderAgreement, ReaderRow, Top5, reader_agreement};
+pub use set::{Grades, Judged, load};
 
 use super::tfidf::Tfidf;
 use crate::engine::{self, Filters, Mode};
 use crate::index::Index;
 use crate::index::ann::sort_hits;
 use crate::model::{Embedder, ModelError, Role};
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Line {
-    task: String,
-    #[serde(default)]
-    seed: Option<String>,
-    #[serde(default)]
-    query: Option<String>,
-    #[serde(default)]
-    lang: Option<String>,
-    relevant: BTreeMap<String, u8>,
-    /// A reader's own recommendations for a `like` seed, best first (second readers).
-    #[serde(default)]
-    ranked: Vec<String>,
-    #[serde(default)]
-    #[allow(dead_code)]
-    note: Option<String>,
-}
-
-/// Relevance grades of papers (by index position) for one item.
-pub type Grades = HashMap<usize, u8>;
-
-/// A loaded judged set, resolved against one index.
-#[derive(Debug, Clone, Default)]
-pub struct Judged {
-    pub source: PathBuf,
-    pub like: Vec<(usize, Grades)>,
-    /// (language, query, grades)
-    pub search: Vec<(String, String, Grades)>,
-    /// Per `like` seed, the reader's own recommendations, best first (from `"ranked"`; only
-    /// second readers give them).
-    pub ranked: HashMap<usize, Vec<usize>>,
-    /// A second reader's independent judgments of the same seeds, when there are any.
-    pub second: Option<Box<Judged>>,
-}
-
-/// Read `path` and resolve its paper ids in `index`; every problem is reported as `file:line`.
-pub fn load(path: &Path, index: &Index) -> Result<Judged, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read judged set {}: {e}", path.display()))?;
-    let table = index.table();
-    // An id no paper has (every id is among the names `named` searches) may name a listing the
-    // loader merged into another record of the same paper; that listing's name now resolves to
-    // the kept record, and only to it.
-    let find = |id: &str| -> Option<usize> {
-        let named = table.named(&crate::text::name_key(id));
-        named
-            .iter()
-            .copied()
-            .find(|&i| table.id(i) == id)
-            .or_else(|| match named[..] {
-                [only] => Some(only),
-                _ => None,
-            })
-    };
-    let mut out = Judged {
-        source: path.to_path_buf(),
-        ..Judged::default()
-    };
-    let mut problems = Vec::new();
-    for (n, raw) in text.lines().enumerate() {
-        let at = format!("{}:{}", path.display(), n + 1);
-        if raw.trim().is_empty() {
-            continue;
-        }
-        let line: Line = match serde_json::from_str(raw) {
-            Ok(l) => l,
-            Err(e) => {
-                problems.push(format!("{at}: {e}"));
-                continue;
-            }
-        };
-        let mut grades = Grades::new();
-        for (id, g) in &line.relevant {
-            match find(id) {
-                Some(i) => {
-                    grades.insert(i, *g);
-                }
-                None => problems.push(format!("{at}: unknown paper id {id:?}")),
-            }
-        }
-        let mut ranked = Vec::with_capacity(line.ranked.len());
-        for id in &line.ranked {
-            match find(id) {
-                Some(i) if !ranked.contains(&i) => ranked.push(i),
-                Some(_) => problems.push(format!("{at}: {id:?} ranked twice")),
-                None => problems.push(format!("{at}: unknown paper id {id:?} in \"ranked\"")),
-            }
-        }
-        if !ranked.is_empty() && line.task != "like" {
-            problems.push(format!("{at}: only a \"like\" item can have \"ranked\""));
-        }
-        match (line.task.as_str(), line.seed, line.query, line.lang) {
-            ("like", Some(seed), None, _) => match find(&seed) {
-                Some(s) => {
-                    // A repeat of the seed merged into it is the seed itself, not its related work.
-                    grades.remove(&s);
-                    if ranked.contains(&s) {
-                        problems.push(format!("{at}: the seed {seed:?} ranks itself"));
-                    }
-                    if !ranked.is_empty() {
-                        out.ranked.insert(s, ranked);
-                    }
-                    out.like.push((s, grades))
-                }
-                None => problems.push(format!("{at}: unknown seed id {seed:?}")),
-            },
-            ("search", None, Some(q), Some(lang)) if ["zh", "en", "mixed"].contains(&&*lang) => {
-                out.search.push((lang, q, grades))
-            }
-            _ => problems.push(format!(
-                "{at}: expected a \"like\" item with a seed or a \"search\" item with a query \
-                 and lang zh|en|mixed"
-            )),
-        }
-    }
-    if problems.is_empty() {
-        Ok(out)
-    } else {
-        Err(problems.join("\n"))
-    }
-}
 
 /// Related-work quality of one system on the judged seeds.
 #[derive(Debug, Clone, Serialize)]
@@ -295,45 +179,6 @@ pub struct SearchScore {
     pub per_query: Vec<f64>,
 }
 
-/// How far the shipped ranking is ahead of a baseline on the same judged items: the mean
-/// paired difference and a 95% percentile-bootstrap interval over the items. The sets are
-/// small (5-61 items per figure): a lead whose interval spans 0 is one or two items, not a
-/// win a second judged set would repeat.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Margin {
-    pub mean: f64,
-    pub low: f64,
-    pub high: f64,
-}
-
-/// Bootstrap resamples behind a [`Margin`]: enough for stable 2.5% / 97.5% percentiles.
-const RESAMPLES: usize = 2000;
-
-impl Margin {
-    /// The paired margin of `ours` over `other` (one value per item, same order); `None` when
-    /// there are no items or the lengths differ. Resampling uses a fixed seed, so a report is
-    /// reproducible to the digit.
-    pub fn paired(ours: &[f64], other: &[f64]) -> Option<Margin> {
-        if ours.is_empty() || ours.len() != other.len() {
-            return None;
-        }
-        let diffs: Vec<f64> = ours.iter().zip(other).map(|(a, b)| a - b).collect();
-        let n = diffs.len();
-        let mean = diffs.iter().sum::<f64>() / n as f64;
-        let mut rng = crate::util::rng::SplitMix64(0x5eed_b007);
-        let mut means: Vec<f64> = (0..RESAMPLES)
-            .map(|_| (0..n).map(|_| diffs[rng.below(n)]).sum::<f64>() / n as f64)
-            .collect();
-        means.sort_by(f64::total_cmp);
-        let at = |q: f64| means[((q * RESAMPLES as f64) as usize).min(RESAMPLES - 1)];
-        Some(Margin {
-            mean,
-            low: at(0.025),
-            high: at(0.975),
-        })
-    }
-}
-
 /// The name of the shipped ranking's rows.
 pub const OURS: &str = "ours (hybrid)";
 
@@ -390,122 +235,6 @@ pub fn weak_link_score(index: &Index, judged: &Judged) -> Option<WeakLinkScore> 
         unflagged_unrelated: share(uu, u),
         flagged_related: share(fr, f),
         unflagged_related: share(ur, u),
-    })
-}
-
-/// Related@5 and absurd@5 of one top 5 (or their means over seeds).
-#[derive(Debug, Clone, Copy, Default, Serialize)]
-pub struct Top5 {
-    pub related_at_5: f64,
-    pub absurd_at_5: f64,
-}
-
-/// One system's top 5 judged by each reader, and by the two together.
-#[derive(Debug, Clone, Serialize)]
-pub struct ReaderRow {
-    pub system: String,
-    pub first: Top5,
-    pub second: Top5,
-    /// Related when either reader grades it related; absurd only when neither lists it.
-    pub either: Top5,
-}
-
-/// How two readers of the same seeds agree ([`reader_agreement`]).
-#[derive(Debug, Clone, Serialize)]
-pub struct ReaderAgreement {
-    pub source: String,
-    /// Seeds both readers judged.
-    pub seeds: usize,
-    /// Of the papers the second reader grades related (>= 1), the share the first lists at
-    /// any grade; and the converse.
-    pub second_listed_by_first: f64,
-    pub first_listed_by_second: f64,
-    /// The second reader's own top 5 (`"ranked"`), scored by the first reader's grades: what
-    /// a careful reader of the same records reaches on this set (`None` without picks).
-    pub reader_top5: Option<Top5>,
-    /// Every system of [`like_systems`], judged by each reader and by both.
-    pub systems: Vec<ReaderRow>,
-}
-
-/// [`ReaderAgreement`] of `judged` and its second reader, from every system's `rankings` of
-/// `judged`'s seeds; `None` without a second reader, or when the two share no seed.
-pub fn reader_agreement(rankings: &SeedRankings, judged: &Judged) -> Option<ReaderAgreement> {
-    let second = judged.second.as_deref()?;
-    let theirs: HashMap<usize, &Grades> = second.like.iter().map(|(s, g)| (*s, g)).collect();
-    // (position in `judged.like`, seed, first reader's grades, second reader's)
-    let both: Vec<(usize, usize, &Grades, &Grades)> = judged
-        .like
-        .iter()
-        .enumerate()
-        .filter_map(|(k, (s, g))| theirs.get(s).map(|t| (k, *s, g, *t)))
-        .collect();
-    if both.is_empty() {
-        return None;
-    }
-    let n = both.len() as f64;
-    // Of the papers one reader grades related, the share the other lists at any grade.
-    let listed_share = |second_relates: bool| {
-        let (mut listed, mut all) = (0usize, 0usize);
-        for &(_, _, first, second) in &both {
-            let (related_by, listed_by) = if second_relates {
-                (second, first)
-            } else {
-                (first, second)
-            };
-            for (p, &g) in related_by {
-                if g >= 1 {
-                    all += 1;
-                    listed += usize::from(listed_by.contains_key(p));
-                }
-            }
-        }
-        listed as f64 / all.max(1) as f64
-    };
-    // Each shared seed's grades by either reader: the higher of the two.
-    let either: Vec<Grades> = both
-        .iter()
-        .map(|&(_, _, first, second)| {
-            let mut u = first.clone();
-            for (&p, &g) in second {
-                let e = u.entry(p).or_insert(g);
-                *e = (*e).max(g);
-            }
-            u
-        })
-        .collect();
-    let mean = |scores: &[(f64, f64)]| Top5 {
-        related_at_5: scores.iter().map(|s| s.0).sum::<f64>() / n,
-        absurd_at_5: scores.iter().map(|s| s.1).sum::<f64>() / n,
-    };
-    let systems = rankings
-        .iter()
-        .map(|(name, ranked_seeds)| {
-            let (mut a, mut b, mut u) = (Vec::new(), Vec::new(), Vec::new());
-            for (&(k, _, first, second), grades) in both.iter().zip(&either) {
-                let ranked = &ranked_seeds[k];
-                a.push(top5_shares(ranked, first));
-                b.push(top5_shares(ranked, second));
-                u.push(top5_shares(ranked, grades));
-            }
-            ReaderRow {
-                system: name.to_string(),
-                first: mean(&a),
-                second: mean(&b),
-                either: mean(&u),
-            }
-        })
-        .collect();
-    let picks: Vec<(f64, f64)> = both
-        .iter()
-        .filter_map(|(_, seed, first, _)| second.ranked.get(seed).map(|r| top5_shares(r, first)))
-        .collect();
-    Some(ReaderAgreement {
-        source: second.source.display().to_string(),
-        seeds: both.len(),
-        second_listed_by_first: listed_share(true),
-        first_listed_by_second: listed_share(false),
-        reader_top5: (picks.len() == both.len()).then(|| mean(&picks)),
-        systems,
     })
 }
 
@@ -807,104 +536,6 @@ pub fn search_scores(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn margins_are_paired_and_their_interval_holds_the_mean() {
-        // The same items: no margin, and an interval of width 0.
-        let a = [0.2, 0.4, 0.6, 0.8];
-        assert_eq!(
-            Margin::paired(&a, &a),
-            Some(Margin {
-                mean: 0.0,
-                low: 0.0,
-                high: 0.0
-            })
-        );
-        // Ahead on every item by 0.2: the whole interval is 0.2, however the items vary.
-        let b = [0.0, 0.2, 0.4, 0.6];
-        let m = Margin::paired(&a, &b).unwrap();
-        assert!((m.mean - 0.2).abs() < 1e-12 && (m.low - 0.2).abs() < 1e-12);
-        // Ahead on one item of twenty: a lead, but an interval that reaches 0.
-        let ours: Vec<f64> = (0..20).map(|i| if i == 0 { 1.0 } else { 0.5 }).collect();
-        let base = vec![0.5; 20];
-        let m = Margin::paired(&ours, &base).unwrap();
-        assert!(m.mean > 0.0 && m.low <= 0.0 && m.high > m.mean, "{m:?}");
-        // Reproducible to the digit; nothing to pair gives nothing.
-        assert_eq!(Margin::paired(&ours, &base), Some(m));
-        assert_eq!(Margin::paired(&[], &[]), None);
-        assert_eq!(Margin::paired(&a, &b[..3]), None);
-    }
-
-    #[test]
-    fn two_readers_are_compared_on_the_seeds_both_judged() {
-        let papers: Vec<crate::corpus::Paper> = ["a", "b", "c", "d", "e", "f"]
-            .iter()
-            .map(|id| serde_json::from_str(&format!(r#"{{"id":"{id}","title":"{id} paper"}}"#)))
-            .collect::<Result<_, _>>()
-            .unwrap();
-        let index = Index::build(papers, "papers.jsonl", "m", &mut |t| {
-            Ok((0..t.len()).map(|i| vec![1.0, i as f32 / 10.0]).collect())
-        })
-        .unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let write = |name: &str, text: &str| {
-            let path = dir.path().join(name);
-            std::fs::write(&path, text).unwrap();
-            load(&path, &index).unwrap()
-        };
-        // The first reader relates b and c to a; the second b and d, and picks b then d. Seed
-        // f is judged by the first reader only and does not count.
-        let mut first = write(
-            "set.jsonl",
-            "{\"task\":\"like\",\"seed\":\"a\",\"relevant\":{\"b\":2,\"c\":1}}\n\
-             {\"task\":\"like\",\"seed\":\"f\",\"relevant\":{\"e\":2}}\n",
-        );
-        assert!(
-            reader_agreement(&rank_seeds(&index, &first), &first).is_none(),
-            "no second reader"
-        );
-        let second = write(
-            "set-reader2.jsonl",
-            "{\"task\":\"like\",\"seed\":\"a\",\"ranked\":[\"b\",\"d\"],\
-             \"relevant\":{\"b\":2,\"d\":1}}\n",
-        );
-        assert_eq!(second.ranked[&0], vec![1, 3]);
-        first.second = Some(Box::new(second));
-        let r = reader_agreement(&rank_seeds(&index, &first), &first).unwrap();
-        assert_eq!(r.seeds, 1);
-        // Each lists one of the other's two related papers.
-        assert_eq!(
-            (r.second_listed_by_first, r.first_listed_by_second),
-            (0.5, 0.5)
-        );
-        // The second reader's picks by the first's grades: b related, d unlisted (absurd).
-        let picks = r.reader_top5.unwrap();
-        assert_eq!((picks.related_at_5, picks.absurd_at_5), (0.2, 0.2));
-        // By either reader, a paper is related when one grades it so and absurd only when
-        // neither lists it: never more absurd than by one reader alone.
-        for row in &r.systems {
-            assert!(row.either.absurd_at_5 <= row.first.absurd_at_5, "{row:?}");
-            assert!(row.either.absurd_at_5 <= row.second.absurd_at_5, "{row:?}");
-            assert!(row.either.related_at_5 >= row.first.related_at_5.max(row.second.related_at_5));
-        }
-        // Bad reader lines say where: a ranked id that is unknown, or on a search item.
-        let bad = dir.path().join("bad.jsonl");
-        std::fs::write(
-            &bad,
-            "{\"task\":\"like\",\"seed\":\"a\",\"ranked\":[\"a\"],\"relevant\":{}}\n\
-             {\"task\":\"search\",\"lang\":\"en\",\"query\":\"q\",\"ranked\":[\"b\"],\"relevant\":{}}\n",
-        )
-        .unwrap();
-        let e = load(&bad, &index).unwrap_err();
-        assert!(
-            e.contains("bad.jsonl:1: the seed \"a\" ranks itself"),
-            "{e}"
-        );
-        assert!(
-            e.contains("bad.jsonl:2: only a \"like\" item can have \"ranked\""),
-            "{e}"
-        );
-    }
 
     #[test]
     fn acceptable_papers_are_neither_related_nor_absurd() {
