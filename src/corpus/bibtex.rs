@@ -280,6 +280,10 @@ pub fn parse(text: &str) -> (Vec<Entry>, Vec<BibProblem>) {
                 continue;
             }
         };
+        // Each entry is resolved alone, so a parent is never there to merge; and the parser
+        // follows a `crossref`/`xdata` naming the entry itself until its stack overflows.
+        raw.fields
+            .retain(|f| !matches!(f.key.v.to_ascii_lowercase().as_str(), "crossref" | "xdata"));
         let (resolved, dropped) = resolve(&mut raw, &used);
         match resolved {
             Ok(bib) => {
