@@ -191,8 +191,12 @@ pub enum Command {
     /// One paper's whole record: summary, links, what it builds on and what builds on it.
     Show {
         /// The paper (id, title or alias).
-        #[arg(value_name = "TITLE")]
-        title: String,
+        #[arg(value_name = "TITLE", required_unless_present = "plan")]
+        title: Option<String>,
+        /// Print the index's ranking plan instead: the list's profile and every signal with
+        /// its weight and why it is on or off.
+        #[arg(long, conflicts_with = "title")]
+        plan: bool,
     },
     /// Print the papers of the index (or of a corpus).
     List {

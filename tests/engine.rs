@@ -626,3 +626,111 @@ fn a_filter_only_removes_results() {
         assert_eq!(ids(&filtered), expected, "{seed} {flag} {value}");
     }
 }
+
+/// A list of `n` papers with distinct, nearly equal vectors and no shared words, so that only
+/// the evidence a test gives them separates them.
+fn plain_list(n: usize, edit: impl Fn(usize, &mut recommend::corpus::Paper)) -> Index {
+    let papers: Vec<recommend::corpus::Paper> = (0..n)
+        .map(|i| {
+            let mut p = recommend::corpus::Paper {
+                id: format!("p{i}"),
+                title: format!("Title{i}"),
+                ..Default::default()
+            };
+            edit(i, &mut p);
+            p
+        })
+        .collect();
+    Index::build(papers, "list.jsonl", "test", &mut |texts| {
+        Ok((0..texts.len())
+            .map(|i| {
+                let mut v = [1.0f32; 8];
+                v[i % 8] += 0.01 * (1 + i / 8) as f32;
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                v.iter().map(|x| x / norm).collect()
+            })
+            .collect())
+    })
+    .unwrap()
+}
+
+fn top_ids(index: &Index, seed: usize, k: usize) -> Vec<String> {
+    recommend::engine::related(index, &[seed], &[], k, Mode::Hybrid, &Default::default())
+        .into_iter()
+        .map(|h| index.paper(h.paper).id.clone())
+        .collect()
+}
+
+/// The list's own keywords and sections are related-work evidence: the paper sharing the
+/// seed's specific keyword comes first, a keyword on most of the list weighs nothing, and
+/// topics (measured against the sections) do not see the sections.
+#[test]
+fn the_lists_own_keywords_and_sections_rank_related_work() {
+    let index = plain_list(20, |i, p| {
+        p.keywords.push("agents".into()); // on every paper: no evidence
+        if i == 3 || i == 11 {
+            p.keywords.push("Credit Assignment".into());
+        }
+        p.topic = format!("Section {}", i % 4);
+    });
+    assert_eq!(top_ids(&index, 3, 1), vec!["p11"]);
+    assert_eq!(top_ids(&index, 11, 1), vec!["p3"]);
+    // Sections: p5's section-mates (1, 9, 13, 17) fill its top 4.
+    let mut top = top_ids(&index, 5, 4);
+    top.sort();
+    assert_eq!(top, vec!["p1", "p13", "p17", "p9"]);
+    let own = index.own_tags(false);
+    assert!(
+        own.similar_to(5)[9] == 0.0,
+        "without sections p5 and p9 share nothing"
+    );
+    assert!(index.own_tags(true).similar_to(5)[9] > 0.0);
+}
+
+/// On a list with curated tags, the curated tags carry the grouping and the list's own tags
+/// are silent.
+#[test]
+fn curated_tags_take_the_place_of_the_lists_own() {
+    let plain = plain_list(12, |_, _| {});
+    let index = plain_list(12, |i, p| {
+        if i == 2 || i == 7 {
+            p.keywords.push("credit assignment".into());
+        }
+        p.tags
+            .push(if i % 2 == 0 { "web-agent" } else { "math" }.into());
+    });
+    let curated_only = plain_list(12, |i, p| {
+        p.tags
+            .push(if i % 2 == 0 { "web-agent" } else { "math" }.into());
+    });
+    assert_eq!(top_ids(&index, 2, 11), top_ids(&curated_only, 2, 11));
+    assert_ne!(top_ids(&index, 2, 11), top_ids(&plain, 2, 11));
+}
+
+/// `recommend show --plan` prints the plan the rankings run: on the curated shipped list,
+/// curated tags on and the list's own tags off, each with a reason.
+#[test]
+fn show_plan_names_every_signal_with_its_weight_and_reason() {
+    let out = crate::support::ok_json(recommend().args(["show", "--plan", "-f", "json"]));
+    assert_eq!(out["profile"]["papers"], crate::support::corpus_papers());
+    let signal = |name: &str| -> Value {
+        out["signals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["signal"].as_str().unwrap().starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} in {out}"))
+            .clone()
+    };
+    assert_eq!(signal("curated tags")["weight"], "0.8");
+    assert_eq!(signal("the list's own tags")["weight"], "off");
+    assert_eq!(out["related"]["own_tags"], 0.0);
+    assert!(
+        out["signals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| !s["why"].as_str().unwrap().is_empty())
+    );
+    recommend().args(["show"]).assert().code(2);
+}

@@ -245,8 +245,8 @@ fn on_a_large_index_related_work_from_graph_candidates_agrees_with_the_exact_sca
     // Neighbour lists (topics, paths) likewise.
     let (mut same, mut total) = (0, 0);
     for seed in (0..graph.len()).step_by(131) {
-        let a = engine::retrieve::neighbours(&graph, seed, 10);
-        let b = engine::retrieve::neighbours(&exact, seed, 10);
+        let a = engine::retrieve::neighbours(&graph, seed, 10, true);
+        let b = engine::retrieve::neighbours(&exact, seed, 10, true);
         same += a.iter().filter(|p| b.contains(p)).count();
         total += 10;
     }

@@ -984,3 +984,47 @@ fn one_paper_in_two_lists_is_one_paper_under_all_its_names() {
     let distinct: std::collections::HashSet<&&str> = ids.iter().collect();
     assert_eq!(distinct.len(), ids.len(), "{ids:?}");
 }
+
+/// A facets side file adds the user's own tags to the papers it names; every line naming no
+/// paper, or not in the `id<TAB>tag;tag` shape, is reported at its `file:line`, all at once,
+/// by the library and by `recommend index` (exit 2, nothing written).
+#[test]
+fn a_facets_file_tags_papers_and_reports_every_bad_line_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("list.jsonl"),
+        "{\"id\":\"a\",\"title\":\"Agents That Browse\"}\n{\"id\":\"b\",\"title\":\"Agents That Code\"}\n",
+    )
+    .unwrap();
+    let facets = dir.path().join("mine.facets");
+    std::fs::write(
+        &facets,
+        "# my own tags\na\tweb agents; browsing\nghost\tx\nno tab\nb\tcoding\nb\tweb agents\n",
+    )
+    .unwrap();
+    let found = problems(&[dir.path().to_path_buf()], &LoadOptions::default());
+    let at: Vec<&str> = found.iter().filter_map(|p| p.split(": ").next()).collect();
+    let name = facets.display().to_string();
+    assert_eq!(
+        at,
+        vec![format!("{name}:3"), format!("{name}:4")],
+        "{found:?}"
+    );
+    assert!(found.iter().any(|p| p.contains("\"ghost\"")), "{found:?}");
+    std::fs::write(&facets, "a\tweb agents; browsing\nb\tcoding;web agents\n").unwrap();
+    let c = load(dir.path());
+    assert_eq!(by_id(&c, "a").keywords, vec!["web agents", "browsing"]);
+    assert_eq!(by_id(&c, "b").keywords, vec!["coding", "web agents"]);
+
+    std::fs::write(&facets, "ghost\tx\n").unwrap();
+    let index = dir.path().join("i.bin");
+    recommend()
+        .args(["index", "--corpus"])
+        .arg(dir.path())
+        .arg("--index")
+        .arg(&index)
+        .assert()
+        .code(2)
+        .stderr(contains(format!("{name}:1")));
+    assert!(!index.exists());
+}

@@ -171,6 +171,7 @@ fn index_corpus(
         }
     }
     index.save(out)?;
+    eprint!("{}", recommend::engine::plan::Plan::of(&index).describe());
     Ok((n, reuse))
 }
 

@@ -99,7 +99,10 @@ pub fn run(cli: Cli) -> Result<()> {
             queries,
             query,
         }) => query::search(&common, &query, text, queries),
-        Some(Command::Show { title }) => query::show_paper(&common, &title),
+        Some(Command::Show { plan: true, .. }) => query::show_plan(&common),
+        Some(Command::Show { title, .. }) => {
+            query::show_paper(&common, title.as_deref().unwrap_or_default())
+        }
         Some(Command::List {
             topic,
             kind,

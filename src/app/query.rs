@@ -111,6 +111,19 @@ pub(super) fn show_paper(common: &CommonArgs, title: &str) -> Result<()> {
     show(common, &record.document())
 }
 
+/// `recommend show --plan`: the ranking plan of the index, as text or (`-f json`) JSON.
+pub(super) fn show_plan(common: &CommonArgs) -> Result<()> {
+    let session = open_session(common)?;
+    let plan = recommend::engine::plan::Plan::of(session.index());
+    if matches!(
+        format_of(common, Format::Table),
+        Format::Json | Format::Jsonl
+    ) {
+        return emit(&format!("{}\n", serde_json::to_string_pretty(&plan)?));
+    }
+    emit(&plan.describe())
+}
+
 pub(super) fn list(
     common: &CommonArgs,
     topic: Option<String>,

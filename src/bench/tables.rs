@@ -183,10 +183,16 @@ fn judged_sections(j: &JudgedReport, what: &str, out: &mut Vec<Section>) {
             judged::PATH_STEPS,
             j.paths.seeds
         ),
-        columns: vec!["steps", "judged related", "builds_on edges backwards"],
+        columns: vec![
+            "steps",
+            "judged related",
+            "recall",
+            "builds_on edges backwards",
+        ],
         rows: vec![vec![
             j.paths.steps.to_string(),
             f3(j.paths.related_share),
+            f3(j.paths.recall),
             j.paths.backwards_edges.to_string(),
         ]],
     });

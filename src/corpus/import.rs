@@ -40,6 +40,9 @@ pub enum Format {
     /// A Zotero database, `zotero.sqlite` (see [`super::zotero`]); read from its path, never
     /// as text.
     Zotero,
+    /// A facets side file (`id<TAB>tag;tag`, [`super::facets`]): tags for the other files'
+    /// papers.
+    Facets,
 }
 
 impl Format {
@@ -54,6 +57,7 @@ impl Format {
             "md" | "markdown" => Format::Markdown,
             "atom" | "rss" | "xml" => Format::Feed,
             "sqlite" => Format::Zotero,
+            "facets" => Format::Facets,
             _ => return None,
         })
     }
@@ -67,7 +71,7 @@ impl Format {
             .map(str::to_ascii_lowercase);
         matches!(
             ext.as_deref(),
-            Some("jsonl" | "ndjson" | "bib" | "csv" | "tsv")
+            Some("jsonl" | "ndjson" | "bib" | "csv" | "tsv" | "facets")
         )
     }
 }
@@ -136,6 +140,8 @@ pub struct Import {
     tally: Tally,
     /// What Zotero databases left out, one line each.
     zotero_notes: Vec<String>,
+    /// Lines of facets files, applied to the papers once all files are read.
+    facets: Vec<super::facets::FacetLine>,
 }
 
 impl Import {
@@ -147,6 +153,7 @@ impl Import {
             problems: Vec::new(),
             tally: Tally::default(),
             zotero_notes: Vec::new(),
+            facets: Vec::new(),
         }
     }
 
@@ -190,9 +197,10 @@ impl Import {
 
     /// Read one file's text.
     pub fn add_file(&mut self, file: &Path, text: &str) -> Result<(), CorpusError> {
-        let format = self
-            .options
-            .format
+        // A facets file is a facets file whatever format the other files are forced to.
+        let facets = Format::of_path(file).filter(|f| *f == Format::Facets);
+        let format = facets
+            .or(self.options.format)
             .or_else(|| Format::of_path(file))
             .ok_or_else(|| CorpusError::UnknownFormat {
                 path: file.to_path_buf(),
@@ -251,6 +259,11 @@ impl Import {
                     ),
                     input: true,
                 });
+            }
+            Format::Facets => {
+                let (lines, problems) = super::facets::parse(file, text);
+                self.problems.extend(problems);
+                self.facets.extend(lines);
             }
             Format::Markdown => {
                 let parsed = markdown::parse(file, text);
@@ -330,6 +343,9 @@ impl Import {
     #[allow(clippy::type_complexity)]
     pub fn finish(mut self) -> (Vec<((PathBuf, usize), Paper)>, Vec<Problem>, Vec<String>) {
         self.merge_repeats();
+        let facets = std::mem::take(&mut self.facets);
+        let unknown = super::facets::apply(&facets, self.entries.iter_mut().map(|(_, p)| p));
+        self.problems.extend(unknown);
         let given: HashSet<String> = self
             .entries
             .iter()

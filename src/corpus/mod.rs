@@ -6,6 +6,7 @@ pub mod arxiv;
 pub mod bibtex;
 pub mod delimited;
 pub mod error;
+pub mod facets;
 pub mod fields;
 pub mod files;
 pub mod import;

@@ -107,7 +107,7 @@ pub fn neighbour_lists(index: &Index) -> Vec<Vec<usize>> {
     with_malloc_top_pad(|| {
         (0..index.len())
             .into_par_iter()
-            .map(|i| retrieve::neighbours(index, i, NEIGHBOURS))
+            .map(|i| retrieve::neighbours(index, i, NEIGHBOURS, false))
             .collect()
     })
 }

@@ -41,6 +41,19 @@ pub fn like_lexical_weight(share: f32, curated: bool) -> f32 {
 }
 /// Related work: IDF-weighted cosine of curated tags (silent without tags).
 pub const LIKE_TAGS: f32 = 0.8;
+/// Related work: IDF-weighted cosine of the list's own tags (keywords, categories,
+/// collections, sections; `index::own_tags`), the same kind of evidence as curated tags and so
+/// the same weight, fixed before any list was measured with it: on the five judged imported
+/// lists related@5 0.385 -> 0.382, 0.538 -> 0.549, 0.561 -> 0.635, 0.451 -> 0.557 and
+/// 0.419 -> 0.506 (docs/experiments.md, "Related work: the list's own tags").
+pub const LIKE_OWN_TAGS: f32 = 0.8;
+
+/// The weight of the list's own tags: [`LIKE_OWN_TAGS`], or none on a list with curated
+/// evidence, whose tags and `builds_on` links already say what a section says, more finely:
+/// there the seed documents' sections took related@5 from 0.918 to 0.826.
+pub fn like_own_tags_weight(curated: bool) -> f32 {
+    if curated { 0.0 } else { LIKE_OWN_TAGS }
+}
 /// Related work on a list of titles and abstracts: token alignment (`engine::alignment`;
 /// silent on other lists). Half the embedding's weight: added to the shipped fusion at 0.5, on
 /// the three judged lists with abstracts related@5 0.685 -> 0.705, 0.549 -> 0.557 and 0.509 ->

@@ -8,6 +8,7 @@ pub mod communities;
 pub mod explain;
 pub mod fusion;
 pub mod path;
+pub mod plan;
 pub mod reading;
 pub mod reference;
 pub mod resolve;

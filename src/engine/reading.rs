@@ -255,7 +255,7 @@ fn chain_on_demand(index: &Index, from: usize, to: usize) -> Option<Vec<usize>> 
     let links = |frontier: &[usize]| -> Vec<Vec<usize>> {
         frontier
             .par_iter()
-            .map(|&u| retrieve::neighbours(index, u, super::communities::NEIGHBOURS))
+            .map(|&u| retrieve::neighbours(index, u, super::communities::NEIGHBOURS, true))
             .collect()
     };
     // Each side: paper -> the paper it was reached from (itself for the end).

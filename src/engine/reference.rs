@@ -87,10 +87,10 @@ pub fn reference_queries(index: &Index, script: Script) -> Vec<(usize, String)> 
         .filter_map(|i| {
             let p = index.paper(i);
             let text = match script {
-                Script::Latin => [first_sentence(&p.summary), p.title.as_str()]
+                Script::Latin => [describing_sentence(&p.summary), p.title.as_str()]
                     .into_iter()
                     .find(|t| !t.trim().is_empty() && Script::of(t) == Script::Latin),
-                Script::Cjk => [p.highlight.as_str(), p.title.as_str()]
+                Script::Cjk => [describing_sentence(&p.highlight), p.title.as_str()]
                     .into_iter()
                     .find(|t| Script::of(t) == Script::Cjk),
             }?;
@@ -106,14 +106,93 @@ fn sample(n: usize) -> Vec<usize> {
         .collect()
 }
 
-/// The first sentence of `text` (up to a full stop followed by a space), at most 400 bytes.
+/// Sentences of a description looked at for one that describes the paper.
+const LEADING_SENTENCES: usize = 4;
+
+/// The first of `text`'s leading sentences that is not a byline ([`is_byline`]), at most 400
+/// bytes; `text` itself when it has no such sentence. Many lists' summaries open with the
+/// authors and their affiliations ("Wei Zhang, Na Li and Jun Chen (Tsinghua University).",
+/// "作者：张伟、李娜（清华大学）。"): as a query, such a sentence matches no paper's content, and a
+/// reference built from it would call a researcher's good query weak.
+fn describing_sentence(text: &str) -> &str {
+    let mut rest = text.trim_start();
+    for _ in 0..LEADING_SENTENCES {
+        if rest.is_empty() {
+            break;
+        }
+        let sentence = first_sentence(rest);
+        if !is_byline(sentence) {
+            return sentence;
+        }
+        rest = rest[sentence.len()..].trim_start();
+    }
+    first_sentence(text.trim_start())
+}
+
+/// The first sentence of `text`: up to a full stop followed by a space, or a CJK full stop,
+/// question or exclamation mark, at most 400 bytes.
 fn first_sentence(text: &str) -> &str {
-    let end = text.find(". ").map_or(text.len(), |e| e + 1);
+    let latin = text.find(". ").map(|e| e + 1);
+    let cjk = text
+        .char_indices()
+        .find(|&(_, c)| matches!(c, '。' | '！' | '？'))
+        .map(|(e, c)| e + c.len_utf8());
+    let end = [latin, cjk]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(text.len());
     let mut cut = end.min(400);
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }
     &text[..cut]
+}
+
+/// Words that mark an affiliation or a byline, in English and Chinese.
+const BYLINE_MARKS: [&str; 22] = [
+    "university",
+    "institute",
+    "laboratory",
+    "college",
+    "academy",
+    "department of",
+    "school of",
+    "et al",
+    "@",
+    "authors:",
+    "author:",
+    "大学",
+    "学院",
+    "研究院",
+    "研究所",
+    "实验室",
+    "作者",
+    "团队",
+    "集团",
+    "公司",
+    "单位",
+    "机构",
+];
+
+/// Whether `sentence` reads as a byline rather than a description: it names an affiliation,
+/// or it is a list of capitalized names (at least two commas or an "and", four in five words
+/// capitalized).
+fn is_byline(sentence: &str) -> bool {
+    let lower = sentence.to_lowercase();
+    if BYLINE_MARKS.iter().any(|m| lower.contains(m)) {
+        return true;
+    }
+    let words: Vec<&str> = sentence
+        .split(|c: char| !c.is_alphabetic() && c != '-')
+        .filter(|w| !w.is_empty() && *w != "and")
+        .collect();
+    let listed = sentence.matches(',').count() >= 2 || sentence.contains(" and ");
+    let capitalized = words
+        .iter()
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .count();
+    listed && words.len() >= 3 && 5 * capitalized >= 4 * words.len()
 }
 
 /// The cosines at the percentiles 0, 1, ..., 100 of each reference query's best match among
@@ -184,6 +263,27 @@ pub fn is_weak_match(strength: Option<f32>) -> bool {
 mod tests {
     use super::*;
     use crate::index::LINK_STRENGTH_CUTS;
+
+    #[test]
+    fn a_byline_is_skipped_for_the_sentence_that_describes_the_paper() {
+        let en = "Wei Zhang, Na Li and Jun Chen (Tsinghua University). Agents learn to browse. \
+                  More.";
+        assert_eq!(describing_sentence(en), "Agents learn to browse.");
+        let names = "Maria Garcia, James Smith, Anna Müller. We train web agents with RL. x";
+        assert_eq!(describing_sentence(names), "We train web agents with RL.");
+        let zh = "作者：张伟、李娜（清华大学）。用强化学习训练网页智能体。后文。";
+        assert_eq!(describing_sentence(zh), "用强化学习训练网页智能体。");
+        let plain = "Search-R1 trains LLMs to call a search engine, and to reason. Then more.";
+        assert_eq!(
+            describing_sentence(plain),
+            "Search-R1 trains LLMs to call a search engine, and to reason."
+        );
+        let all_bylines = "Wei Zhang, Na Li and Jun Chen. MIT University.";
+        assert_eq!(
+            describing_sentence(all_bylines),
+            "Wei Zhang, Na Li and Jun Chen."
+        );
+    }
 
     #[test]
     fn a_reference_query_is_a_first_sentence() {

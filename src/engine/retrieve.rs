@@ -139,13 +139,15 @@ struct Signals {
     centered: Vec<f32>,
     lexical: Vec<f32>,
     tags: Vec<f32>,
+    /// The list's own tags (`index::own_tags`); zeros without any.
+    own_tags: Vec<f32>,
     /// Spelling cosine (`index::evidence::Spelling`); zeros unless the list is bare titles.
     spelling: Vec<f32>,
     /// Token alignment (`engine::alignment`); zeros unless the list has it.
     alignment: Vec<f32>,
     links: Vec<f32>,
-    /// Whether the list has curated evidence (tags or `builds_on` links).
-    curated: bool,
+    /// The list's weights ([`super::plan::RelatedWeights`]).
+    weights: super::plan::RelatedWeights,
 }
 
 /// Which papers a query scores, and over which the signals are standardized.
@@ -168,6 +170,9 @@ struct Scope {
     /// The lexical and tag similarities of the seeds, computed once to find the candidates
     /// and reused by [`Scope::signals`] (each is a pass over the corpus).
     seen: Vec<(usize, Similarities)>,
+    /// Whether a paper's section counts among its own tags ([`Index::own_tags`]); not for
+    /// topics, which are compared with the sections.
+    sections: bool,
 }
 
 /// One paper's lexical, tag and spelling similarity to every paper of the index.
@@ -175,14 +180,16 @@ struct Scope {
 struct Similarities {
     lexical: Vec<f32>,
     tags: Vec<f32>,
+    own_tags: Vec<f32>,
     spelling: Vec<f32>,
 }
 
 impl Similarities {
-    fn of(index: &Index, seed: usize) -> Similarities {
+    fn of(index: &Index, seed: usize, sections: bool) -> Similarities {
         Similarities {
             lexical: index.lexical().similar_to(seed),
             tags: index.tags().similar_to(seed),
+            own_tags: index.own_tags(sections).similar_to(seed),
             spelling: match index.spelling() {
                 Some(s) => s.similar_to(seed),
                 None => vec![0.0; index.len()],
@@ -202,6 +209,7 @@ impl Scope {
             scored: None,
             reference: None,
             seen: Vec::new(),
+            sections: true,
         }
     }
 
@@ -211,12 +219,13 @@ impl Scope {
         index: &Index,
         seeds: &[usize],
         per_seed: usize,
+        sections: bool,
         keep: impl Fn(usize) -> bool,
     ) -> Scope {
         let mut pool = Vec::new();
         let mut seen = Vec::with_capacity(seeds.len());
         for &s in seeds {
-            let sims = Similarities::of(index, s);
+            let sims = Similarities::of(index, s, sections);
             candidates(index, s, per_seed, &sims, &mut pool);
             seen.push((s, sims));
         }
@@ -236,6 +245,7 @@ impl Scope {
             scored: Some(scored),
             reference: Some(reference),
             seen,
+            sections,
         }
     }
 
@@ -252,7 +262,7 @@ impl Scope {
             // filtered papers alone would reorder what a filter keeps.
             Scope::everything(index, keep)
         } else if filters.is_empty() {
-            Scope::candidates_of(index, seeds, per_seed, keep)
+            Scope::candidates_of(index, seeds, per_seed, true, keep)
         } else {
             // A filtered candidate set of the graph may run dry: the scan of what passes.
             Scope::everything(index, |i| keep(i) && filters.accepts_at(index, i))
@@ -263,7 +273,7 @@ impl Scope {
     fn signals(&self, index: &Index, seed: usize) -> Signals {
         let sims = match self.seen.iter().find(|(s, _)| *s == seed) {
             Some((_, sims)) => sims.clone(),
-            None => Similarities::of(index, seed),
+            None => Similarities::of(index, seed, self.sections),
         };
         signals(index, seed, self.scored.as_deref(), sims)
     }
@@ -286,7 +296,7 @@ fn candidates(index: &Index, seed: usize, size: usize, sims: &Similarities, out:
             .into_iter()
             .map(|(i, _)| i),
     );
-    for values in [&sims.lexical, &sims.tags, &sims.spelling] {
+    for values in [&sims.lexical, &sims.tags, &sims.own_tags, &sims.spelling] {
         let scored: Vec<(usize, f32)> = values
             .iter()
             .copied()
@@ -326,6 +336,7 @@ fn signals(index: &Index, seed: usize, scored: Option<&[usize]>, sims: Similarit
     let Similarities {
         lexical,
         tags,
+        own_tags,
         spelling,
     } = sims;
     let relations = index.relations();
@@ -357,9 +368,10 @@ fn signals(index: &Index, seed: usize, scored: Option<&[usize]>, sims: Similarit
         centered,
         lexical,
         tags,
+        own_tags,
         spelling,
         links,
-        curated: index.has_curated_evidence(),
+        weights: super::plan::RelatedWeights::of(index),
     }
 }
 
@@ -373,16 +385,17 @@ impl Signals {
             Mode::Hybrid => {
                 let share = reference.iter().filter(|&&i| self.lexical[i] > 0.0).count() as f32
                     / reference.len().max(1) as f32;
-                let wl = fusion::like_lexical_weight(share, self.curated);
+                let w = &self.weights;
                 let mut f = fusion::fuse_by(
                     pool,
                     reference,
                     &[
-                        (fusion::LIKE_DENSE, &self.centered),
-                        (wl, &self.lexical),
-                        (fusion::LIKE_TAGS, &self.tags),
-                        (fusion::LIKE_SPELLING, &self.spelling),
-                        (fusion::LIKE_ALIGNMENT, &self.alignment),
+                        (w.dense, &self.centered),
+                        (w.lexical_for(share), &self.lexical),
+                        (w.tags, &self.tags),
+                        (w.own_tags, &self.own_tags),
+                        (w.spelling, &self.spelling),
+                        (w.alignment, &self.alignment),
                     ],
                 );
                 for (x, &i) in f.iter_mut().zip(pool) {
@@ -460,7 +473,7 @@ fn scored_related(
     }
     if mode == Mode::Hybrid {
         feedback(index, &scope, &mut score);
-        if !index.uses_graph() && !index.has_curated_evidence() {
+        if super::plan::RelatedWeights::of(index).reciprocal {
             reciprocity(index, seeds, pool, &mut score);
         }
     }
@@ -533,12 +546,18 @@ pub fn calibrated(index: Index) -> Result<Index, crate::index::IndexError> {
 const NEIGHBOUR_POOL: usize = 50;
 
 /// The `k` papers most related to `seed` by the fused related-work score (without feedback or
-/// explanations): the links of the graph topics and reading paths are built on.
-pub fn neighbours(index: &Index, seed: usize, k: usize) -> Vec<usize> {
+/// explanations): the links of the graph topics and reading paths are built on. `sections`:
+/// whether the sections the list files papers under count as evidence (not for topics, which
+/// are measured against those sections).
+pub fn neighbours(index: &Index, seed: usize, k: usize, sections: bool) -> Vec<usize> {
     let scope = if index.uses_graph() {
-        Scope::candidates_of(index, &[seed], NEIGHBOUR_POOL.max(k), |i| i != seed)
+        Scope::candidates_of(index, &[seed], NEIGHBOUR_POOL.max(k), sections, |i| {
+            i != seed
+        })
     } else {
-        Scope::everything(index, |i| i != seed)
+        let mut all = Scope::everything(index, |i| i != seed);
+        all.sections = sections;
+        all
     };
     let score = scope.score(&scope.signals(index, seed), Mode::Hybrid);
     let scored: Vec<(usize, f32)> = score.into_iter().enumerate().collect();
@@ -586,7 +605,7 @@ fn feedback(index: &Index, scope: &Scope, score: &mut [f32]) {
 fn reciprocity(index: &Index, seeds: &[usize], pool: &[usize], score: &mut [f32]) {
     let scored: Vec<(usize, f32)> = score.iter().copied().enumerate().collect();
     for (j, _) in top_hits(scored, fusion::LIKE_RECIPROCAL_TOP) {
-        let theirs = neighbours(index, pool[j], fusion::LIKE_RECIPROCAL_K);
+        let theirs = neighbours(index, pool[j], fusion::LIKE_RECIPROCAL_K, true);
         if seeds.iter().any(|s| theirs.contains(s)) {
             score[j] += fusion::LIKE_RECIPROCAL;
         }

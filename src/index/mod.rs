@@ -12,6 +12,7 @@ mod layout;
 pub use layout::LINK_STRENGTH_CUTS;
 pub mod lexical;
 mod output;
+pub mod own_tags;
 pub mod papers;
 pub mod reuse;
 mod storage;
@@ -165,6 +166,8 @@ pub struct Index {
     ann: OnceLock<Ann>,
     centroid: OnceLock<evidence::Centroid>,
     tags: OnceLock<evidence::Tags>,
+    /// The list's own tags, with its sections and without ([`own_tags`]).
+    own_tags: [OnceLock<own_tags::OwnTags>; 2],
     relations: OnceLock<evidence::Relations>,
     spelling: OnceLock<Option<evidence::Spelling>>,
     surfaces: OnceLock<evidence::Surfaces>,
@@ -487,6 +490,7 @@ impl Index {
             ann: OnceLock::new(),
             centroid: OnceLock::new(),
             tags: OnceLock::new(),
+            own_tags: [OnceLock::new(), OnceLock::new()],
             relations: OnceLock::new(),
             spelling: OnceLock::new(),
             surfaces: OnceLock::new(),
@@ -755,6 +759,14 @@ impl Index {
     /// The curated tags as weighted vectors, read on first use.
     pub fn tags(&self) -> &evidence::Tags {
         self.tags.get_or_init(|| evidence::Tags::new(&self.table()))
+    }
+
+    /// The list's own tags ([`own_tags::OwnTags`]): its keywords, tags outside the curated
+    /// vocabulary, categories and collections, and with `sections` also the sections it files
+    /// papers under. Built on first use (one pass over the keyword columns).
+    pub fn own_tags(&self, sections: bool) -> &own_tags::OwnTags {
+        self.own_tags[usize::from(sections)]
+            .get_or_init(|| own_tags::OwnTags::new(&self.table(), sections))
     }
 
     /// Whether the list carries curated evidence of relatedness: tags or `builds_on` links.

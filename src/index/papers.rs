@@ -160,6 +160,30 @@ impl PaperColumns {
     }
 }
 
+impl PaperColumns {
+    /// The columns as the table an index reads them through (for evidence built before any
+    /// index exists, and for tests).
+    pub fn table(&self) -> PaperTable<'_> {
+        let n = self.kind.len();
+        fn view(c: &TextColumn, n: usize) -> TextView<'_> {
+            TextView::new(&c.text, &c.offsets, n).expect("columns built by `build` are valid")
+        }
+        PaperTable {
+            text: std::array::from_fn(|k| view(&self.text[k], n)),
+            extra: std::array::from_fn(|k| Some(view(&self.extra[k], n))),
+            kind: &self.kind,
+            open_source: &self.open_source,
+            names: TextView::new(
+                &self.names.text,
+                &self.names.offsets,
+                self.name_papers.len(),
+            )
+            .expect("columns built by `build` are valid"),
+            name_papers: &self.name_papers,
+        }
+    }
+}
+
 /// A validated text column over borrowed bytes.
 #[derive(Debug, Clone, Copy)]
 pub struct TextView<'a> {
@@ -308,6 +332,11 @@ impl<'a> PaperTable<'a> {
         }
     }
 
+    /// Paper `i`'s own words for it ([`Paper::keywords`]).
+    pub fn keywords(&self, i: usize) -> Vec<String> {
+        self.extra_list(1, i)
+    }
+
     /// The other sections paper `i` is filed under ([`Paper::also_topics`]).
     pub fn also_topics(&self, i: usize) -> Vec<String> {
         self.extra_list(2, i)
@@ -389,16 +418,8 @@ mod tests {
     }
 
     fn view(c: &PaperColumns, n: usize) -> PaperTable<'_> {
-        let text =
-            std::array::from_fn(|k| TextView::new(&c.text[k].text, &c.text[k].offsets, n).unwrap());
-        PaperTable {
-            text,
-            extra: std::array::from_fn(|k| TextView::new(&c.extra[k].text, &c.extra[k].offsets, n)),
-            kind: &c.kind,
-            open_source: &c.open_source,
-            names: TextView::new(&c.names.text, &c.names.offsets, c.name_papers.len()).unwrap(),
-            name_papers: &c.name_papers,
-        }
+        assert_eq!(c.kind.len(), n);
+        c.table()
     }
 
     #[test]

@@ -192,6 +192,10 @@ pub struct PathScore {
     pub related_share: f64,
     /// `builds_on` pairs placed child before parent (must be zero).
     pub backwards_edges: usize,
+    /// Mean over seeds of the judged-related steps over what a path of [`PATH_STEPS`] could
+    /// hold: `min(PATH_STEPS - 1, papers judged related to the seed)`; seeds with no judged
+    /// related paper are left out. A path that stops short of what the list has scores low.
+    pub recall: f64,
 }
 
 /// How well `why`'s "a weak link for this list" tells a doubtful result: the shipped ranking's
@@ -245,6 +249,7 @@ pub const PATH_STEPS: usize = 6;
 pub fn path_scores(index: &Index, judged: &Judged) -> PathScore {
     let relations = index.relations();
     let (mut steps, mut related, mut backwards) = (0usize, 0usize, 0usize);
+    let (mut recall, mut recall_seeds) = (0.0f64, 0usize);
     for (seed, grades) in &judged.like {
         let Ok(path) = engine::reading::reading_path(index, *seed, PATH_STEPS) else {
             continue;
@@ -258,15 +263,27 @@ pub fn path_scores(index: &Index, judged: &Judged) -> PathScore {
                     .find(|&i| t.id(i) == s.id)
             })
             .collect();
+        let judged_related = grades
+            .iter()
+            .filter(|&(&i, &g)| i != *seed && g >= 1)
+            .count();
+        let mut found = 0usize;
         for (pos, &i) in order.iter().enumerate() {
             if i != *seed {
                 steps += 1;
-                related += usize::from(grades.get(&i).is_some_and(|&g| g >= 1));
+                let hit = grades.get(&i).is_some_and(|&g| g >= 1);
+                related += usize::from(hit);
+                found += usize::from(hit);
             }
             backwards += relations.parents[i]
                 .iter()
                 .filter(|p| order[pos + 1..].contains(p))
                 .count();
+        }
+        let room = judged_related.min(PATH_STEPS - 1);
+        if room > 0 {
+            recall += found.min(room) as f64 / room as f64;
+            recall_seeds += 1;
         }
     }
     PathScore {
@@ -274,6 +291,7 @@ pub fn path_scores(index: &Index, judged: &Judged) -> PathScore {
         steps,
         related_share: related as f64 / steps.max(1) as f64,
         backwards_edges: backwards,
+        recall: recall / recall_seeds.max(1) as f64,
     }
 }
 
