@@ -311,30 +311,12 @@ impl Embedder {
         let lens: Vec<usize> = if texts.len() == 1 {
             vec![1]
         } else {
-            te.tokenizer()
-                .encode_batch(texts.to_vec(), true)
-                .map_err(|e| ModelError::Tokenizer(e.to_string()))?
-                .iter()
-                .map(|e| e.get_attention_mask().iter().filter(|&&m| m == 1).count())
-                .collect()
+            token_counts(te.tokenizer(), texts)?
         };
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| lens[i]);
-
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
-        let batch_size = self.options.batch_size.max(1);
-        let max_tokens = self.options.max_batch_tokens.max(1);
-        let mut start = 0;
-        while start < order.len() {
-            // Sorted ascending: the last member of a batch is its longest.
-            let mut end = start + 1;
-            while end < order.len()
-                && end - start < batch_size
-                && (end - start + 1) * lens[order[end]] <= max_tokens
-            {
-                end += 1;
-            }
-            let batch: Vec<&str> = order[start..end].iter().map(|&i| texts[i]).collect();
+        let mut done = 0;
+        for members in length_batches(&lens, &self.options) {
+            let batch: Vec<&str> = members.iter().map(|&i| texts[i]).collect();
             let vecs = te.embed(&batch)?;
             if vecs.len() != batch.len() {
                 return Err(ModelError::Runtime(format!(
@@ -343,7 +325,7 @@ impl Embedder {
                     batch.len()
                 )));
             }
-            for (&i, v) in order[start..end].iter().zip(vecs) {
+            for (&i, v) in members.iter().zip(vecs) {
                 if v.len() != DIM {
                     return Err(ModelError::Runtime(format!(
                         "model returned a {}-d vector, expected {DIM}",
@@ -352,8 +334,8 @@ impl Embedder {
                 }
                 out[i] = v;
             }
-            start = end;
-            progress(start, texts.len());
+            done += members.len();
+            progress(done, texts.len());
         }
         Ok(out)
     }
@@ -364,4 +346,39 @@ impl Embedder {
             .pop()
             .ok_or_else(|| ModelError::Runtime("no vector returned".into()))
     }
+}
+
+/// How many real tokens (`<s>` and `</s>` included) each of `texts` has.
+fn token_counts(tokenizer: &Tokenizer, texts: &[&str]) -> Result<Vec<usize>, ModelError> {
+    Ok(tokenizer
+        .encode_batch(texts.to_vec(), true)
+        .map_err(|e| ModelError::Tokenizer(e.to_string()))?
+        .iter()
+        .map(|e| e.get_attention_mask().iter().filter(|&&m| m == 1).count())
+        .collect())
+}
+
+/// The texts of token counts `lens`, sorted by length and cut into batches (little padding),
+/// each within [`EmbedderOptions::batch_size`] texts and
+/// [`EmbedderOptions::max_batch_tokens`] padded tokens: each batch as its texts' positions.
+fn length_batches(lens: &[usize], options: &EmbedderOptions) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..lens.len()).collect();
+    order.sort_by_key(|&i| lens[i]);
+    let batch_size = options.batch_size.max(1);
+    let max_tokens = options.max_batch_tokens.max(1);
+    let mut batches = Vec::new();
+    let mut start = 0;
+    while start < order.len() {
+        // Sorted ascending: the last member of a batch is its longest.
+        let mut end = start + 1;
+        while end < order.len()
+            && end - start < batch_size
+            && (end - start + 1) * lens[order[end]] <= max_tokens
+        {
+            end += 1;
+        }
+        batches.push(order[start..end].to_vec());
+        start = end;
+    }
+    batches
 }

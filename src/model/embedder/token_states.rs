@@ -3,7 +3,7 @@
 //! vectors because a build asks for them in bulk and a query with its vector.
 
 use super::super::{DIM, ModelError, encoder};
-use super::{Embedder, Role};
+use super::{Embedder, Role, length_batches, token_counts};
 
 /// The contextual vectors of one text's tokens, as the model's last layer gives them before
 /// pooling: what token-level matching ([`crate::engine::alignment`]) compares. `<s>`, `</s>`
@@ -61,42 +61,18 @@ impl Embedder {
             .collect();
         let mut st = self.lock()?;
         self.install_full(&mut st)?;
-        let lens: Vec<usize> = st
-            .te
-            .tokenizer()
-            .encode_batch(
-                prefixed.iter().map(String::as_str).collect::<Vec<_>>(),
-                true,
-            )
-            .map_err(|e| ModelError::Tokenizer(e.to_string()))?
-            .iter()
-            .map(|e| e.get_attention_mask().iter().filter(|&&m| m == 1).count())
-            .collect();
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| lens[i]);
+        let refs: Vec<&str> = prefixed.iter().map(String::as_str).collect();
+        let lens = token_counts(st.te.tokenizer(), &refs)?;
         let mut out: Vec<Option<TokenStates>> = vec![None; texts.len()];
-        let max_tokens = self.options.max_batch_tokens.max(1);
-        let mut start = 0;
-        while start < order.len() {
-            let mut end = start + 1;
-            while end < order.len()
-                && end - start < self.options.batch_size.max(1)
-                && (end - start + 1) * lens[order[end]] <= max_tokens
-            {
-                end += 1;
-            }
-            let batch: Vec<&str> = order[start..end]
-                .iter()
-                .map(|&i| prefixed[i].as_str())
-                .collect();
+        for members in length_batches(&lens, &self.options) {
+            let batch: Vec<&str> = members.iter().map(|&i| refs[i]).collect();
             let Some((ids, mask, hidden)) = st.te.hidden(&batch)? else {
                 break;
             };
-            let rows = token_rows(&ids, &mask, &hidden, end - start)?;
-            for (&i, t) in order[start..end].iter().zip(rows) {
+            let rows = token_rows(&ids, &mask, &hidden, members.len())?;
+            for (&i, t) in members.iter().zip(rows) {
                 out[i] = Some(t);
             }
-            start = end;
         }
         out.into_iter()
             .map(|t| t.ok_or_else(|| ModelError::Runtime("no token states returned".into())))
