@@ -303,3 +303,14 @@ fn ranked(pool: &[usize], score: &[f32], dense: &[f32], lexical: &[f32], k: usiz
         })
         .collect()
 }
+
+/// The papers of the best `k` scores of `values` (one per paper) above zero, best first.
+fn best_positive(values: &[f32], k: usize) -> Vec<usize> {
+    let scored: Vec<(usize, f32)> = values
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|&(_, s)| s > 0.0)
+        .collect();
+    top_hits(scored, k).into_iter().map(|(i, _)| i).collect()
+}

@@ -4,9 +4,8 @@
 //! (what is scanned, what is sampled) reads in one place.
 
 use super::super::fusion;
-use super::{Filters, Mode};
+use super::{Filters, Mode, best_positive};
 use crate::index::Index;
-use crate::index::ann::top_hits;
 use crate::index::evidence::Relation;
 
 /// The per-paper signals of related work, seen from one seed (one value per paper of the
@@ -164,13 +163,7 @@ fn candidates(index: &Index, seed: usize, size: usize, sims: &Similarities, out:
             .map(|(i, _)| i),
     );
     for values in [&sims.lexical, &sims.tags, &sims.spelling] {
-        let scored: Vec<(usize, f32)> = values
-            .iter()
-            .copied()
-            .enumerate()
-            .filter(|&(_, s)| s > 0.0)
-            .collect();
-        out.extend(top_hits(scored, size + 1).into_iter().map(|(i, _)| i));
+        out.extend(best_positive(values, size + 1));
     }
     let relations = index.relations();
     out.extend(&relations.parents[seed]);

@@ -4,7 +4,7 @@
 //! with which it shares only the filters and the ranking of the final pool.
 
 use super::super::{explain, fusion};
-use super::{Filters, Hit, Mode, POOL, ranked};
+use super::{Filters, Hit, Mode, POOL, best_positive, ranked};
 use crate::index::Index;
 use crate::index::ann::top_hits;
 
@@ -61,14 +61,8 @@ pub fn search(
             candidates.extend(top_hits(scored, pool).iter().map(|&(i, _)| i));
         }
     }
-    let lex_rank: Vec<(usize, f32)> = bm25
-        .iter()
-        .copied()
-        .enumerate()
-        .filter(|&(_, s)| s > 0.0)
-        .collect();
     let lex_pool = if filters.is_empty() { POOL.max(k) } else { n };
-    candidates.extend(top_hits(lex_rank, lex_pool).iter().map(|&(i, _)| i));
+    candidates.extend(best_positive(&bm25, lex_pool));
     candidates.sort_unstable();
     candidates.dedup();
     candidates.retain(|&i| filters.accepts_at(index, i));
