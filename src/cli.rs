@@ -121,48 +121,7 @@ pub enum Command {
     /// Candidates come from files in any corpus format, arXiv API Atom answers and arXiv
     /// RSS/Atom listings saved to disk (.atom, .rss, .xml), or `--arxiv` straight from the
     /// arXiv API. Papers already in the library are skipped and counted.
-    Feed {
-        /// Candidate files or directories.
-        #[arg(value_name = "CANDIDATES", required_unless_present = "arxiv")]
-        candidates: Vec<PathBuf>,
-        /// Fetch the newest papers of these arXiv categories from the arXiv API
-        /// (`cs.LG,cs.CL`; one request every 3 s, as arXiv asks).
-        #[arg(long, value_name = "CATS", value_delimiter = ',')]
-        arxiv: Vec<String>,
-        /// With --arxiv: how many days back.
-        #[arg(long, default_value_t = 2, requires = "arxiv")]
-        days: u32,
-        /// Only candidates published on or after this date (YYYY-MM-DD, or YYYY).
-        #[arg(long, value_name = "DATE")]
-        since: Option<String>,
-        /// Number of papers in the feed.
-        #[arg(
-            short = 'n',
-            long = "limit",
-            short_alias = 'k',
-            alias = "top",
-            default_value_t = 20
-        )]
-        limit: usize,
-        /// Only this interest (a topic of the library; part of its name, any case).
-        #[arg(long, value_name = "NAME")]
-        interest: Option<String>,
-        /// Show papers shown or rated before too.
-        #[arg(long)]
-        all: bool,
-        /// Leave out papers scoring below this.
-        #[arg(long, value_name = "SCORE")]
-        min_score: Option<f32>,
-        /// Only papers whose title or abstract contains this word (repeatable: any of them).
-        #[arg(long, value_name = "WORD")]
-        include: Vec<String>,
-        /// Leave out papers whose title or abstract contains this word (repeatable).
-        #[arg(long, value_name = "WORD")]
-        exclude: Vec<String>,
-        /// How your ratings re-rank the feed.
-        #[arg(long, value_enum, default_value_t = LearnerArg::Rocchio)]
-        learner: LearnerArg,
-    },
+    Feed(FeedArgs),
     /// Rate a paper a feed showed (or a library paper): later feeds rank like it up or down.
     Rate {
         /// The paper: its id as the feed printed it, or its title.
@@ -322,6 +281,52 @@ pub enum Command {
         #[arg(required = true)]
         text: Vec<String>,
     },
+}
+
+// `recommend feed`'s arguments, as one struct so that the command's options are built from
+// named fields (the variant's doc comment is the command's help; this one adds none).
+#[derive(Debug, Args, Clone)]
+pub struct FeedArgs {
+    /// Candidate files or directories.
+    #[arg(value_name = "CANDIDATES", required_unless_present = "arxiv")]
+    pub candidates: Vec<PathBuf>,
+    /// Fetch the newest papers of these arXiv categories from the arXiv API
+    /// (`cs.LG,cs.CL`; one request every 3 s, as arXiv asks).
+    #[arg(long, value_name = "CATS", value_delimiter = ',')]
+    pub arxiv: Vec<String>,
+    /// With --arxiv: how many days back.
+    #[arg(long, default_value_t = 2, requires = "arxiv")]
+    pub days: u32,
+    /// Only candidates published on or after this date (YYYY-MM-DD, or YYYY).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Number of papers in the feed.
+    #[arg(
+        short = 'n',
+        long = "limit",
+        short_alias = 'k',
+        alias = "top",
+        default_value_t = 20
+    )]
+    pub limit: usize,
+    /// Only this interest (a topic of the library; part of its name, any case).
+    #[arg(long, value_name = "NAME")]
+    pub interest: Option<String>,
+    /// Show papers shown or rated before too.
+    #[arg(long)]
+    pub all: bool,
+    /// Leave out papers scoring below this.
+    #[arg(long, value_name = "SCORE")]
+    pub min_score: Option<f32>,
+    /// Only papers whose title or abstract contains this word (repeatable: any of them).
+    #[arg(long, value_name = "WORD")]
+    pub include: Vec<String>,
+    /// Leave out papers whose title or abstract contains this word (repeatable).
+    #[arg(long, value_name = "WORD")]
+    pub exclude: Vec<String>,
+    /// How your ratings re-rank the feed.
+    #[arg(long, value_enum, default_value_t = LearnerArg::Rocchio)]
+    pub learner: LearnerArg,
 }
 
 /// How corpus files are read.

@@ -11,7 +11,7 @@ use recommend::index::ann::exact_search;
 use recommend::index::{Index, Script};
 use serde_json::Value;
 
-use crate::support::{json_rows as json, pair_ids, recommend, related_ids, texts};
+use crate::support::{json_rows as json, jsonl, ok_json, pair_ids, recommend, related_ids, texts};
 
 #[test]
 fn shipped_index_matches_shipped_corpus() {
@@ -225,11 +225,7 @@ fn batch_like_answers_one_line_per_query() {
         .get_output()
         .stdout
         .clone();
-    let lines: Vec<Value> = String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = jsonl(&out);
     assert_eq!(lines.len(), 3);
     assert_eq!(lines[0]["query"], "GRPO");
     assert_eq!(lines[0]["results"].as_array().unwrap().len(), 3);
@@ -509,14 +505,7 @@ fn reasons_cite_compound_terms_whole_and_no_generic_chinese_words() {
 
 #[test]
 fn show_prints_the_whole_record_with_links_and_relations() {
-    let out = recommend()
-        .args(["show", "DAPO", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let r: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let r = ok_json(recommend().args(["show", "DAPO", "--format", "json"]));
     assert_eq!(r["id"], "dapo");
     assert_eq!(r["arxiv"], "2503.14476");
     assert_eq!(r["href"], "https://arxiv.org/abs/2503.14476");

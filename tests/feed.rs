@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::support::server::Server;
-use crate::support::{recommend, root};
+use crate::support::{recommend, root, with_model};
 
 /// A copy of the shipped index in a fresh folder (the feed writes its state beside it).
 fn library() -> (tempfile::TempDir, PathBuf) {
@@ -27,9 +27,7 @@ fn run(index: &Path, args: &[&str]) -> (i32, String, String) {
 /// The binary on `index`, with the arXiv API at `arxiv` (none: the variable unset).
 fn run_against(index: &Path, args: &[&str], arxiv: Option<&str>) -> (i32, String, String) {
     let mut cmd = recommend();
-    if let Ok(dir) = std::env::var("RECOMMEND_MODEL_DIR") {
-        cmd.env("RECOMMEND_MODEL_DIR", dir);
-    }
+    with_model(&mut cmd);
     match arxiv {
         Some(url) => cmd.env("RECOMMEND_ARXIV_URL", url),
         None => cmd.env_remove("RECOMMEND_ARXIV_URL"),

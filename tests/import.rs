@@ -4,12 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::str::contains;
 use recommend::corpus::{Corpus, CorpusError, Format, Kind, LoadOptions, Paper};
 use recommend::index::Index;
 
-use crate::support::{ok_json, recommend};
+use crate::support::{ok_json, recommend, with_model};
 
 const FIXTURES: &str = "tests/fixtures/import";
 
@@ -626,14 +625,6 @@ fn bad_bytes_and_shapes_get_clear_messages_never_a_panic() {
 
 use predicates::prelude::PredicateBooleanExt;
 
-/// The model, when the environment or a checkout provides it (else the first use installs it).
-fn with_model(cmd: &mut Command) -> &mut Command {
-    if let Ok(dir) = std::env::var("RECOMMEND_MODEL_DIR") {
-        cmd.env("RECOMMEND_MODEL_DIR", dir);
-    }
-    cmd
-}
-
 fn stderr_of(args: &[&str], index: &Path) -> String {
     let out = with_model(&mut recommend())
         .arg("--index")
@@ -725,16 +716,12 @@ fn add_appends_a_file_and_a_failed_build_leaves_the_index_untouched() {
         added.contains("papers added: 3, 7 in all; 3 embedded, 4 vectors reused"),
         "{added}"
     );
-    let out = with_model(&mut recommend())
-        .arg("--index")
-        .arg(&index)
-        .args(["--like", "7QX2WZ8M", "-k", "6", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let rows: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let rows = ok_json(
+        with_model(&mut recommend())
+            .arg("--index")
+            .arg(&index)
+            .args(["--like", "7QX2WZ8M", "-k", "6", "--format", "json"]),
+    );
     assert_eq!(
         rows.as_array().unwrap().len(),
         6,

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use predicates::prelude::*;
 use predicates::str::contains;
 
-use crate::support::{copy_dir, recommend_in as recommend, root};
+use crate::support::{copy_dir, err_text, jsonl, ok_json, recommend_in as recommend, root};
 
 fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("recommend")
@@ -504,14 +504,7 @@ fn a_corpus_encoding_error_names_file_and_line_once() {
         b"{\"id\":\"a\",\"title\":\"Alpha\"}\n{\"id\":\"a\",\"title\":\"Beta\"}\n".to_vec();
     jsonl.extend_from_slice(b"{\"id\":\"c\",\"title\":\"Gamma \xff\xfe\"}\n");
     fs::write(d.join("bad.jsonl"), &jsonl).unwrap();
-    let out = recommend(d)
-        .args(["list", "--corpus", "bad.jsonl"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8(out).unwrap();
+    let err = err_text(recommend(d).args(["list", "--corpus", "bad.jsonl"]), 2);
     assert!(err.contains("bad.jsonl:3: not valid UTF-8"), "{err}");
     assert_eq!(err.matches("not valid UTF-8").count(), 1, "{err}");
     // The other problems of the file are reported in the same run.
@@ -641,11 +634,7 @@ fn every_query_input_has_the_same_length_limit() {
             .code(2)
             .get_output()
             .clone();
-        let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let lines = jsonl(&out.stdout);
         assert_eq!(lines.len(), 2);
         assert!(lines[0]["results"].is_array(), "{}", lines[0]);
         let err = lines[1]["error"].as_str().unwrap();
@@ -766,14 +755,10 @@ fn an_index_built_with_another_word_analysis_is_refused_until_rebuilt() {
 fn path_map_and_list_messages_say_what_to_do() {
     let t = sandbox();
     let d = t.path();
-    let out = recommend(d)
-        .args(["path", "--like", "GRPO", "--to", "GRPO"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8(out).unwrap();
+    let err = err_text(
+        recommend(d).args(["path", "--like", "GRPO", "--to", "GRPO"]),
+        2,
+    );
     assert!(!err.contains("X and Y"), "{err}");
     assert!(
         err.contains("--like \"GRPO\" and --to \"GRPO\" are the same paper"),
@@ -781,14 +766,7 @@ fn path_map_and_list_messages_say_what_to_do() {
     );
 
     fs::create_dir(d.join("existing-dir.html")).unwrap();
-    let out = recommend(d)
-        .args(["map", "--out", "existing-dir.html"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8(out).unwrap();
+    let err = err_text(recommend(d).args(["map", "--out", "existing-dir.html"]), 2);
     assert!(
         err.contains("cannot write existing-dir.html: it is a directory"),
         "{err}"
@@ -873,14 +851,7 @@ fn control_characters_and_bidi_overrides_never_reach_the_terminal() {
         assert!(!text.contains(hazards), "{format}: {text:?}");
         assert!(text.contains("Evil \u{fffd}txet"), "{format}: {text}");
     }
-    let out = recommend(d)
-        .args(["list", "--corpus", "sneaky.jsonl", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let rows: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let rows = ok_json(recommend(d).args(["list", "--corpus", "sneaky.jsonl", "--format", "json"]));
     assert_eq!(rows[0]["title"], sneaky);
 }
 

@@ -4,7 +4,7 @@ use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 use serde_json::Value;
 
-use crate::support::{json_rows, recommend, search_ids, session, texts};
+use crate::support::{err_text, json_rows, jsonl, ok_json, recommend, search_ids, session, texts};
 
 fn ids(args: &[&str]) -> Vec<String> {
     texts(&json_rows(args), "id")
@@ -184,11 +184,7 @@ fn search_modes_and_batch() {
         .get_output()
         .stdout
         .clone();
-    let lines: Vec<Value> = String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = jsonl(&out);
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[1]["query"], "robot manipulation with RL");
     assert_eq!(lines[1]["results"].as_array().unwrap().len(), 2);
@@ -327,33 +323,25 @@ fn embed_prints_unit_vectors_and_model_status_reports_the_install() {
 
 #[test]
 fn query_flags_before_a_command_are_refused_not_dropped() {
-    let out = recommend()
-        .args(["-k", "3", "search", "--mode", "lexical", "GRPO"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8(out).unwrap();
+    let err = err_text(
+        recommend().args(["-k", "3", "search", "--mode", "lexical", "GRPO"]),
+        2,
+    );
     assert!(err.contains("--top before `search`"), "{err}");
     // After the command they apply; global options still go anywhere.
-    let out = recommend()
-        .args([
-            "--index",
-            "index.bin",
-            "search",
-            "-k",
-            "3",
-            "--mode",
-            "lexical",
-            "GRPO",
-        ])
-        .args(["--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v = ok_json(
+        recommend()
+            .args([
+                "--index",
+                "index.bin",
+                "search",
+                "-k",
+                "3",
+                "--mode",
+                "lexical",
+                "GRPO",
+            ])
+            .args(["--format", "json"]),
+    );
     assert_eq!(v.as_array().unwrap().len(), 3);
 }

@@ -15,16 +15,14 @@ use crate::support::zotero::{
     add_annotation, add_attachment, add_collection, add_creator, add_item, add_note, add_tag,
     empty_library, file, trash,
 };
-use crate::support::{ok_json, recommend, texts};
+use crate::support::{ok_json, recommend, texts, with_model};
 
 /// The binary with the model the environment names (`RECOMMEND_MODEL_DIR`), else the
 /// checkout's, and a timeout so a hang fails the test.
-fn with_model() -> Command {
+fn recommend_with_model() -> Command {
     let mut cmd = recommend();
-    if let Ok(dir) = std::env::var("RECOMMEND_MODEL_DIR") {
-        cmd.env("RECOMMEND_MODEL_DIR", dir);
-    }
-    cmd.env_remove("RECOMMEND_INDEX")
+    with_model(&mut cmd)
+        .env_remove("RECOMMEND_INDEX")
         .timeout(Duration::from_secs(600));
     cmd
 }
@@ -122,7 +120,7 @@ fn data_folder(dir: &Path) -> PathBuf {
 
 /// `recommend index --zotero FOLDER --out INDEX ARGS`, required to succeed; its stderr.
 fn index(folder: &Path, index: &Path, args: &[&str]) -> String {
-    let out = with_model()
+    let out = recommend_with_model()
         .arg("index")
         .arg("--zotero")
         .arg(folder)
@@ -201,7 +199,7 @@ fn an_unknown_collection_exits_2_naming_the_known_ones() {
     let folder = data_folder(dir.path());
     let out = dir.path().join("none.bin");
 
-    let run = with_model()
+    let run = recommend_with_model()
         .arg("index")
         .arg("--zotero")
         .arg(&folder)
@@ -247,7 +245,7 @@ fn a_damaged_database_is_reported_by_name_without_an_index() {
 
     // The data folder and the file itself fail alike.
     for given in [folder.clone(), folder.join(DATABASE_FILE)] {
-        let run = with_model()
+        let run = recommend_with_model()
             .arg("index")
             .arg("--zotero")
             .arg(&given)

@@ -18,44 +18,23 @@ use recommend::util::date::today;
 
 use super::feed_output::render_feed;
 use super::{open_session, usage};
-use crate::cli::{CommonArgs, LearnerArg, VerdictArg};
+use crate::cli::{CommonArgs, FeedArgs, LearnerArg, VerdictArg};
 use recommend::feed::rating;
 use recommend::feed::records::{FeedRecord, record};
 
-/// What `recommend feed` was asked, checked once before anything loads.
+/// What `recommend feed` was asked, checked once before anything loads: the arguments, with
+/// `--since` as the date it names, and the learner the ratings re-rank with.
 pub(crate) struct FeedOptions {
-    pub candidates: Vec<PathBuf>,
-    pub arxiv: Vec<String>,
-    pub days: u32,
-    pub since: Option<String>,
-    pub limit: usize,
-    pub interest: Option<String>,
-    pub all: bool,
-    pub min_score: Option<f32>,
-    pub include: Vec<String>,
-    pub exclude: Vec<String>,
+    pub args: FeedArgs,
     pub learner: Learner,
 }
 
 impl FeedOptions {
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn new(
-        candidates: Vec<PathBuf>,
-        arxiv: Vec<String>,
-        days: u32,
-        since: Option<String>,
-        limit: usize,
-        interest: Option<String>,
-        all: bool,
-        min_score: Option<f32>,
-        include: Vec<String>,
-        exclude: Vec<String>,
-        learner: LearnerArg,
-    ) -> Result<FeedOptions> {
-        if limit == 0 || limit > 1000 {
+    pub(crate) fn new(mut args: FeedArgs) -> Result<FeedOptions> {
+        if args.limit == 0 || args.limit > 1000 {
             return Err(usage("--limit must be between 1 and 1000"));
         }
-        let since = match since {
+        args.since = match args.since {
             Some(s) => Some(candidates::parse_since(&s).ok_or_else(|| {
                 usage(format!(
                     "--since {s:?}: give a date as YYYY-MM-DD, YYYY-MM or YYYY"
@@ -63,32 +42,21 @@ impl FeedOptions {
             })?),
             None => None,
         };
-        for c in &arxiv {
+        for c in &args.arxiv {
             arxiv::validate_category(c).map_err(|e| usage(e.to_string()))?;
         }
-        if !arxiv.is_empty() && !(1..=30).contains(&days) {
+        if !args.arxiv.is_empty() && !(1..=30).contains(&args.days) {
             return Err(usage("--days must be between 1 and 30"));
         }
-        if min_score.is_some_and(|s| !s.is_finite()) {
+        if args.min_score.is_some_and(|s| !s.is_finite()) {
             return Err(usage("--min-score must be a number"));
         }
-        Ok(FeedOptions {
-            candidates,
-            arxiv,
-            days,
-            since,
-            limit,
-            interest,
-            all,
-            min_score,
-            include,
-            exclude,
-            learner: match learner {
-                LearnerArg::None => Learner::None,
-                LearnerArg::Rocchio => Learner::Rocchio,
-                LearnerArg::Linear => Learner::Linear,
-            },
-        })
+        let learner = match args.learner {
+            LearnerArg::None => Learner::None,
+            LearnerArg::Rocchio => Learner::Rocchio,
+            LearnerArg::Linear => Learner::Linear,
+        };
+        Ok(FeedOptions { args, learner })
     }
 }
 
@@ -187,13 +155,13 @@ fn vectors(
 pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     let session = open_session(common)?;
     let index = session.index();
-    let mut gathered = if o.candidates.is_empty() {
+    let mut gathered = if o.args.candidates.is_empty() {
         Vec::new()
     } else {
-        from_files(&o.candidates)?
+        from_files(&o.args.candidates)?
     };
-    if !o.arxiv.is_empty() {
-        gathered.extend(from_arxiv(&o.arxiv, o.days)?);
+    if !o.args.arxiv.is_empty() {
+        gathered.extend(from_arxiv(&o.args.arxiv, o.args.days)?);
     }
     let offered = gathered.len();
     if offered == 0 {
@@ -207,18 +175,28 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     let kept: Vec<Candidate> = fresh
         .into_iter()
         .filter(|c| {
-            if !o.all && (state.shown.contains_key(&c.key) || state.ratings.contains_key(&c.key)) {
+            if !o.args.all
+                && (state.shown.contains_key(&c.key) || state.ratings.contains_key(&c.key))
+            {
                 seen_before += 1;
                 return false;
             }
             let text = format!("{} {}", c.paper.title, c.paper.summary);
             let pass = o
+                .args
                 .since
                 .as_deref()
                 .is_none_or(|s| candidates::on_or_after(c.date.as_deref(), s))
-                && (o.include.is_empty()
-                    || o.include.iter().any(|w| candidates::mentions(&text, w)))
-                && !o.exclude.iter().any(|w| candidates::mentions(&text, w));
+                && (o.args.include.is_empty()
+                    || o.args
+                        .include
+                        .iter()
+                        .any(|w| candidates::mentions(&text, w)))
+                && !o
+                    .args
+                    .exclude
+                    .iter()
+                    .any(|w| candidates::mentions(&text, w));
             if !pass {
                 filtered += 1;
             }
@@ -240,7 +218,7 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
         vectors(&session, &mut cache, &texts)?
     };
     let lib = Library::of_index(index);
-    if let Some(name) = &o.interest
+    if let Some(name) = &o.args.interest
         && !lib
             .interests
             .iter()
@@ -263,13 +241,14 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     }
     let ranked: Vec<Scored> = rank(&lib, &centred, &feedback, o.learner)
         .into_iter()
-        .filter(|s| o.min_score.is_none_or(|m| s.score >= m))
+        .filter(|s| o.args.min_score.is_none_or(|m| s.score >= m))
         .filter(|s| {
-            o.interest
+            o.args
+                .interest
                 .as_deref()
                 .is_none_or(|n| candidates::mentions(&lib.interests[s.interest].name, n))
         })
-        .take(o.limit)
+        .take(o.args.limit)
         .collect();
     eprintln!(
         "{offered} candidate(s): {} already in the library, {} repeated, {seen_before} shown or \
@@ -277,7 +256,11 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
          cache), {} shown",
         skipped.in_library,
         skipped.repeated,
-        if o.all { " (shown again: --all)" } else { "" },
+        if o.args.all {
+            " (shown again: --all)"
+        } else {
+            ""
+        },
         kept.len(),
         kept.len() - embedded,
         ranked.len()

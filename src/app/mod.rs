@@ -58,30 +58,14 @@ pub fn run(cli: Cli) -> Result<()> {
              `map` take their own --like after the command name",
         ));
     }
-    if common.format == Some(FormatArg::Html) && !matches!(cli.command, Some(Command::Feed { .. }))
-    {
+    if common.format == Some(FormatArg::Html) && !matches!(cli.command, Some(Command::Feed(_))) {
         return Err(usage(
             "--format html is for `recommend feed` (a digest); `recommend map` draws HTML maps",
         ));
     }
     match cli.command {
-        Some(Command::Feed {
-            candidates,
-            arxiv,
-            days,
-            since,
-            limit,
-            interest,
-            all,
-            min_score,
-            include,
-            exclude,
-            learner,
-        }) => {
-            let options = feed::FeedOptions::new(
-                candidates, arxiv, days, since, limit, interest, all, min_score, include, exclude,
-                learner,
-            )?;
+        Some(Command::Feed(args)) => {
+            let options = feed::FeedOptions::new(args)?;
             feed::feed(&common, &options)
         }
         Some(Command::Rate { id, verdict }) => feed::rate(&common, &id, verdict),

@@ -3,23 +3,30 @@
 //! It holds the paper records, their embedding vectors, the lexical index, the HNSW parameters,
 //! the model id the vectors came from and a hash of the corpus they were built from. Building
 //! takes an embedding function, so this module knows nothing about how vectors are made.
+//!
+//! Here: the types and the storage views. The build is in `build`, opening and validation in
+//! `open`, the sections added after the build in `sections`, query-time reads in `query`.
 
 pub mod ann;
+mod build;
 pub mod evidence;
 pub mod format;
 pub mod graph;
 mod layout;
 pub use layout::LINK_STRENGTH_CUTS;
 pub mod lexical;
+mod open;
 mod output;
 pub mod own_tags;
 pub mod papers;
+mod query;
 pub mod reuse;
+mod sections;
 mod storage;
 
 use std::borrow::Cow;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use bytemuck::Pod;
@@ -33,6 +40,9 @@ pub use lexical::{Lexical, LexicalData};
 pub use output::{OutputError, check_output};
 pub use papers::PaperTable;
 pub use reuse::{Reuse, build_incremental};
+pub use sections::{SearchTokenData, SearchTokens};
+
+use sections::width;
 
 /// The script of a query or a text, as far as the search reference cares
 /// ([`Index::match_reference`]): any Chinese, Japanese or Korean character makes it CJK.
@@ -52,9 +62,9 @@ impl Script {
     }
 }
 
-use crate::corpus::{self, Paper};
+use crate::corpus::Paper;
 use layout::Layout;
-use papers::{PaperColumns, TEXT_COLUMNS, TextView};
+use papers::{TEXT_COLUMNS, TextView};
 use storage::Storage;
 
 /// What an index records as its maker: the recommend version and the [`terms_stamp`].
@@ -200,353 +210,7 @@ pub fn passage_text(p: &Paper) -> String {
     s
 }
 
-/// The passages' token states of a list, as search reads them from `index.bin`
-/// ([`Index::search_tokens`]): centred on `mean`, projected on `basis` when there is one, and
-/// normalized, stored as f16.
-#[derive(Debug, Clone, Copy)]
-pub struct SearchTokens<'a> {
-    /// Rows of [`SearchTokens::width`] f16 values (as bits).
-    pub states: &'a [u16],
-    /// Paper `i`'s rows are `offsets[i]..offsets[i + 1]`.
-    pub offsets: &'a [u32],
-    /// The list's token ids, ascending, and in how many papers each occurs.
-    pub vocab: &'a [u32],
-    pub df: &'a [u32],
-    /// The list's mean token state (before centring), to centre a query's tokens alike.
-    pub mean: &'a [f32],
-    /// Orthonormal rows of `dim` values that the centred states were projected on (the
-    /// list's principal directions), to project a query's tokens alike; empty in indexes
-    /// that store the states whole (older builds).
-    pub basis: &'a [f32],
-}
-
-impl SearchTokens<'_> {
-    /// How many values a stored row has: the basis's rows, or the model's dimension.
-    pub fn width(&self) -> usize {
-        width(self.mean.len(), self.basis.len())
-    }
-
-    /// An owned copy, to store in another index.
-    pub fn to_data(&self) -> SearchTokenData {
-        SearchTokenData {
-            states: self.states.to_vec(),
-            offsets: self.offsets.to_vec(),
-            vocab: self.vocab.to_vec(),
-            df: self.df.to_vec(),
-            mean: self.mean.to_vec(),
-            basis: self.basis.to_vec(),
-        }
-    }
-}
-
-/// A stored token row's width: the number of basis rows of `dim` values, or `dim` without a
-/// basis.
-fn width(dim: usize, basis: usize) -> usize {
-    if basis == 0 { dim } else { basis / dim.max(1) }
-}
-
-/// [`SearchTokens`] to store ([`Index::with_search_tokens`]).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SearchTokenData {
-    pub states: Vec<u16>,
-    pub offsets: Vec<u32>,
-    pub vocab: Vec<u32>,
-    pub df: Vec<u32>,
-    pub mean: Vec<f32>,
-    pub basis: Vec<f32>,
-}
-
-impl SearchTokenData {
-    /// These tokens as search reads them.
-    pub fn view(&self) -> SearchTokens<'_> {
-        SearchTokens {
-            states: &self.states,
-            offsets: &self.offsets,
-            vocab: &self.vocab,
-            df: &self.df,
-            mean: &self.mean,
-            basis: &self.basis,
-        }
-    }
-}
-
 impl Index {
-    /// Build an index over `papers`. `embed` maps passage texts to L2-normalized vectors.
-    pub fn build(
-        papers: Vec<Paper>,
-        source: impl Into<CorpusSource>,
-        model_id: &str,
-        embed: &mut EmbedFn<'_>,
-    ) -> Result<Index, IndexError> {
-        if papers.is_empty() {
-            return Err(IndexError::Empty);
-        }
-        let texts: Vec<String> = papers.iter().map(passage_text).collect();
-        let vecs = embed(&texts).map_err(IndexError::Embed)?;
-        let dim = vecs.first().map_or(0, Vec::len);
-        if vecs.len() != texts.len() || dim == 0 || vecs.iter().any(|v| v.len() != dim) {
-            return Err(IndexError::Embedding {
-                got: vecs.len(),
-                dim,
-                expected: texts.len(),
-            });
-        }
-        // Checked here too (also at load): an embedder fault is named as such.
-        if vecs.iter().flatten().any(|x| !x.is_finite()) {
-            return Err(IndexError::NonFinite);
-        }
-        let source = source.into();
-        let mut meta = IndexMeta {
-            model_id: model_id.to_string(),
-            corpus_hash: corpus::content_hash(&papers),
-            corpus_fingerprint: source.fingerprint,
-            corpus_source: source.path,
-            built_by: built_by(),
-            papers: papers.len() as u64,
-            dim: dim as u64,
-            hnsw: HnswParams::default(),
-        };
-        let vectors: Vec<f32> = vecs.into_iter().flatten().collect();
-        let graph = GraphData::build(
-            ArrayView2::from_shape((papers.len(), dim), &vectors[..])
-                .expect("vectors were checked to have one dimension"),
-            meta.hnsw,
-        );
-        if papers.len() >= GRAPH_MIN_PAPERS {
-            // Queries walk the graph from this size on: give them the beam it needs.
-            meta.hnsw.ef_search = graph::calibrate_ef(
-                graph.view(),
-                ArrayView2::from_shape((papers.len(), dim), &vectors[..])
-                    .expect("vectors were checked to have one dimension"),
-                graph::EF_TARGET_RECALL,
-            );
-        }
-        let cols = PaperColumns::build(&papers);
-        let lex = LexicalData::build(&papers);
-        let bytes = layout::encode(&meta, &vectors, &cols, &lex, &graph, None)?;
-        let index = Index::open(Storage::from_bytes(&bytes), None)?;
-        // The records are at hand: keep them rather than materializing them again.
-        let _ = index.papers.set(papers);
-        Ok(index)
-    }
-
-    /// How strong this list's related-work links run: the fused scores at the percentiles 0,
-    /// 1, ..., 100 of its papers' top-5 results, as [`Index::with_link_strengths`] stored them
-    /// (`None` in an index built without). A score's place among them says whether a result
-    /// is a weak link for this list, whatever its seed: the fused score is a sum of z-scores
-    /// over one seed's candidates, and a seed with few related papers still gets five.
-    pub fn link_strengths(&self) -> Option<&[f32]> {
-        self.layout.link_strengths.as_ref().map(|r| self.slice(r))
-    }
-
-    /// This index with `cuts` ([`layout::LINK_STRENGTH_CUTS`] ascending scores, see
-    /// [`Index::link_strengths`]) stored as one more section; every other section is copied.
-    /// The engine computes them from the built index, which is why they come after the build.
-    pub fn with_link_strengths(self, cuts: &[f32]) -> Result<Index, IndexError> {
-        self.with_section(layout::section::LINK_STRENGTHS, cuts)
-    }
-
-    /// How close this list's papers come to their nearest other paper when a paper's own text
-    /// in `script` is the query: e5 cosines at the percentiles 0, 1, ..., 100, as
-    /// [`Index::with_match_reference`] stored them; `None` when the index has none for that
-    /// script (built without, or no paper has text in it). A search whose best cosine falls
-    /// below most of them matches nothing here as closely as the list's papers match each
-    /// other: the query is about something else. Cosines differ by script (a Chinese query
-    /// sits 0.05 higher against anything), hence one reference per script.
-    pub fn match_reference(&self, script: Script) -> Option<&[f32]> {
-        self.layout.match_reference[script as usize]
-            .as_ref()
-            .map(|r| self.slice(r))
-    }
-
-    /// This index with `cuts` stored as its [`Index::match_reference`] for `script`.
-    pub fn with_match_reference(self, script: Script, cuts: &[f32]) -> Result<Index, IndexError> {
-        self.with_section(layout::section::MATCH_REFERENCE[script as usize], cuts)
-    }
-
-    /// Every pair's token alignment score (`engine::alignment`), row after row, `n x n`, as
-    /// [`Index::with_alignment`] stored them; `None` for a list it was not measured for.
-    pub fn alignment(&self) -> Option<&[f32]> {
-        self.layout.alignment.as_ref().map(|r| self.slice(r))
-    }
-
-    /// Paper `i`'s row of [`Index::alignment`].
-    pub fn alignment_row(&self, i: usize) -> Option<&[f32]> {
-        let n = self.len();
-        self.alignment().and_then(|a| a.get(i * n..(i + 1) * n))
-    }
-
-    /// This index with `scores` (`n x n`, see [`Index::alignment`]) stored as one more section.
-    pub fn with_alignment(self, scores: &[f32]) -> Result<Index, IndexError> {
-        self.with_section(layout::section::ALIGNMENT, scores)
-    }
-
-    /// The passages' token states for search (`engine::alignment::query_match`), as
-    /// [`Index::with_search_tokens`] stored them; `None` for a list without.
-    pub fn search_tokens(&self) -> Option<SearchTokens<'_>> {
-        let r = self.layout.search_tokens.as_ref()?;
-        let bytes = self.storage.bytes();
-        let cast = |k: usize| &bytes[r.parts[k].clone()];
-        Some(SearchTokens {
-            states: bytemuck::cast_slice(cast(0)),
-            offsets: bytemuck::cast_slice(cast(1)),
-            vocab: bytemuck::cast_slice(cast(2)),
-            df: bytemuck::cast_slice(cast(3)),
-            mean: bytemuck::cast_slice(cast(4)),
-            basis: r
-                .basis
-                .as_ref()
-                .map_or(&[][..], |b| bytemuck::cast_slice(&bytes[b.clone()])),
-        })
-    }
-
-    /// This index with `tokens` stored as its [`Index::search_tokens`]: in the projected
-    /// sections ([`layout::section::SEARCH_TOKENS_PROJECTED`]) when they have a basis, else in
-    /// the whole-state ones; either way without the other kind.
-    pub fn with_search_tokens(self, tokens: &SearchTokenData) -> Result<Index, IndexError> {
-        let mut sections: Vec<&[u8]> = vec![
-            bytemuck::cast_slice(&tokens.states),
-            bytemuck::cast_slice(&tokens.offsets),
-            bytemuck::cast_slice(&tokens.vocab),
-            bytemuck::cast_slice(&tokens.df),
-            bytemuck::cast_slice(&tokens.mean),
-        ];
-        let (projected, whole) = (
-            &layout::section::SEARCH_TOKENS_PROJECTED[..],
-            &layout::section::SEARCH_TOKENS[..],
-        );
-        let (names, other) = if tokens.basis.is_empty() {
-            (whole, projected)
-        } else {
-            sections.push(bytemuck::cast_slice(&tokens.basis));
-            (projected, whole)
-        };
-        let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
-        self.rewrite(other, &names, &sections)
-    }
-
-    /// This index with `values` stored as section `name` (replacing one of that name).
-    fn with_section(self, name: &str, values: &[f32]) -> Result<Index, IndexError> {
-        self.rewrite(&[], &[name.to_string()], &[bytemuck::cast_slice(values)])
-    }
-
-    /// This index without the sections named in `remove`, and with each of `names` stored
-    /// with its bytes (replacing sections of those names); every other section is copied.
-    fn rewrite(
-        self,
-        remove: &[&str],
-        names: &[String],
-        values: &[&[u8]],
-    ) -> Result<Index, IndexError> {
-        let bytes = {
-            let bytes = self.storage.bytes();
-            let container: format::Container<IndexMeta> = format::open(bytes, "index")?;
-            let mut sections: Vec<(&str, &[u8])> = container
-                .sections
-                .iter()
-                .filter(|e| !names.contains(&e.name) && !remove.contains(&e.name.as_str()))
-                .map(|e| {
-                    let start = e.offset as usize;
-                    (e.name.as_str(), &bytes[start..start + e.len as usize])
-                })
-                .collect();
-            sections.extend(names.iter().map(String::as_str).zip(values.iter().copied()));
-            format::encode(&self.meta, &sections)?
-        };
-        let index = Index::open(Storage::from_bytes(&bytes), self.path.clone())?;
-        if let Some(papers) = self.papers.into_inner() {
-            let _ = index.papers.set(papers);
-        }
-        Ok(index)
-    }
-
-    /// Validate `storage` and lay out its sections: the container ([`format::open`]), every
-    /// section's place and shape ([`Layout::locate`]), then the views that hold offsets.
-    fn open(storage: Storage, path: Option<PathBuf>) -> Result<Index, IndexError> {
-        let name = path
-            .as_ref()
-            .map_or("index".to_string(), |p| p.display().to_string());
-        let bad = |detail: String| IndexError::Inconsistent {
-            path: name.clone(),
-            detail,
-        };
-        let (meta, layout) = {
-            let bytes = storage.bytes();
-            let container: format::Container<IndexMeta> = format::open(bytes, &name)?;
-            let meta = container.meta.clone();
-            let n = usize::try_from(meta.papers).map_err(|e| bad(e.to_string()))?;
-            let dim = usize::try_from(meta.dim).map_err(|e| bad(e.to_string()))?;
-            if n == 0 {
-                return Err(bad("it holds no papers".into()));
-            }
-            let layout = Layout::locate(&container, bytes, n, dim).map_err(bad)?;
-            (meta, layout)
-        };
-        let index = Index {
-            meta,
-            storage,
-            layout,
-            papers: OnceLock::new(),
-            ann: OnceLock::new(),
-            centroid: OnceLock::new(),
-            tags: OnceLock::new(),
-            own_tags: [OnceLock::new(), OnceLock::new()],
-            relations: OnceLock::new(),
-            spelling: OnceLock::new(),
-            surfaces: OnceLock::new(),
-            path,
-            exact_scan: false,
-        };
-        index.check_views().map_err(bad)?;
-        Ok(index)
-    }
-
-    /// The checks that need the located sections: paper columns, lexical index and graph
-    /// offsets all in range, the lexical index covering every paper.
-    fn check_views(&self) -> Result<(), String> {
-        let n = self.len();
-        self.paper_table(true)
-            .ok_or_else(|| "paper columns are inconsistent".to_string())?;
-        Lexical::new(self.lexical_arrays())?;
-        if let Some(g) = &self.layout.graph {
-            let s = |i: usize| g[i].clone();
-            GraphView::new(
-                n,
-                &self.storage.bytes()[s(0)],
-                self.slice(&s(1)),
-                self.slice(&s(2)),
-                self.slice(&s(3)),
-                self.slice(&s(4)),
-            )
-            .map_err(|e| format!("the HNSW graph is corrupt ({e})"))?;
-        }
-        if self.lexical().len() != n {
-            return Err(format!(
-                "lexical index covers {} papers, not {n}",
-                self.lexical().len()
-            ));
-        }
-        Ok(())
-    }
-
-    /// Map and validate `path` (magic, version, checksum, then every section's shape and every
-    /// vector value). Only a regular file within [`crate::safe_fs::MAX_INDEX_FILE`] is opened.
-    pub fn load(path: &Path) -> Result<Index, IndexError> {
-        Index::open(Storage::open(path)?, Some(path.to_path_buf()))
-    }
-
-    /// Validate index bytes held in memory, as [`Index::load`] does a file (the fuzz harness
-    /// feeds it mutated indexes).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Index, IndexError> {
-        Index::open(Storage::from_bytes(bytes), None)
-    }
-
-    /// Write to `path` atomically.
-    pub fn save(&self, path: &Path) -> Result<(), IndexError> {
-        format::write_atomic(path, self.storage.bytes())?;
-        Ok(())
-    }
-
     fn slice<T: Pod>(&self, r: &Range<usize>) -> &[T] {
         // Alignment and size were checked in `open`.
         bytemuck::cast_slice(&self.storage.bytes()[r.clone()])
@@ -613,85 +277,6 @@ impl Index {
         Lexical::trusted(self.lexical_arrays())
     }
 
-    /// The corpus file the index records, resolved against the index file's directory.
-    pub fn recorded_corpus(&self) -> PathBuf {
-        let src = Path::new(&self.meta.corpus_source);
-        match self.path.as_ref().and_then(|p| p.parent()) {
-            Some(dir) if src.is_relative() => dir.join(src),
-            _ => src.to_path_buf(),
-        }
-    }
-
-    /// Every corpus path the index records (see [`IndexMeta::corpus_source`]), resolved like
-    /// [`Index::recorded_corpus`].
-    pub fn recorded_corpora(&self) -> Vec<PathBuf> {
-        let dir = self.path.as_ref().and_then(|p| p.parent());
-        self.meta
-            .corpus_source
-            .lines()
-            .map(|s| match dir {
-                Some(d) if Path::new(s).is_relative() => d.join(s),
-                _ => PathBuf::from(s),
-            })
-            .collect()
-    }
-
-    /// Whether the files at `corpus_paths` still have the fingerprint recorded at build time.
-    pub fn fingerprints_match(&self, corpus_paths: &[PathBuf]) -> bool {
-        self.meta
-            .corpus_fingerprint
-            .as_ref()
-            .is_some_and(|f| corpus::fingerprint_all(corpus_paths).is_ok_and(|g| &g == f))
-    }
-
-    /// Whether the corpus files at `corpus_path` still have the fingerprint recorded at build
-    /// time (then the index is fresh without parsing them).
-    pub fn fingerprint_matches(&self, corpus_path: &Path) -> bool {
-        self.meta
-            .corpus_fingerprint
-            .as_ref()
-            .is_some_and(|f| corpus::fingerprint(corpus_path).is_ok_and(|g| &g == f))
-    }
-
-    /// Whether the lexical postings were built by this recommend's [`crate::text::terms`]
-    /// ([`crate::text::TERMS_VERSION`], recorded in `built_by`); `corpus_name` is named in the
-    /// error, for the command that rebuilds the index.
-    pub fn check_terms(&self, corpus_name: &str) -> Result<(), IndexError> {
-        if self.meta.built_by.ends_with(&terms_stamp()) {
-            return Ok(());
-        }
-        Err(IndexError::OldTerms {
-            index: self
-                .path
-                .as_ref()
-                .map_or("index".into(), |p| p.display().to_string()),
-            corpus: corpus_name.to_string(),
-            built_by: self.meta.built_by.clone(),
-            current: crate::text::TERMS_VERSION,
-        })
-    }
-
-    /// Check the index against the papers of the corpus it claims to come from.
-    pub fn check_fresh(
-        &self,
-        corpus_papers: &[Paper],
-        corpus_name: &str,
-    ) -> Result<(), IndexError> {
-        let found = corpus::content_hash(corpus_papers);
-        if found != self.meta.corpus_hash {
-            return Err(IndexError::Stale {
-                index: self
-                    .path
-                    .as_ref()
-                    .map_or("index".into(), |p| p.display().to_string()),
-                corpus: corpus_name.to_string(),
-                found,
-                expected: self.meta.corpus_hash.clone(),
-            });
-        }
-        Ok(())
-    }
-
     /// Every paper, materialized on first use (~0.1 s per 100k papers). Single lookups should
     /// use [`Index::paper`] or [`Index::table`].
     pub fn papers(&self) -> &[Paper] {
@@ -730,139 +315,13 @@ impl Index {
         let dim = self.dim();
         ArrayView1::from(&self.slice::<f32>(&self.layout.vectors)[i * dim..(i + 1) * dim])
     }
-
-    /// Cosine similarity of `query` (unit length, `dim` values) with every paper, in paper order.
-    /// Rows are split across cores: at 100k papers this reads 150 MB, which one core does in
-    /// ~25 ms on the reference machine.
-    pub fn similarities(&self, query: &[f32]) -> Vec<f32> {
-        use rayon::prelude::*;
-        let dim = self.dim();
-        let rows: &[f32] = self.slice(&self.layout.vectors);
-        let mut out = vec![0.0f32; self.len()];
-        const ROWS_PER_TASK: usize = 4096;
-        out.par_chunks_mut(ROWS_PER_TASK)
-            .zip(rows.par_chunks(ROWS_PER_TASK * dim))
-            .for_each(|(o, r)| {
-                for (x, row) in o.iter_mut().zip(r.chunks_exact(dim)) {
-                    *x = ann::dot(row, query);
-                }
-            });
-        out
-    }
-
-    /// The mean passage vector and each paper's dot product with it, computed on first use.
-    pub fn centroid(&self) -> &evidence::Centroid {
-        self.centroid
-            .get_or_init(|| evidence::Centroid::new(self.slice(&self.layout.vectors), self.dim()))
-    }
-
-    /// The curated tags as weighted vectors, read on first use.
-    pub fn tags(&self) -> &evidence::Tags {
-        self.tags.get_or_init(|| evidence::Tags::new(&self.table()))
-    }
-
-    /// The list's own tags ([`own_tags::OwnTags`]): its keywords, tags outside the curated
-    /// vocabulary, categories and collections, and with `sections` also the sections it files
-    /// papers under. Built on first use (one pass over the keyword columns).
-    pub fn own_tags(&self, sections: bool) -> &own_tags::OwnTags {
-        self.own_tags[usize::from(sections)]
-            .get_or_init(|| own_tags::OwnTags::new(&self.table(), sections))
-    }
-
-    /// Whether the list carries curated evidence of relatedness: tags or `builds_on` links.
-    /// Without it, related work leans on its own signals (reciprocal neighbours, a lexical
-    /// weight that follows the text; `engine::retrieve`).
-    pub fn has_curated_evidence(&self) -> bool {
-        !(self.tags().is_empty() && self.relations().is_empty())
-    }
-
-    /// The spelling of the papers' texts when the list is one of bare titles
-    /// ([`evidence::Spelling::is_for`]) small enough to scan ([`GRAPH_MIN_PAPERS`]); `None`
-    /// otherwise. Built on first use: 10,000 titles of 80 characters take 0.24 s and 39 MB, a
-    /// cost every cold query of a large index would pay, where the stored graph keeps queries
-    /// in milliseconds (and the reading lists measured, 88-181 titles, are small).
-    pub fn spelling(&self) -> Option<&evidence::Spelling> {
-        self.spelling
-            .get_or_init(|| {
-                let table = self.table();
-                let small = self.len() < GRAPH_MIN_PAPERS;
-                (small && evidence::Spelling::is_for(&table)).then(|| {
-                    evidence::Spelling::new((0..self.len()).map(|i| passage_text(&table.get(i))))
-                })
-            })
-            .as_ref()
-    }
-
-    /// The `builds_on` graph, read on first use.
-    pub fn relations(&self) -> &evidence::Relations {
-        self.relations
-            .get_or_init(|| evidence::Relations::new(&self.table()))
-    }
-
-    /// Paper `i`'s words by stem ([`crate::text::WordForms`] of its [`passage_text`]), kept
-    /// once built on indexes small enough ([`evidence::Surfaces`]).
-    pub fn word_forms(&self, i: usize) -> Cow<'_, crate::text::WordForms> {
-        self.surfaces
-            .get_or_init(|| evidence::Surfaces::new(self.len()))
-            .get(i, || passage_text(&self.paper(i)))
-    }
-
-    /// The stored HNSW graph (validated at load), if the index has one.
-    pub fn graph(&self) -> Option<GraphView<'_>> {
-        let g = self.layout.graph.as_ref()?;
-        Some(GraphView::trusted(
-            &self.storage.bytes()[g[0].clone()],
-            self.slice(&g[1]),
-            self.slice(&g[2]),
-            self.slice(&g[3]),
-            self.slice(&g[4]),
-        ))
-    }
-
-    /// Whether [`Index::nearest`] without `exact` walks the graph: the index has one and holds
-    /// at least [`GRAPH_MIN_PAPERS`] papers.
-    pub fn uses_graph(&self) -> bool {
-        !self.exact_scan && self.len() >= GRAPH_MIN_PAPERS && self.graph().is_some()
-    }
-
-    /// Answer every query of this index by the exact scan (`--exact`): no approximation, at
-    /// the cost of a scan per query (and per paper for topics and paths) on a large index.
-    pub fn set_exact_scan(&mut self, exact: bool) {
-        self.exact_scan = exact;
-    }
-
-    /// The `k` papers whose vectors are most similar to `query` (unit length, `dim` values), as
-    /// (paper, cosine), best first, ties by paper. `exact` forces the exact scan; otherwise large
-    /// indexes ([`Index::uses_graph`]) answer from the stored HNSW graph with the beam measured
-    /// for it at build time (approximate: recall@10 0.99 on the index's own papers; held-out
-    /// queries at 100k and 1M: BENCHMARKS.md, Speed and scale) and small ones from the scan. A
-    /// `query` of another length compares the common prefix: wrong but never a panic.
-    pub fn nearest(&self, query: &[f32], k: usize, exact: bool) -> Vec<(usize, f32)> {
-        match self.graph() {
-            Some(g) if !exact && self.uses_graph() && query.len() == self.dim() => {
-                let ef = self.meta.hnsw.ef_search.max(k);
-                g.search(self.slice(&self.layout.vectors), self.dim(), query, k, ef)
-            }
-            _ => {
-                let scored: Vec<(usize, f32)> =
-                    self.similarities(query).into_iter().enumerate().collect();
-                ann::top_hits(scored, k)
-            }
-        }
-    }
-
-    /// An in-memory hnsw_rs graph, rebuilt from the vectors on first use (minutes at 100k
-    /// papers). Queries use the stored graph ([`Index::nearest`]); this is for comparisons.
-    pub fn ann(&self) -> &Ann {
-        self.ann
-            .get_or_init(|| Ann::build(self.vectors(), self.meta.hnsw))
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::bench::synthetic;
+    use crate::corpus;
 
     fn synthetic_index(n: usize) -> (Vec<Paper>, Vec<Vec<f32>>, Index) {
         let (papers, vectors) = synthetic::corpus(n, 16, 9, 7);

@@ -17,6 +17,15 @@ pub fn recommend() -> Command {
     Command::cargo_bin("recommend").unwrap()
 }
 
+/// `cmd` with the model the environment names (`RECOMMEND_MODEL_DIR`) passed on, else the
+/// checkout's (installed on first use).
+pub fn with_model(cmd: &mut Command) -> &mut Command {
+    if let Ok(dir) = std::env::var("RECOMMEND_MODEL_DIR") {
+        cmd.env("RECOMMEND_MODEL_DIR", dir);
+    }
+    cmd
+}
+
 /// The binary run in `dir`, with no `RECOMMEND_INDEX` from the environment and a timeout, so a
 /// hang fails the test instead of stalling the suite.
 pub fn recommend_in(dir: &Path) -> Command {
@@ -35,6 +44,20 @@ pub fn ok_stdout(cmd: &mut Command) -> Vec<u8> {
 /// Run `cmd`, require success, and parse its stdout as JSON.
 pub fn ok_json(cmd: &mut Command) -> Value {
     serde_json::from_slice(&ok_stdout(cmd)).expect("stdout is JSON")
+}
+
+/// Run `cmd`, require exit code `code`, and return its stderr.
+pub fn err_text(cmd: &mut Command, code: i32) -> String {
+    String::from_utf8(cmd.assert().code(code).get_output().stderr.clone()).unwrap()
+}
+
+/// The JSON values of `out`, one a line (what `--batch` and `--queries` print).
+pub fn jsonl(out: &[u8]) -> Vec<Value> {
+    String::from_utf8(out.to_vec())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// `recommend ARGS --format json` from the checkout, as the list of records it prints.

@@ -3,10 +3,10 @@
 use roxmltree::{Document, Node};
 
 use super::xml::{
-    all_text, check_entry, child, child_text, collapse, creators, first_doi, line_of, push_unique,
+    all_text, arxiv_doi, child, child_text, collapse, creators, push_unique, read_entries,
     rfc822_day, split_description, split_version,
 };
-use super::{ARXIV_NS, Entry, Feed, FeedError, FeedFormat, MAX_ENTRIES};
+use super::{ARXIV_NS, Entry, Feed, FeedError, FeedFormat};
 
 /// Old listings titled items `Title. (arXiv:2301.00001v1 [cs.LG])`; the suffix goes.
 pub(super) fn strip_title_suffix(t: &str) -> &str {
@@ -23,74 +23,63 @@ pub(super) fn rss(doc: &Document, root: Node) -> Result<Feed, FeedError> {
         .ok_or_else(|| FeedError::NotAFeed {
             found: "an <rss> without a <channel>".into(),
         })?;
-    let mut entries = Vec::new();
-    for node in channel.children().filter(|c| c.has_tag_name("item")) {
-        if entries.len() == MAX_ENTRIES {
-            return Err(FeedError::TooMany {
-                limit: format!("{MAX_ENTRIES} entries"),
-            });
-        }
-        let line = line_of(doc, node);
-        let title = child_text(node, "", "title")
-            .map(|t| strip_title_suffix(&t).to_string())
-            .filter(|t| !t.is_empty())
-            .ok_or(FeedError::Missing {
-                line,
-                field: "<title>",
-            })?;
-        let description = child(node, "", "description")
-            .map(all_text)
-            .unwrap_or_default();
-        let (desc_id, summary) = split_description(&description);
-        let summary = collapse(summary);
-        let guid = child_text(node, "", "guid");
-        let link = child_text(node, "", "link");
-        // The guid and the description carry the version; the link does not.
-        let raw_id = guid
-            .as_deref()
-            .map(|g| g.strip_prefix("oai:arXiv.org:").unwrap_or(g))
-            .or(desc_id)
-            .or(link.as_deref())
-            .ok_or(FeedError::Missing {
-                line,
-                field: "arXiv id (<guid>, <link> or an `arXiv:` description)",
-            })?
-            .to_string();
-        let (arxiv, version) = split_version(&raw_id)
-            .or_else(|| link.as_deref().and_then(split_version))
-            .ok_or_else(|| FeedError::BadId {
-                line,
-                id: raw_id.clone(),
-            })?;
-        let mut categories = Vec::new();
-        for c in node.children().filter(|c| c.has_tag_name("category")) {
-            push_unique(&mut categories, collapse(&all_text(c)));
-        }
-        let authors = creators(node);
-        let doi = node
-            .children()
-            .find(|c| {
-                c.tag_name().namespace() == Some(ARXIV_NS)
-                    && c.tag_name().name().eq_ignore_ascii_case("doi")
+    let entries = read_entries(
+        doc,
+        channel.children().filter(|c| c.has_tag_name("item")),
+        |node, line| {
+            let title = child_text(node, "", "title")
+                .map(|t| strip_title_suffix(&t).to_string())
+                .filter(|t| !t.is_empty())
+                .ok_or(FeedError::Missing {
+                    line,
+                    field: "<title>",
+                })?;
+            let description = child(node, "", "description")
+                .map(all_text)
+                .unwrap_or_default();
+            let (desc_id, summary) = split_description(&description);
+            let summary = collapse(summary);
+            let guid = child_text(node, "", "guid");
+            let link = child_text(node, "", "link");
+            // The guid and the description carry the version; the link does not.
+            let raw_id = guid
+                .as_deref()
+                .map(|g| g.strip_prefix("oai:arXiv.org:").unwrap_or(g))
+                .or(desc_id)
+                .or(link.as_deref())
+                .ok_or(FeedError::Missing {
+                    line,
+                    field: "arXiv id (<guid>, <link> or an `arXiv:` description)",
+                })?
+                .to_string();
+            let (arxiv, version) = split_version(&raw_id)
+                .or_else(|| link.as_deref().and_then(split_version))
+                .ok_or_else(|| FeedError::BadId {
+                    line,
+                    id: raw_id.clone(),
+                })?;
+            let mut categories = Vec::new();
+            for c in node.children().filter(|c| c.has_tag_name("category")) {
+                push_unique(&mut categories, collapse(&all_text(c)));
+            }
+            let authors = creators(node);
+            let doi = arxiv_doi(node);
+            Ok(Entry {
+                url: link.unwrap_or_else(|| format!("https://arxiv.org/abs/{arxiv}")),
+                arxiv,
+                version,
+                title,
+                summary,
+                authors,
+                published: child_text(node, "", "pubDate").and_then(|d| rfc822_day(&d)),
+                updated: None,
+                categories,
+                doi,
+                comment: None,
+                announce_type: child_text(node, ARXIV_NS, "announce_type"),
             })
-            .and_then(|d| first_doi(&all_text(d)));
-        let entry = Entry {
-            url: link.unwrap_or_else(|| format!("https://arxiv.org/abs/{arxiv}")),
-            arxiv,
-            version,
-            title,
-            summary,
-            authors,
-            published: child_text(node, "", "pubDate").and_then(|d| rfc822_day(&d)),
-            updated: None,
-            categories,
-            doi,
-            comment: None,
-            announce_type: child_text(node, ARXIV_NS, "announce_type"),
-        };
-        check_entry(line, &entry)?;
-        entries.push(entry);
-    }
+        },
+    )?;
     Ok(Feed {
         format: FeedFormat::Rss,
         entries,

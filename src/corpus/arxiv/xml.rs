@@ -4,7 +4,7 @@
 use roxmltree::{Document, Node};
 
 use super::super::fields::{MAX_FIELD_BYTES, normalize_arxiv, normalize_doi};
-use super::{DC_NS, Entry, FeedError};
+use super::{ARXIV_NS, DC_NS, Entry, FeedError, MAX_ENTRIES};
 
 pub(super) fn line_of(doc: &Document, node: Node) -> u32 {
     doc.text_pos_at(node.range().start).row
@@ -89,6 +89,39 @@ pub(super) fn bounded(line: u32, field: &'static str, s: &str) -> Result<(), Fee
         });
     }
     Ok(())
+}
+
+/// The entries of `nodes` (a feed's `<entry>` or `<item>` elements), each read by `read` from
+/// its node and line, then held to the bounds of its fields ([`check_entry`]); a feed of more
+/// than [`MAX_ENTRIES`] is refused at the first entry past them.
+pub(super) fn read_entries<'a, 'i: 'a>(
+    doc: &Document,
+    nodes: impl Iterator<Item = Node<'a, 'i>>,
+    mut read: impl FnMut(Node<'a, 'i>, u32) -> Result<Entry, FeedError>,
+) -> Result<Vec<Entry>, FeedError> {
+    let mut entries = Vec::new();
+    for node in nodes {
+        if entries.len() == MAX_ENTRIES {
+            return Err(FeedError::TooMany {
+                limit: format!("{MAX_ENTRIES} entries"),
+            });
+        }
+        let line = line_of(doc, node);
+        let entry = read(node, line)?;
+        check_entry(line, &entry)?;
+        entries.push(entry);
+    }
+    Ok(entries)
+}
+
+/// The DOI of an entry: the API says `arxiv:doi`, the RSS-era Atom listings `arxiv:DOI`.
+pub(super) fn arxiv_doi(node: Node) -> Option<String> {
+    node.children()
+        .find(|c| {
+            c.tag_name().namespace() == Some(ARXIV_NS)
+                && c.tag_name().name().eq_ignore_ascii_case("doi")
+        })
+        .and_then(|d| first_doi(&all_text(d)))
 }
 
 pub(super) fn check_entry(line: u32, e: &Entry) -> Result<(), FeedError> {

@@ -1,0 +1,209 @@
+//! The sections stored after the build: link strengths, the search reference, the alignment
+//! scores and the passages' token states. The engine measures them on a built index, so each
+//! comes as a rewrite of the index bytes with one more section; their readers live here too.
+
+use super::format;
+use super::storage::Storage;
+use super::{Index, IndexError, IndexMeta, Script, layout};
+
+/// The passages' token states of a list, as search reads them from `index.bin`
+/// ([`Index::search_tokens`]): centred on `mean`, projected on `basis` when there is one, and
+/// normalized, stored as f16.
+#[derive(Debug, Clone, Copy)]
+pub struct SearchTokens<'a> {
+    /// Rows of [`SearchTokens::width`] f16 values (as bits).
+    pub states: &'a [u16],
+    /// Paper `i`'s rows are `offsets[i]..offsets[i + 1]`.
+    pub offsets: &'a [u32],
+    /// The list's token ids, ascending, and in how many papers each occurs.
+    pub vocab: &'a [u32],
+    pub df: &'a [u32],
+    /// The list's mean token state (before centring), to centre a query's tokens alike.
+    pub mean: &'a [f32],
+    /// Orthonormal rows of `dim` values that the centred states were projected on (the
+    /// list's principal directions), to project a query's tokens alike; empty in indexes
+    /// that store the states whole (older builds).
+    pub basis: &'a [f32],
+}
+
+impl SearchTokens<'_> {
+    /// How many values a stored row has: the basis's rows, or the model's dimension.
+    pub fn width(&self) -> usize {
+        width(self.mean.len(), self.basis.len())
+    }
+
+    /// An owned copy, to store in another index.
+    pub fn to_data(&self) -> SearchTokenData {
+        SearchTokenData {
+            states: self.states.to_vec(),
+            offsets: self.offsets.to_vec(),
+            vocab: self.vocab.to_vec(),
+            df: self.df.to_vec(),
+            mean: self.mean.to_vec(),
+            basis: self.basis.to_vec(),
+        }
+    }
+}
+
+/// A stored token row's width: the number of basis rows of `dim` values, or `dim` without a
+/// basis.
+pub(super) fn width(dim: usize, basis: usize) -> usize {
+    if basis == 0 { dim } else { basis / dim.max(1) }
+}
+
+/// [`SearchTokens`] to store ([`Index::with_search_tokens`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SearchTokenData {
+    pub states: Vec<u16>,
+    pub offsets: Vec<u32>,
+    pub vocab: Vec<u32>,
+    pub df: Vec<u32>,
+    pub mean: Vec<f32>,
+    pub basis: Vec<f32>,
+}
+
+impl SearchTokenData {
+    /// These tokens as search reads them.
+    pub fn view(&self) -> SearchTokens<'_> {
+        SearchTokens {
+            states: &self.states,
+            offsets: &self.offsets,
+            vocab: &self.vocab,
+            df: &self.df,
+            mean: &self.mean,
+            basis: &self.basis,
+        }
+    }
+}
+
+impl Index {
+    /// How strong this list's related-work links run: the fused scores at the percentiles 0,
+    /// 1, ..., 100 of its papers' top-5 results, as [`Index::with_link_strengths`] stored them
+    /// (`None` in an index built without). A score's place among them says whether a result
+    /// is a weak link for this list, whatever its seed: the fused score is a sum of z-scores
+    /// over one seed's candidates, and a seed with few related papers still gets five.
+    pub fn link_strengths(&self) -> Option<&[f32]> {
+        self.layout.link_strengths.as_ref().map(|r| self.slice(r))
+    }
+
+    /// This index with `cuts` ([`layout::LINK_STRENGTH_CUTS`] ascending scores, see
+    /// [`Index::link_strengths`]) stored as one more section; every other section is copied.
+    /// The engine computes them from the built index, which is why they come after the build.
+    pub fn with_link_strengths(self, cuts: &[f32]) -> Result<Index, IndexError> {
+        self.with_section(layout::section::LINK_STRENGTHS, cuts)
+    }
+
+    /// How close this list's papers come to their nearest other paper when a paper's own text
+    /// in `script` is the query: e5 cosines at the percentiles 0, 1, ..., 100, as
+    /// [`Index::with_match_reference`] stored them; `None` when the index has none for that
+    /// script (built without, or no paper has text in it). A search whose best cosine falls
+    /// below most of them matches nothing here as closely as the list's papers match each
+    /// other: the query is about something else. Cosines differ by script (a Chinese query
+    /// sits 0.05 higher against anything), hence one reference per script.
+    pub fn match_reference(&self, script: Script) -> Option<&[f32]> {
+        self.layout.match_reference[script as usize]
+            .as_ref()
+            .map(|r| self.slice(r))
+    }
+
+    /// This index with `cuts` stored as its [`Index::match_reference`] for `script`.
+    pub fn with_match_reference(self, script: Script, cuts: &[f32]) -> Result<Index, IndexError> {
+        self.with_section(layout::section::MATCH_REFERENCE[script as usize], cuts)
+    }
+
+    /// Every pair's token alignment score (`engine::alignment`), row after row, `n x n`, as
+    /// [`Index::with_alignment`] stored them; `None` for a list it was not measured for.
+    pub fn alignment(&self) -> Option<&[f32]> {
+        self.layout.alignment.as_ref().map(|r| self.slice(r))
+    }
+
+    /// Paper `i`'s row of [`Index::alignment`].
+    pub fn alignment_row(&self, i: usize) -> Option<&[f32]> {
+        let n = self.len();
+        self.alignment().and_then(|a| a.get(i * n..(i + 1) * n))
+    }
+
+    /// This index with `scores` (`n x n`, see [`Index::alignment`]) stored as one more section.
+    pub fn with_alignment(self, scores: &[f32]) -> Result<Index, IndexError> {
+        self.with_section(layout::section::ALIGNMENT, scores)
+    }
+
+    /// The passages' token states for search (`engine::alignment::query_match`), as
+    /// [`Index::with_search_tokens`] stored them; `None` for a list without.
+    pub fn search_tokens(&self) -> Option<SearchTokens<'_>> {
+        let r = self.layout.search_tokens.as_ref()?;
+        let bytes = self.storage.bytes();
+        let cast = |k: usize| &bytes[r.parts[k].clone()];
+        Some(SearchTokens {
+            states: bytemuck::cast_slice(cast(0)),
+            offsets: bytemuck::cast_slice(cast(1)),
+            vocab: bytemuck::cast_slice(cast(2)),
+            df: bytemuck::cast_slice(cast(3)),
+            mean: bytemuck::cast_slice(cast(4)),
+            basis: r
+                .basis
+                .as_ref()
+                .map_or(&[][..], |b| bytemuck::cast_slice(&bytes[b.clone()])),
+        })
+    }
+
+    /// This index with `tokens` stored as its [`Index::search_tokens`]: in the projected
+    /// sections ([`layout::section::SEARCH_TOKENS_PROJECTED`]) when they have a basis, else in
+    /// the whole-state ones; either way without the other kind.
+    pub fn with_search_tokens(self, tokens: &SearchTokenData) -> Result<Index, IndexError> {
+        let mut sections: Vec<&[u8]> = vec![
+            bytemuck::cast_slice(&tokens.states),
+            bytemuck::cast_slice(&tokens.offsets),
+            bytemuck::cast_slice(&tokens.vocab),
+            bytemuck::cast_slice(&tokens.df),
+            bytemuck::cast_slice(&tokens.mean),
+        ];
+        let (projected, whole) = (
+            &layout::section::SEARCH_TOKENS_PROJECTED[..],
+            &layout::section::SEARCH_TOKENS[..],
+        );
+        let (names, other) = if tokens.basis.is_empty() {
+            (whole, projected)
+        } else {
+            sections.push(bytemuck::cast_slice(&tokens.basis));
+            (projected, whole)
+        };
+        let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+        self.rewrite(other, &names, &sections)
+    }
+
+    /// This index with `values` stored as section `name` (replacing one of that name).
+    fn with_section(self, name: &str, values: &[f32]) -> Result<Index, IndexError> {
+        self.rewrite(&[], &[name.to_string()], &[bytemuck::cast_slice(values)])
+    }
+
+    /// This index without the sections named in `remove`, and with each of `names` stored
+    /// with its bytes (replacing sections of those names); every other section is copied.
+    fn rewrite(
+        self,
+        remove: &[&str],
+        names: &[String],
+        values: &[&[u8]],
+    ) -> Result<Index, IndexError> {
+        let bytes = {
+            let bytes = self.storage.bytes();
+            let container: format::Container<IndexMeta> = format::open(bytes, "index")?;
+            let mut sections: Vec<(&str, &[u8])> = container
+                .sections
+                .iter()
+                .filter(|e| !names.contains(&e.name) && !remove.contains(&e.name.as_str()))
+                .map(|e| {
+                    let start = e.offset as usize;
+                    (e.name.as_str(), &bytes[start..start + e.len as usize])
+                })
+                .collect();
+            sections.extend(names.iter().map(String::as_str).zip(values.iter().copied()));
+            format::encode(&self.meta, &sections)?
+        };
+        let index = Index::open(Storage::from_bytes(&bytes), self.path.clone())?;
+        if let Some(papers) = self.papers.into_inner() {
+            let _ = index.papers.set(papers);
+        }
+        Ok(index)
+    }
+}
