@@ -340,6 +340,39 @@ impl Session {
         })
     }
 
+    /// A session over an index already in memory: the published version of a store
+    /// ([`crate::store::Snapshot`]), named `label` (the store's target) in messages. The store
+    /// checked the index when it was pushed; the model is checked against it as for a file.
+    pub fn from_index(index: Index, label: PathBuf, model_dir: PathBuf) -> Session {
+        Session {
+            index_path: label,
+            model_dir,
+            index,
+            embedder: OnceLock::new(),
+            preload: std::sync::Mutex::new(None),
+            resident: false,
+            on_guess: None,
+        }
+    }
+
+    /// Replace the index (a newer version of the store), keeping the model loaded; refused
+    /// when the new index comes from another model than the loaded one.
+    pub fn replace_index(&mut self, index: Index) -> Result<(), SessionError> {
+        if let Some(Ok(e)) = self.embedder.get()
+            && e.model_id() != index.meta.model_id
+        {
+            return Err(SessionError::ModelMismatch {
+                index: self.index_path.display().to_string(),
+                built: index.meta.model_id.clone(),
+                installed: e.model_id().to_string(),
+            });
+        }
+        let exact = self.index.exact_scan();
+        self.index = index;
+        self.index.set_exact_scan(exact);
+        Ok(())
+    }
+
     /// [`Session::open`] for a command that will embed a query: the model starts loading on a
     /// spare thread before the index is opened, so that loading ONNX Runtime (~50 ms before
     /// the session is even created) overlaps opening and checking the index. Only a model

@@ -155,6 +155,16 @@ pub struct IndexMeta {
 /// 0.58 ms). See BENCHMARKS.md, Speed and scale (`cargo bench --bench ann`).
 pub const GRAPH_MIN_PAPERS: usize = 2_000;
 
+/// Where a large index's nearest neighbours come from instead of its stored graph (the store's
+/// pgvector HNSW index, `crate::store::query`). Only [`Index::nearest`] asks it, and only where
+/// the graph would answer ([`Index::uses_graph`], not `exact`): every signal is still computed
+/// from the index itself.
+pub trait NearestSource: Send + Sync {
+    /// The `k` papers nearest `query` as (position, cosine), best first; `None` when the
+    /// source cannot answer now, and the stored graph answers instead.
+    fn nearest(&self, query: &[f32], k: usize) -> Option<Vec<(usize, f32)>>;
+}
+
 /// A loaded, validated index. The arrays stay in the mapped file; papers are materialized
 /// on demand ([`Index::paper`]) or all at once on first use of [`Index::papers`].
 pub struct Index {
@@ -171,6 +181,8 @@ pub struct Index {
     path: Option<PathBuf>,
     /// `--exact`: never walk the graph, whatever the size.
     exact_scan: bool,
+    /// Asked before the stored graph ([`Index::set_nearest_source`]).
+    nearest_source: Option<std::sync::Arc<dyn NearestSource>>,
 }
 
 /// The text embedded for a paper: its names, its English summary and its highlight, never its
@@ -492,6 +504,7 @@ impl Index {
             surfaces: OnceLock::new(),
             path,
             exact_scan: false,
+            nearest_source: None,
         };
         index.check_views().map_err(bad)?;
         Ok(index)
@@ -819,6 +832,11 @@ impl Index {
         self.exact_scan = exact;
     }
 
+    /// Whether [`Index::set_exact_scan`] is on.
+    pub fn exact_scan(&self) -> bool {
+        self.exact_scan
+    }
+
     /// The `k` papers whose vectors are most similar to `query` (unit length, `dim` values), as
     /// (paper, cosine), best first, ties by paper. `exact` forces the exact scan; otherwise large
     /// indexes ([`Index::uses_graph`]) answer from the stored HNSW graph with the beam measured
@@ -826,6 +844,13 @@ impl Index {
     /// queries at 100k and 1M: BENCHMARKS.md, Speed and scale) and small ones from the scan. A
     /// `query` of another length compares the common prefix: wrong but never a panic.
     pub fn nearest(&self, query: &[f32], k: usize, exact: bool) -> Vec<(usize, f32)> {
+        if let Some(source) = &self.nearest_source
+            && !exact
+            && self.uses_graph()
+            && let Some(hits) = source.nearest(query, k)
+        {
+            return hits;
+        }
         match self.graph() {
             Some(g) if !exact && self.uses_graph() && query.len() == self.dim() => {
                 let ef = self.meta.hnsw.ef_search.max(k);
@@ -837,6 +862,12 @@ impl Index {
                 ann::top_hits(scored, k)
             }
         }
+    }
+
+    /// Take the approximate nearest neighbours from `source` rather than the stored graph (see
+    /// [`NearestSource`]); `None` goes back to the graph.
+    pub fn set_nearest_source(&mut self, source: Option<std::sync::Arc<dyn NearestSource>>) {
+        self.nearest_source = source;
     }
 
     /// An in-memory hnsw_rs graph, rebuilt from the vectors on first use (minutes at 100k

@@ -62,6 +62,9 @@ pub const MAP_MAX_PAPERS: usize = 10_000;
 
 mod guard;
 mod params;
+mod store;
+
+pub use store::run_store;
 
 /// Largest request body announced (`content-length`) before the request is refused with 413:
 /// no endpoint reads a body.

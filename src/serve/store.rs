@@ -1,0 +1,285 @@
+//! `recommend serve --store URL`: the same answers, from a PostgreSQL store that other
+//! processes read and `recommend push` updates meanwhile.
+//!
+//! The process holds no state of its own but caches: the published version's plan, as a
+//! session ([`Snapshot`]), and the model. Each request first reads the store's version (one
+//! indexed row): a newer one is loaded (once, whoever asks first; the others keep answering
+//! from the version they have until it is swapped in), so a push is seen without a restart and
+//! an answer always comes from one whole version. While the store cannot be reached, requests
+//! that need it answer 503 with a JSON error naming it, and the next request after it is back
+//! answers again: nothing needs a restart. Endpoints: `/`, `/healthz`, `/api/like`,
+//! `/api/search`, `/api/papers/{id}` with the parameters and records of the file-backed server.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, RwLock, TryLockError};
+
+use anyhow::{Context, Result};
+use axum::Router;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path as UrlPath, State};
+use axum::http::StatusCode;
+use axum::middleware;
+use axum::response::{IntoResponse, Json, Response};
+use axum::routing::get;
+use serde_json::{Value, json};
+
+use recommend::engine::Mode;
+use recommend::session::{ModelState, Session, check_query};
+use recommend::store::query::current_version;
+use recommend::store::{Snapshot, Store, StoreError};
+
+use super::params::{Params, RawQuery, with_query_params};
+use super::{ApiError, api_error, bad, results};
+
+/// Connections per server process: one per blocking thread, and pgvector's beside them.
+const CONNECTIONS: u32 = 16;
+
+struct Live {
+    store: Arc<Store>,
+    /// The session of the loaded version.
+    session: RwLock<Session>,
+    /// The loaded version.
+    version: AtomicI64,
+    /// Held by the one request that loads a newer version.
+    reloading: Mutex<()>,
+}
+
+/// 503: the store cannot answer now.
+fn unavailable(e: &StoreError) -> ApiError {
+    ApiError(
+        StatusCode::SERVICE_UNAVAILABLE,
+        json!({"error": format!("the store is unavailable: {e}"), "retry": true}),
+    )
+}
+
+impl Live {
+    /// The store's published version loaded (reloading if a push published a newer one).
+    fn fresh(&self) -> Result<(), ApiError> {
+        let published = current_version(&self.store).map_err(|e| unavailable(&e))?;
+        if self.version.load(Ordering::Acquire) == published {
+            return Ok(());
+        }
+        // Another request is loading it: answer from the version at hand meanwhile.
+        let _reloading = match self.reloading.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::WouldBlock) => return Ok(()),
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+        };
+        if self.version.load(Ordering::Acquire) == published {
+            return Ok(());
+        }
+        let snapshot = Snapshot::load(&self.store).map_err(|e| {
+            if e.is_unavailable() {
+                unavailable(&e)
+            } else {
+                ApiError(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    json!({"error": e.to_string()}),
+                )
+            }
+        })?;
+        self.session
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .replace_index(snapshot.index)
+            .map_err(|e| {
+                ApiError(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    json!({"error": e.to_string()}),
+                )
+            })?;
+        eprintln!(
+            "recommend serve: store version {} loaded ({})",
+            snapshot.version,
+            self.store.target()
+        );
+        self.version.store(snapshot.version, Ordering::Release);
+        Ok(())
+    }
+
+    fn session(&self) -> std::sync::RwLockReadGuard<'_, Session> {
+        self.session.read().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Serve the store at `url` on `addr` until SIGINT or SIGTERM (see the module documentation).
+/// The store must be reachable and hold a published version at start.
+pub fn run_store(url: &str, addr: SocketAddr, model_dir: PathBuf, exact: bool) -> Result<()> {
+    let store = Arc::new(Store::connect(url, CONNECTIONS)?);
+    let snapshot = Snapshot::load(&store)?;
+    let mut session = Session::from_index(
+        snapshot.index,
+        PathBuf::from(store.target().to_string()),
+        model_dir,
+    );
+    session.set_resident(true);
+    session.set_exact_scan(exact);
+    let live = Arc::new(Live {
+        store,
+        session: RwLock::new(session),
+        version: AtomicI64::new(snapshot.version),
+        reloading: Mutex::new(()),
+    });
+    super::bound_malloc_arenas();
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads((2 * cores).min(CONNECTIONS as usize - 2))
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(serve(live, addr))
+}
+
+async fn serve(live: Arc<Live>, addr: SocketAddr) -> Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}; pick another --addr HOST:PORT"))?;
+    let local = listener
+        .local_addr()
+        .context("cannot read the bound address")?;
+    let loader = Arc::clone(&live);
+    std::thread::spawn(move || {
+        if let Err(e) = loader.session().embedder() {
+            eprintln!(
+                "warning: the model is unavailable ({e}); dense and hybrid search answer 503, \
+                 everything else works"
+            );
+        }
+    });
+    eprintln!(
+        "recommend serve: listening on http://{local}/ ({} papers, version {} of the store {}); \
+         Ctrl-C stops",
+        live.session().index().len(),
+        live.version.load(Ordering::Acquire),
+        live.store.target()
+    );
+    let app = Router::new()
+        .route("/", get(super::page))
+        .route("/healthz", get(healthz))
+        .route("/api/like", get(like))
+        .route("/api/search", get(search))
+        .route("/api/papers/{id}", get(paper))
+        .fallback(super::not_found)
+        .method_not_allowed_fallback(super::only_get)
+        .layer(middleware::from_fn(super::limits))
+        .with_state(live);
+    axum::serve(super::guard::GuardedListener(listener), app)
+        .with_graceful_shutdown(super::shutdown_signal())
+        .await
+        .context("the server failed")?;
+    eprintln!("recommend serve: stopped");
+    Ok(())
+}
+
+/// Run `f` on a blocking thread with the store's current version loaded; a panic is a 500.
+async fn blocking<F>(live: Arc<Live>, f: F) -> Response
+where
+    F: FnOnce(&Session) -> Result<Value, ApiError> + Send + 'static,
+{
+    let answer = tokio::task::spawn_blocking(move || {
+        live.fresh()?;
+        f(&live.session())
+    })
+    .await;
+    match answer {
+        Ok(Ok(v)) => Json(v).into_response(),
+        Ok(Err(e)) => e.into_response(),
+        Err(_) => ApiError(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            json!({"error": "internal error while answering; see the server's log"}),
+        )
+        .into_response(),
+    }
+}
+
+async fn healthz(State(live): State<Arc<Live>>) -> Response {
+    let answer = tokio::task::spawn_blocking(move || {
+        let store = live.fresh();
+        let s = live.session();
+        let (model, detail) = match s.model_state() {
+            ModelState::Loading => ("loading", None),
+            ModelState::Ready => ("ready", None),
+            ModelState::Unavailable(e) => ("unavailable", Some(e)),
+        };
+        let body = json!({
+            "status": if store.is_ok() { "ok" } else { "store unavailable" },
+            "store": live.store.target().to_string(),
+            "version": live.version.load(Ordering::Acquire),
+            "papers": s.index().len(),
+            "model": model,
+            "model_error": detail,
+            "graph": s.index().uses_graph(),
+        });
+        match store {
+            Ok(()) => Json(body).into_response(),
+            Err(_) => (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response(),
+        }
+    })
+    .await;
+    answer.unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+async fn like(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
+    blocking(live, move |s| {
+        let p = Params::new(q, &with_query_params(&["title", "unlike"]))?;
+        let likes = p.all("title");
+        let unlikes = p.all("unlike");
+        if likes.is_empty() {
+            return Err(bad(
+                "title",
+                "give at least one title=PAPER (id, title or alias)",
+            ));
+        }
+        let args = p.query_options(s)?;
+        let hits = s.like(&likes, &unlikes, &args).map_err(|e| {
+            api_error(e, &|query| {
+                if unlikes.iter().any(|u| u.trim() == query) {
+                    "unlike"
+                } else {
+                    "title"
+                }
+            })
+        })?;
+        Ok(results(s.index(), &hits))
+    })
+    .await
+}
+
+async fn search(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
+    blocking(live, move |s| {
+        let p = Params::new(q, &with_query_params(&["q"]))?;
+        let text = p
+            .one("q")?
+            .ok_or_else(|| bad("q", "give the query as q=TEXT"))?;
+        check_query(&text).map_err(|e| bad("q", e))?;
+        let args = p.query_options(s)?;
+        if args.mode != Mode::Lexical {
+            s.embedder().map_err(|e| {
+                ApiError(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    json!({"error": format!("{e}; mode=lexical works without the model"),
+                           "parameter": "mode"}),
+                )
+            })?;
+        }
+        let hits = s.search(&text, &args).map_err(|e| api_error(e, &|_| "q"))?;
+        Ok(results(s.index(), &hits))
+    })
+    .await
+}
+
+async fn paper(
+    State(live): State<Arc<Live>>,
+    id: Result<UrlPath<String>, PathRejection>,
+) -> Response {
+    blocking(live, move |s| {
+        let UrlPath(id) = id.map_err(|e| bad("id", format!("malformed paper id: {e}")))?;
+        let i = recommend::engine::resolve(s.index(), &id)
+            .map_err(|e| api_error(e.into(), &|_| "id"))?;
+        serde_json::to_value(s.index().paper(i).into_owned()).map_err(|e| bad("", e))
+    })
+    .await
+}
