@@ -99,7 +99,12 @@ impl Pg {
         let out = command(&bin.join("initdb"))
             .arg("-D")
             .arg(dir.path().join("data"))
-            .args(["-U", USER, "--auth-host=scram-sha-256", "--auth-local=trust"])
+            .args([
+                "-U",
+                USER,
+                "--auth-host=scram-sha-256",
+                "--auth-local=trust",
+            ])
             .args(["-E", "UTF8", "--no-sync", "--no-instructions", "--pwfile"])
             .arg(&pwfile)
             .output()
@@ -185,10 +190,7 @@ impl Pg {
 
     /// `postgres://USER:PASSWORD@127.0.0.1:PORT/db`.
     pub fn url(&self, db: &str) -> String {
-        format!(
-            "postgres://{USER}:{PASSWORD}@127.0.0.1:{}/{db}",
-            self.port
-        )
+        format!("postgres://{USER}:{PASSWORD}@127.0.0.1:{}/{db}", self.port)
     }
 
     /// The same URL without the password (for `PGPASSWORD` and `~/.pgpass` tests).
