@@ -127,6 +127,13 @@ fn store_answers_equal_the_index_answers() {
         &["like", "Search-R1", "--kind", "method"],
         &["search", "--mode", "lexical", "GRPO"],
         &["search", "--mode", "lexical", "网页智能体"],
+        &["search", "用强化学习训练网页智能体"],
+        &[
+            "search",
+            "tool use with reinforcement learning",
+            "--mode",
+            "dense",
+        ],
         &["show", "DAPO"],
         &["path", "Search-R1", "-n", "6"],
     ] {
