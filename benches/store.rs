@@ -6,7 +6,7 @@
 //! ```text
 //! cargo bench --bench store -- build DIR 100000 110000   # DIR/a.bin (first 100k), DIR/b.bin (all)
 //! cargo bench --bench store -- push URL INDEX            # push time, papers/s
-//! cargo bench --bench store -- recall URL INDEX 200      # pgvector recall@10 vs the exact scan
+//! cargo bench --bench store -- recall URL INDEX 200 110000   # pgvector recall@10 vs the exact scan
 //! cargo bench --bench store -- load BASE like 16 30      # 16 clients for 30 s: p50/p99, errors
 //! ```
 //!
@@ -36,7 +36,7 @@ fn main() -> Result<()> {
     {
         ["build", dir, first, all] => build(dir, first.parse()?, all.parse()?),
         ["push", url, index] => push(url, index),
-        ["recall", url, index, n] => recall(url, index, n.parse()?),
+        ["recall", url, index, n, all] => recall(url, index, n.parse()?, all.parse()?),
         ["load", base, kind, clients, secs] => load(base, kind, clients.parse()?, secs.parse()?),
         [] => {
             eprintln!("store bench: nothing to do (see benches/store.rs for its steps)");
@@ -90,7 +90,7 @@ fn push(url: &str, index: &str) -> Result<()> {
     Ok(())
 }
 
-fn recall(url: &str, index: &str, n: usize) -> Result<()> {
+fn recall(url: &str, index: &str, n: usize, all: usize) -> Result<()> {
     let store = Arc::new(Store::connect(url, 2)?);
     let t = Instant::now();
     let snapshot = Snapshot::load(&store)?;
@@ -99,10 +99,10 @@ fn recall(url: &str, index: &str, n: usize) -> Result<()> {
         t.elapsed().as_secs_f64()
     );
     let file = Index::load(std::path::Path::new(index))?;
-    // Held-out queries from the same distribution (another seed).
-    let all = snapshot.index.len();
+    // Held-out queries from the same distribution: the points after the `all` the build drew.
     let topics = (all as f64).sqrt().round() as usize;
-    let (_, queries) = synthetic::corpus(n, model::DIM, topics, 4242);
+    let (_, mut queries) = synthetic::corpus(all + n, model::DIM, topics, 42);
+    let queries = queries.split_off(all);
     let (mut pg_hits, mut graph_hits, mut total) = (0usize, 0usize, 0usize);
     let (mut pg_time, mut graph_time) = (Duration::ZERO, Duration::ZERO);
     for q in &queries {

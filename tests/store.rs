@@ -402,12 +402,31 @@ fn serve_store_sees_a_push_and_survives_a_restart_of_the_store() {
     assert_eq!(health["version"], 1, "{health}");
     // A push is seen by the next request, without a restart.
     push(&b, &url);
-    let (status, body) = get(&format!("{}/api/papers/syn-1", server.base));
-    assert_eq!(status, 200, "{body}");
-    assert_eq!(body["title"], "Renamed paper one");
+    // The push's notification reaches the server's listener within moments.
+    let start = Instant::now();
+    loop {
+        let (status, body) = get(&format!("{}/api/papers/syn-1", server.base));
+        assert_eq!(status, 200, "{body}");
+        if body["title"] == "Renamed paper one" {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the push was not seen: {body}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     // The store stops: 503 with a JSON error; it comes back: answers again by themselves.
     pg.stop();
-    let (status, body) = get(&like);
+    // The server hears of it within its probe interval.
+    let start = Instant::now();
+    let (status, body) = loop {
+        let (status, body) = get(&like);
+        if status != 200 || start.elapsed() > Duration::from_secs(10) {
+            break (status, body);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
     assert_eq!(status, 503, "{body}");
     assert!(
         body["error"]

@@ -2,18 +2,21 @@
 //! processes read and `recommend push` updates meanwhile.
 //!
 //! The process holds no state of its own but caches: the published version's plan, as a
-//! session ([`Snapshot`]), and the model. Each request first reads the store's version (one
-//! indexed row): a newer one is loaded (once, whoever asks first; the others keep answering
-//! from the version they have until it is swapped in), so a push is seen without a restart and
-//! an answer always comes from one whole version. While the store cannot be reached, requests
-//! that need it answer 503 with a JSON error naming it, and the next request after it is back
-//! answers again: nothing needs a restart. Endpoints: `/`, `/healthz`, `/api/like`,
+//! session ([`Snapshot`]), and the model. A listener thread keeps one connection that LISTENs
+//! for the version a push publishes (and checks it is alive every [`PROBE`]), so a request
+//! knows the published version and whether the store is up without a round trip of its own.
+//! A newer version is loaded by the first request that sees it (the others keep answering from
+//! the version they have until it is swapped in), so a push is seen without a restart and an
+//! answer always comes from one whole version. While the store cannot be reached, requests
+//! answer 503 with a JSON error naming it; the listener reconnects, and requests answer again
+//! by themselves. Endpoints: `/`, `/healthz`, `/api/like`,
 //! `/api/search`, `/api/papers/{id}` with the parameters and records of the file-backed server.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, TryLockError};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use axum::Router;
@@ -36,8 +39,17 @@ use super::{ApiError, api_error, bad, results};
 /// Connections per server process: one per blocking thread, and pgvector's beside them.
 const CONNECTIONS: u32 = 16;
 
+/// How often the listener checks its connection when no notification comes.
+const PROBE: Duration = Duration::from_secs(1);
+/// How long the listener waits before connecting again to a store that is down.
+const RETRY: Duration = Duration::from_millis(300);
+
 struct Live {
     store: Arc<Store>,
+    /// The version the store last published, as the listener heard it.
+    published: AtomicI64,
+    /// Why the listener cannot reach the store now; `None` while it can.
+    down: Mutex<Option<String>>,
     /// The session of the loaded version.
     session: RwLock<Session>,
     /// The loaded version.
@@ -47,18 +59,81 @@ struct Live {
 }
 
 /// 503: the store cannot answer now.
-fn unavailable(e: &StoreError) -> ApiError {
+fn unavailable(e: &dyn std::fmt::Display) -> ApiError {
     ApiError(
         StatusCode::SERVICE_UNAVAILABLE,
         json!({"error": format!("the store is unavailable: {e}"), "retry": true}),
     )
 }
 
+/// The listener: LISTEN for published versions on a connection of its own, probe it while
+/// quiet, and on any failure mark the store down and connect again (see the module
+/// documentation). Runs for the life of the process.
+fn listen(live: &Live) {
+    use postgres::fallible_iterator::FallibleIterator;
+    loop {
+        let connected = live.store.connect_one().and_then(|mut c| {
+            c.batch_execute(&format!("LISTEN {}", recommend::store::schema::CHANNEL))
+                .map_err(|e| StoreError::Unreachable {
+                    target: live.store.target().clone(),
+                    message: e.to_string(),
+                })?;
+            Ok(c)
+        });
+        let mut client = match connected {
+            Ok(c) => c,
+            Err(e) => {
+                live.set_down(Some(e.to_string()));
+                std::thread::sleep(RETRY);
+                continue;
+            }
+        };
+        // Notifications sent before the LISTEN are missed: read the version after it.
+        match current_version(&live.store) {
+            Ok(v) => live.published.store(v, Ordering::Release),
+            Err(e) => {
+                live.set_down(Some(e.to_string()));
+                std::thread::sleep(RETRY);
+                continue;
+            }
+        }
+        live.set_down(None);
+        loop {
+            let next = client.notifications().timeout_iter(PROBE).next();
+            match next {
+                Ok(Some(n)) => {
+                    if let Ok(v) = n.payload().parse::<i64>() {
+                        live.published.fetch_max(v, Ordering::AcqRel);
+                    }
+                }
+                Ok(None) => {
+                    if let Err(e) = client.simple_query("") {
+                        live.set_down(Some(e.to_string()));
+                        break;
+                    }
+                }
+                Err(e) => {
+                    live.set_down(Some(e.to_string()));
+                    break;
+                }
+            }
+        }
+    }
+}
+
 impl Live {
-    /// The store's published version loaded (reloading if a push published a newer one).
+    fn set_down(&self, why: Option<String>) {
+        *self.down.lock().unwrap_or_else(|e| e.into_inner()) = why;
+    }
+
+    /// The store's published version loaded (reloading if a push published a newer one); a 503
+    /// while the store is down.
     fn fresh(&self) -> Result<(), ApiError> {
-        let published = current_version(&self.store).map_err(|e| unavailable(&e))?;
-        if self.version.load(Ordering::Acquire) == published {
+        if let Some(why) = self.down.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+            return Err(unavailable(&format!("{} ({why})", self.store.target())));
+        }
+        let published = self.published.load(Ordering::Acquire);
+        if self.version.load(Ordering::Acquire) >= published {
             return Ok(());
         }
         // Another request is loading it: answer from the version at hand meanwhile.
@@ -67,7 +142,7 @@ impl Live {
             Err(TryLockError::WouldBlock) => return Ok(()),
             Err(TryLockError::Poisoned(p)) => p.into_inner(),
         };
-        if self.version.load(Ordering::Acquire) == published {
+        if self.version.load(Ordering::Acquire) >= published {
             return Ok(());
         }
         let snapshot = Snapshot::load(&self.store).map_err(|e| {
@@ -121,7 +196,11 @@ pub fn run_store(url: &str, addr: SocketAddr, model_dir: PathBuf, exact: bool) -
         session: RwLock::new(session),
         version: AtomicI64::new(snapshot.version),
         reloading: Mutex::new(()),
+        published: AtomicI64::new(snapshot.version),
+        down: Mutex::new(None),
     });
+    let listener = Arc::clone(&live);
+    std::thread::spawn(move || listen(&listener));
     super::bound_malloc_arenas();
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let rt = tokio::runtime::Builder::new_multi_thread()

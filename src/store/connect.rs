@@ -65,6 +65,8 @@ enum Pool {
 pub struct Store {
     target: Target,
     pool: Pool,
+    config: Config,
+    require_tls: bool,
 }
 
 /// The connection settings `url` names, with the password's and user's other sources applied.
@@ -276,24 +278,44 @@ impl Store {
             config.connect(NoTls)
         };
         first.map_err(|e| classify(&target, &e, "connecting"))?;
+        // No test query on checkout: it would cost a round trip per use. A connection the
+        // server closed is seen as closed and replaced; one that fails mid-query fails that
+        // query, which every caller survives (503, or the plan's own graph).
         let pool = if require {
             Pool::Tls(
                 r2d2_postgres::r2d2::Pool::builder()
                     .max_size(max.max(1))
                     .min_idle(Some(0))
+                    .test_on_check_out(false)
                     .connection_timeout(CHECKOUT_TIMEOUT)
-                    .build_unchecked(PostgresConnectionManager::new(config, tls())),
+                    .build_unchecked(PostgresConnectionManager::new(config.clone(), tls())),
             )
         } else {
             Pool::Plain(
                 r2d2_postgres::r2d2::Pool::builder()
                     .max_size(max.max(1))
                     .min_idle(Some(0))
+                    .test_on_check_out(false)
                     .connection_timeout(CHECKOUT_TIMEOUT)
-                    .build_unchecked(PostgresConnectionManager::new(config, NoTls)),
+                    .build_unchecked(PostgresConnectionManager::new(config.clone(), NoTls)),
             )
         };
-        Ok(Store { target, pool })
+        Ok(Store {
+            target,
+            pool,
+            config,
+            require_tls: require,
+        })
+    }
+
+    /// A connection of its own, outside the pool (a LISTEN that lasts as long as the process).
+    pub fn connect_one(&self) -> Result<Client, StoreError> {
+        let c = if self.require_tls {
+            self.config.connect(tls())
+        } else {
+            self.config.connect(NoTls)
+        };
+        c.map_err(|e| classify(&self.target, &e, "connecting"))
     }
 
     /// The store as errors name it.

@@ -109,27 +109,31 @@ impl PgNearest {
     pub fn search(&self, query: &[f32], k: usize) -> Result<Vec<(usize, f32)>, StoreError> {
         let want = k + k / 4 + 8;
         let ef = want.clamp(40, MAX_EF);
-        let text = super::push::vector_text(query.iter().copied());
-        let rows = self.store.with(|c| {
-            let fail = self.store.fail("searching the vectors");
-            let mut tx = c.transaction().map_err(&fail)?;
-            tx.batch_execute(&format!("SET LOCAL hnsw.ef_search = {ef}"))
-                .map_err(&fail)?;
-            let rows = tx
-                .query(
-                    "SELECT key, digest, (1 - (embedding <=> $1::text::vector))::real
-                     FROM recommend.papers ORDER BY embedding <=> $1::text::vector LIMIT $2",
-                    &[&text, &(want as i64)],
-                )
-                .map_err(&fail)?;
-            tx.commit().map_err(&fail)?;
-            Ok(rows)
+        if query.iter().any(|x| !x.is_finite()) {
+            return Ok(Vec::new());
+        }
+        // One round trip: the beam and the search in one simple query (one implicit
+        // transaction, so SET LOCAL holds for the search). The literal is made of formatted
+        // finite floats only.
+        let v = super::push::vector_text(query.iter().copied());
+        let sql = format!(
+            "SET LOCAL hnsw.ef_search = {ef}; \
+             SELECT key, digest, (1 - (embedding <=> '{v}'))::real FROM recommend.papers \
+             ORDER BY embedding <=> '{v}' LIMIT {want}"
+        );
+        let messages = self.store.with(|c| {
+            c.simple_query(&sql)
+                .map_err(self.store.fail("searching the vectors"))
         })?;
-        let mut hits: Vec<(usize, f32)> = rows
+        let mut hits: Vec<(usize, f32)> = messages
             .iter()
-            .filter_map(|r| {
-                let key = (r.get::<_, String>(0), r.get::<_, String>(1));
-                self.positions.get(&key).map(|&i| (i, r.get::<_, f32>(2)))
+            .filter_map(|m| match m {
+                postgres::SimpleQueryMessage::Row(r) => {
+                    let key = (r.get(0)?.to_string(), r.get(1)?.to_string());
+                    let cos = r.get(2)?.parse::<f32>().ok()?;
+                    self.positions.get(&key).map(|&i| (i, cos))
+                }
+                _ => None,
             })
             .collect();
         hits.truncate(k);

@@ -28,7 +28,7 @@ sleep 2
 URL="postgres://postgres:bench@127.0.0.1:$PORT/postgres"
 "$BENCH" push "$URL" "$W/a.bin"
 echo "load $(cat /proc/loadavg)"
-"$BENCH" recall "$URL" "$W/a.bin" 200
+"$BENCH" recall "$URL" "$W/a.bin" 200 "${ALL:-110000}"
 echo "sizes: $(psql -At -h 127.0.0.1 -p $PORT -U postgres postgres -c "SELECT 'papers table ' || pg_size_pretty(pg_table_size('recommend.papers')) || ', hnsw index ' || pg_size_pretty(pg_relation_size('recommend.papers_embedding')) || ', terms ' || pg_size_pretty(pg_total_relation_size('recommend.terms')) || ', plan ' || pg_size_pretty(pg_total_relation_size('recommend.plan')) || ', database ' || pg_size_pretty(pg_database_size('postgres'))" 2>/dev/null || echo '(psql missing)')"
 start_serve() { # port args...
   local port=$1; shift
@@ -45,16 +45,17 @@ start_serve 18002 --store "postgres://postgres@127.0.0.1:$PORT/postgres"
 for kind in like search lexical; do
   for port in 18001 18002; do
     "$BENCH" load "http://127.0.0.1:$port" "$kind" 16 5 >/dev/null   # warm-up
-    "$BENCH" load "http://127.0.0.1:$port" "$kind" 16 30
+    "$BENCH" load "http://127.0.0.1:$port" "$kind" 16 "${SECS:-30}"
     echo "load $(cat /proc/loadavg)"
   done
 done
 kill "${pids[0]}"
 start_serve 18003 --store "postgres://postgres@127.0.0.1:$PORT/postgres"
-echo "== two serve --store under load while a push adds 10k papers"
-"$BENCH" load http://127.0.0.1:18002 like 8 150 > "$W/during-a.txt" &
+while [ ! -f "$W/b.bin" ]; do sleep 10; done   # built beside the run (benches/store.rs build)
+echo "== $(date -u +%FT%TZ) two serve --store under load while a push adds 10k papers; load $(cat /proc/loadavg)"
+"$BENCH" load http://127.0.0.1:18002 like 8 "${DURING:-150}" > "$W/during-a.txt" &
 la=$!
-"$BENCH" load http://127.0.0.1:18003 like 8 150 > "$W/during-b.txt" &
+"$BENCH" load http://127.0.0.1:18003 like 8 "${DURING:-150}" > "$W/during-b.txt" &
 lb=$!
 sleep 5
 "$BENCH" push "$URL" "$W/b.bin"
