@@ -9,12 +9,13 @@
 //! the version they have until it is swapped in), so a push is seen without a restart and an
 //! answer always comes from one whole version. While the store cannot be reached, requests
 //! answer 503 with a JSON error naming it; the listener reconnects, and requests answer again
-//! by themselves. Endpoints: `/`, `/healthz`, `/api/like`,
-//! `/api/search`, `/api/papers/{id}` with the parameters and records of the file-backed server.
+//! by themselves. Endpoints: `/`, `/map`, `/healthz`, `/api/like`, `/api/search`, `/api/path`,
+//! `/api/topics`, `/api/papers/{id}`, with the parameters and records of the file-backed server
+//! (not the Inbox, whose state lives beside an index file).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, TryLockError};
 use std::time::Duration;
 
@@ -54,8 +55,14 @@ struct Live {
     session: RwLock<Session>,
     /// The loaded version.
     version: AtomicI64,
-    /// Held by the one request that loads a newer version.
+    /// Held by the one thread that loads a newer version.
     reloading: Mutex<()>,
+    /// Whether a load is under way (no second one is started).
+    loading: AtomicBool,
+    /// The default topics and the map of a version, computed once per version (minutes on a
+    /// large list).
+    topics: Mutex<Option<(i64, Result<Value, String>)>>,
+    map: Mutex<Option<(i64, Result<String, String>)>>,
 }
 
 /// 503: the store cannot answer now.
@@ -126,52 +133,61 @@ impl Live {
         *self.down.lock().unwrap_or_else(|e| e.into_inner()) = why;
     }
 
-    /// The store's published version loaded (reloading if a push published a newer one); a 503
-    /// while the store is down.
-    fn fresh(&self) -> Result<(), ApiError> {
+    /// A 503 while the store is down; else the version at hand, with a newer published one
+    /// loading in the background (requests never wait for a load, only for the swap).
+    fn fresh(self: &Arc<Self>) -> Result<(), ApiError> {
         if let Some(why) = self.down.lock().unwrap_or_else(|e| e.into_inner()).clone() {
             return Err(unavailable(&format!("{} ({why})", self.store.target())));
         }
-        let published = self.published.load(Ordering::Acquire);
-        if self.version.load(Ordering::Acquire) >= published {
-            return Ok(());
+        if self.version.load(Ordering::Acquire) < self.published.load(Ordering::Acquire)
+            && self
+                .loading
+                .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        {
+            let live = Arc::clone(self);
+            std::thread::spawn(move || {
+                live.reload();
+                live.loading.store(false, Ordering::Release);
+            });
         }
-        // Another request is loading it: answer from the version at hand meanwhile.
+        Ok(())
+    }
+
+    /// Load the published version and swap it in, unless another thread is doing it.
+    fn reload(&self) {
         let _reloading = match self.reloading.try_lock() {
             Ok(guard) => guard,
-            Err(TryLockError::WouldBlock) => return Ok(()),
+            Err(TryLockError::WouldBlock) => return,
             Err(TryLockError::Poisoned(p)) => p.into_inner(),
         };
-        if self.version.load(Ordering::Acquire) >= published {
-            return Ok(());
+        if self.version.load(Ordering::Acquire) >= self.published.load(Ordering::Acquire) {
+            return;
         }
-        let snapshot = Snapshot::load(&self.store).map_err(|e| {
-            if e.is_unavailable() {
-                unavailable(&e)
-            } else {
-                ApiError(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    json!({"error": e.to_string()}),
-                )
+        let snapshot = match Snapshot::load(&self.store) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("recommend serve: cannot load the new store version ({e}); retrying");
+                std::thread::sleep(RETRY);
+                return;
             }
-        })?;
-        self.session
+        };
+        let swapped = self
+            .session
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .replace_index(snapshot.index)
-            .map_err(|e| {
-                ApiError(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    json!({"error": e.to_string()}),
-                )
-            })?;
-        eprintln!(
-            "recommend serve: store version {} loaded ({})",
-            snapshot.version,
-            self.store.target()
-        );
-        self.version.store(snapshot.version, Ordering::Release);
-        Ok(())
+            .replace_index(snapshot.index);
+        match swapped {
+            Ok(()) => {
+                eprintln!(
+                    "recommend serve: store version {} loaded ({})",
+                    snapshot.version,
+                    self.store.target()
+                );
+                self.version.store(snapshot.version, Ordering::Release);
+            }
+            Err(e) => eprintln!("recommend serve: the new store version is refused: {e}"),
+        }
     }
 
     fn session(&self) -> std::sync::RwLockReadGuard<'_, Session> {
@@ -196,8 +212,11 @@ pub fn run_store(url: &str, addr: SocketAddr, model_dir: PathBuf, exact: bool) -
         session: RwLock::new(session),
         version: AtomicI64::new(snapshot.version),
         reloading: Mutex::new(()),
+        loading: AtomicBool::new(false),
         published: AtomicI64::new(snapshot.version),
         down: Mutex::new(None),
+        topics: Mutex::new(None),
+        map: Mutex::new(None),
     });
     let listener = Arc::clone(&live);
     std::thread::spawn(move || listen(&listener));
@@ -241,6 +260,9 @@ async fn serve(live: Arc<Live>, addr: SocketAddr) -> Result<()> {
         .route("/api/like", get(like))
         .route("/api/search", get(search))
         .route("/api/papers/{id}", get(paper))
+        .route("/api/path", get(path))
+        .route("/api/topics", get(topics))
+        .route("/map", get(map_page))
         .fallback(super::not_found)
         .method_not_allowed_fallback(super::only_get)
         .layer(middleware::from_fn(super::limits))
@@ -258,9 +280,17 @@ async fn blocking<F>(live: Arc<Live>, f: F) -> Response
 where
     F: FnOnce(&Session) -> Result<Value, ApiError> + Send + 'static,
 {
+    blocking_live(live, move |l| f(&l.session())).await
+}
+
+/// [`blocking`] for handlers that also use the per-version caches.
+async fn blocking_live<F>(live: Arc<Live>, f: F) -> Response
+where
+    F: FnOnce(&Live) -> Result<Value, ApiError> + Send + 'static,
+{
     let answer = tokio::task::spawn_blocking(move || {
         live.fresh()?;
-        f(&live.session())
+        f(&live)
     })
     .await;
     match answer {
@@ -361,4 +391,89 @@ async fn paper(
         serde_json::to_value(s.index().paper(i).into_owned()).map_err(|e| bad("", e))
     })
     .await
+}
+
+async fn path(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
+    blocking(live, move |s| {
+        let p = Params::new(q, &["like", "to", "n"])?;
+        let like = p
+            .one("like")?
+            .ok_or_else(|| bad("like", "give the starting paper as like=PAPER"))?;
+        let to = p.one("to")?;
+        let n = p.number("n", 8, super::MAX_PATH_STEPS)?;
+        let steps = s.path(&like, to.as_deref(), n).map_err(|e| {
+            api_error(e, &|query| {
+                if to.as_deref().is_some_and(|t| t.trim() == query) {
+                    "to"
+                } else {
+                    "like"
+                }
+            })
+        })?;
+        serde_json::to_value(steps).map_err(|e| bad("", e))
+    })
+    .await
+}
+
+/// `f` of the loaded version, from `cache` when it was computed for that version.
+fn cached<T: Clone>(
+    live: &Live,
+    cache: &Mutex<Option<(i64, Result<T, String>)>>,
+    f: impl FnOnce(&Session) -> Result<T, String>,
+) -> Result<T, String> {
+    let version = live.version.load(Ordering::Acquire);
+    let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((v, r)) = c.as_ref()
+        && *v == version
+    {
+        return r.clone();
+    }
+    let r = f(&live.session());
+    *c = Some((version, r.clone()));
+    r
+}
+
+async fn topics(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
+    blocking_live(live, move |l| {
+        let p = Params::new(q, &["k"])?;
+        if p.one("k")?.is_some() {
+            let k = p.number("k", 1, super::MAX_K)?;
+            let t = l.session().topics(Some(k)).map_err(|e| {
+                let mut err = api_error(e, &|_| "k");
+                err.1["parameter"] = json!("k");
+                err
+            })?;
+            return serde_json::to_value(t).map_err(|e| bad("", e));
+        }
+        cached(l, &l.topics, |s| {
+            s.topics(None)
+                .map_err(|e| super::error_text(&e))
+                .and_then(|t| serde_json::to_value(t).map_err(|e| e.to_string()))
+        })
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, json!({"error": e})))
+    })
+    .await
+}
+
+async fn map_page(State(live): State<Arc<Live>>) -> Response {
+    let answer = tokio::task::spawn_blocking(move || {
+        live.fresh()?;
+        cached(&live, &live.map, |s| {
+            if s.index().len() > super::MAP_MAX_PAPERS {
+                return Err(format!(
+                    "the map is drawn for lists of up to {} papers; this one has {}",
+                    super::MAP_MAX_PAPERS,
+                    s.index().len()
+                ));
+            }
+            recommend::map::draw(s.index(), None, false).map_err(|e| format!("{e:#}"))
+        })
+        .map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, json!({"error": e})))
+    })
+    .await;
+    match answer {
+        Ok(Ok(html)) => axum::response::Html(html).into_response(),
+        Ok(Err(e)) => e.into_response(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
 }

@@ -7,7 +7,8 @@
 set -euo pipefail
 W="${1:?usage: run.sh WORKDIR}"
 ROOT="$(cd "$(dirname "$0")/../../../.." && pwd)"
-BIN="$ROOT/target/release/recommend"
+cp "$ROOT/target/release/recommend" "$W/recommend"   # a rebuild meanwhile changes nothing here
+BIN="$W/recommend"
 BENCH="${STORE_BENCH:-$(ls "$ROOT"/target/release/deps/store-* | grep -v '\.d$' | head -1)}"
 PG="${RECOMMEND_PG_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/recommend/pgserver/pgserver/pginstall/bin}"
 PORT=55991
