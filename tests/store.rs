@@ -400,6 +400,8 @@ fn serve_store_sees_a_push_and_survives_a_restart_of_the_store() {
     assert_eq!(status, 200, "{body}");
     let (_, health) = get(&format!("{}/healthz", server.base));
     assert_eq!(health["version"], 1, "{health}");
+    let (status, body) = get(&format!("{}/api/path?like=syn-2&n=3", server.base));
+    assert_eq!(status, 200, "{body}");
     // A push is seen by the next request, without a restart.
     push(&b, &url);
     // The push's notification reaches the server's listener within moments.
@@ -555,4 +557,59 @@ fn on_a_large_store_pgvector_finds_what_the_scan_finds() {
         hybrid >= 0.95,
         "fused top 10 shared with the index file's: {hybrid}"
     );
+}
+
+#[test]
+fn a_push_whose_connection_is_cut_changes_no_answer() {
+    let Some(pg) = Pg::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let url = pg.url("postgres");
+    let a = synthetic_index(dir.path(), "a.bin", 8000, |i| i < 40, |_, _| {});
+    let b = synthetic_index(dir.path(), "b.bin", 8000, |_| true, |_, _| {});
+    push(&a, &url);
+    let before = ok(&["--store", &url, "like", "syn-7", "-f", "json"]);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_recommend"))
+        .args(["--index", b.to_str().unwrap(), "push", "--to", &url])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once a batch has committed, the server cuts the push's connections.
+    let start = Instant::now();
+    while pg
+        .value("postgres", "SELECT count(*) FROM recommend.papers")
+        .parse::<usize>()
+        .unwrap()
+        < 540
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the push wrote nothing"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    pg.sql(
+        "postgres",
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE application_name = 'recommend' AND pid <> pg_backend_pid()",
+    );
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains(pg::PASSWORD),
+        "{err}"
+    );
+    assert!(err.contains("PostgreSQL at"), "{err}");
+    assert_eq!(
+        pg.value(
+            "postgres",
+            "SELECT value FROM recommend.meta WHERE key = 'version'"
+        ),
+        "1"
+    );
+    assert_eq!(
+        ok(&["--store", &url, "like", "syn-7", "-f", "json"]),
+        before
+    );
+    assert!(push(&b, &url).contains("version 2, 8000 papers"));
 }
