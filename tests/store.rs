@@ -568,7 +568,7 @@ fn a_push_whose_connection_is_cut_changes_no_answer() {
     let b = synthetic_index(dir.path(), "b.bin", 8000, |_| true, |_, _| {});
     push(&a, &url);
     let before = ok(&["--store", &url, "like", "syn-7", "-f", "json"]);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_recommend"))
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_recommend"))
         .args(["--index", b.to_str().unwrap(), "push", "--to", &url])
         .stderr(std::process::Stdio::piped())
         .spawn()
