@@ -39,7 +39,7 @@ pub struct Cli {
 
 /// The environment variables options are read from (`env = ...` below); `main` treats an
 /// empty one as unset.
-pub const ENV_OPTIONS: [&str; 2] = ["RECOMMEND_INDEX", "RECOMMEND_MODEL_DIR"];
+pub const ENV_OPTIONS: [&str; 3] = ["RECOMMEND_INDEX", "RECOMMEND_MODEL_DIR", "RECOMMEND_STORE"];
 
 /// The ids of the query flags [`Cli`] takes for `--like` itself: given before a command
 /// (`recommend -k 3 search ...`) they would be silently ignored, so they are refused there.
@@ -66,6 +66,11 @@ pub struct CommonArgs {
     /// set.
     #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
+    /// Answer from a PostgreSQL store instead of the index file
+    /// (postgres://USER@HOST[:PORT]/DB; password from the URL, PGPASSWORD or ~/.pgpass;
+    /// `?sslmode=require` for TLS): the version `recommend push` published last.
+    #[arg(long, global = true, env = "RECOMMEND_STORE", value_name = "URL")]
+    pub store: Option<String>,
     /// Rank by the exact scan of every paper, never the index's HNSW graph (the graph answers
     /// the queries of indexes of 2,000 papers or more; it is approximate, the scan is not).
     #[arg(long, global = true)]
@@ -272,6 +277,15 @@ pub enum Command {
         /// them, embedded once at start; ratings go to the same state file as `recommend rate`.
         #[arg(long, value_name = "FILE")]
         feed: Vec<PathBuf>,
+    },
+    /// Write the index (--index) into a PostgreSQL store with pgvector, for `--store` queries
+    /// and `serve --store`: only new or changed papers are written, in one transaction per
+    /// batch, and the new version is published at the end, so a failed push changes no answer.
+    Push {
+        /// The store: postgres://USER@HOST[:PORT]/DB (password from the URL, PGPASSWORD or
+        /// ~/.pgpass; `?sslmode=require` for TLS).
+        #[arg(long, value_name = "URL")]
+        to: String,
     },
     /// Print embeddings of texts.
     Embed {

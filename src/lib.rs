@@ -1,7 +1,8 @@
 //! recommend: offline semantic recommendations for research papers.
 //!
 //! Data flows one way, one module per step:
-//! `corpus` (records) -> `model` (vectors) -> `index` (index.bin) -> `engine` (queries) -> `render`.
+//! `corpus` (records) -> `model` (vectors) -> `index` (index.bin; `store`: the same in PostgreSQL)
+//! -> `engine` (queries) -> `render`.
 //! A [`session::Session`] holds an opened index and the model for the commands that query it.
 //! The library never prints and never exits; `main.rs` owns the terminal and the exit codes.
 
@@ -15,5 +16,6 @@ pub mod model;
 pub mod render;
 pub mod safe_fs;
 pub mod session;
+pub mod store;
 pub mod text;
 pub mod util;

@@ -415,10 +415,6 @@ fn the_reader_finds_paths_in_groups_and_relative_to_the_module_and_skips_text() 
 /// The most lines a file of `src/` may hold before its first `#[cfg(test)]`.
 const MAX_LINES: usize = 600;
 
-/// Files allowed over [`MAX_LINES`] for now, each with the count it may not exceed: the HTTP
-/// front layer is being reworked apart from this check. An entry under the limit is stale.
-const OVER_FOR_NOW: [(&str, usize); 1] = [("serve/mod.rs", 639)];
-
 /// The lines of `src` before its first line that opens with `#[cfg(test)]` (all of them
 /// without one), as `awk '/^#\[cfg\(test\)\]/{exit} {c++} END{print c+0}'` counts them.
 fn non_test_lines(src: &str) -> usize {
@@ -486,30 +482,15 @@ fn sizes(src: &Path) -> BTreeMap<String, usize> {
     out
 }
 
-/// The files of `sizes` over their limit, as `file: count` lines, and the stale allowances.
+/// The files of `sizes` over [`MAX_LINES`], as `file: count` lines.
 fn oversized(sizes: &BTreeMap<String, usize>) -> Vec<String> {
-    let mut problems = Vec::new();
-    for (file, &lines) in sizes {
-        let limit = OVER_FOR_NOW
-            .iter()
-            .find(|(f, _)| f == file)
-            .map_or(MAX_LINES, |&(_, l)| l);
-        if lines > limit {
-            problems.push(format!(
-                "src/{file}: {lines} lines before its tests, over {limit}"
-            ));
-        }
-    }
-    for (file, limit) in OVER_FOR_NOW {
-        match sizes.get(file) {
-            Some(&lines) if lines <= MAX_LINES => problems.push(format!(
-                "src/{file}: {lines} lines, within {MAX_LINES}: drop it from OVER_FOR_NOW ({limit})"
-            )),
-            None => problems.push(format!("src/{file} is in OVER_FOR_NOW but not in src/")),
-            _ => {}
-        }
-    }
-    problems
+    sizes
+        .iter()
+        .filter(|&(_, &lines)| lines > MAX_LINES)
+        .map(|(file, lines)| {
+            format!("src/{file}: {lines} lines before its tests, over {MAX_LINES}")
+        })
+        .collect()
 }
 
 #[test]
@@ -535,18 +516,15 @@ fn the_size_check_counts_up_to_the_tests_and_skips_test_only_files() {
     let parent = "mod chunks;\n#[cfg(test)]\nmod tests;\n";
     assert!(declared_for_tests(parent, "tests"));
     assert!(!declared_for_tests(parent, "chunks"));
-    // One file over the limit is named with its count; an allowance back under it is stale.
-    let mut sizes: BTreeMap<String, usize> = [
+    // One file over the limit is named with its count; one at the limit is not.
+    let sizes: BTreeMap<String, usize> = [
         ("lib.rs".to_string(), 20),
         ("engine/big.rs".to_string(), 601),
+        ("engine/full.rs".to_string(), 600),
     ]
     .into();
-    sizes.insert(OVER_FOR_NOW[0].0.to_string(), OVER_FOR_NOW[0].1);
     assert_eq!(
         oversized(&sizes),
         ["src/engine/big.rs: 601 lines before its tests, over 600"]
     );
-    sizes.insert(OVER_FOR_NOW[0].0.to_string(), 500);
-    sizes.remove("engine/big.rs");
-    assert_eq!(oversized(&sizes).len(), 1);
 }

@@ -25,5 +25,6 @@ mod reliability;
 mod search;
 mod serve;
 mod serve_browser;
+mod store;
 mod topics_paths;
 mod zotero_cli;

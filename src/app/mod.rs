@@ -11,6 +11,7 @@ mod explore;
 mod feed;
 mod feed_output;
 mod query;
+mod store;
 mod tools;
 
 use std::io::Write;
@@ -46,6 +47,8 @@ pub fn exit_code(e: &anyhow::Error) -> u8 {
                 .is_some_and(CorpusError::is_input)
             || c.downcast_ref::<SessionError>()
                 .is_some_and(SessionError::is_input)
+            || c.downcast_ref::<recommend::store::StoreError>()
+                .is_some_and(recommend::store::StoreError::is_input)
     });
     if input { 2 } else { 1 }
 }
@@ -63,7 +66,24 @@ pub fn run(cli: Cli) -> Result<()> {
             "--format html is for `recommend feed` (a digest); `recommend map` draws HTML maps",
         ));
     }
+    if common.store.is_some() {
+        let refused = match &cli.command {
+            Some(Command::Index { .. } | Command::Add { .. }) => Some("writes an index file"),
+            Some(Command::Feed(_) | Command::Rate { .. }) => {
+                Some("keeps its state beside an index file")
+            }
+            Some(Command::Bench { .. }) => Some("measures an index file"),
+            Some(Command::Push { .. }) => Some("reads --index and writes --to"),
+            _ => None,
+        };
+        if let Some(why) = refused {
+            return Err(usage(format!(
+                "--store is for queries and `serve`; this command {why}: give --index FILE                  instead (and leave RECOMMEND_STORE unset)"
+            )));
+        }
+    }
     match cli.command {
+        Some(Command::Push { to }) => store::push(&common, &to),
         Some(Command::Feed(args)) => {
             let options = feed::FeedOptions::new(args)?;
             feed::feed(&common, &options)
@@ -128,6 +148,14 @@ pub fn run(cli: Cli) -> Result<()> {
                          127.0.0.1:8321"
                     ))
                 })?;
+            if let Some(url) = &common.store {
+                if !feed.is_empty() {
+                    return Err(usage(
+                        "--feed is served from an index file: leave out --store, or --feed",
+                    ));
+                }
+                return crate::serve::run_store(url, addr, model_dir(&common), common.exact);
+            }
             let session = open_session(&common)?;
             let inbox = if feed.is_empty() {
                 None
@@ -210,7 +238,10 @@ fn model_dir(common: &CommonArgs) -> PathBuf {
 /// paper name it takes as a guess is announced on stderr (one line), so that a guess is never
 /// silent.
 fn open_session(common: &CommonArgs) -> Result<Session> {
-    let mut session = Session::open(&common.index, model_dir(common))?;
+    let mut session = match &common.store {
+        Some(url) => store::open_session(common, url)?,
+        None => Session::open(&common.index, model_dir(common))?,
+    };
     session.set_exact_scan(common.exact);
     session.set_on_guess(|g| eprintln!("note: {g}"));
     Ok(session)
@@ -221,7 +252,10 @@ pub(crate) fn open_session_loading_model(
     common: &CommonArgs,
     queries: &[String],
 ) -> Result<Session> {
-    let mut session = Session::open_loading_model(&common.index, model_dir(common), queries)?;
+    let mut session = match &common.store {
+        Some(url) => store::open_session(common, url)?,
+        None => Session::open_loading_model(&common.index, model_dir(common), queries)?,
+    };
     session.set_exact_scan(common.exact);
     session.set_on_guess(|g| eprintln!("note: {g}"));
     Ok(session)

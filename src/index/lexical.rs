@@ -480,6 +480,23 @@ impl<'a> Lexical<'a> {
 /// A paper described only in Chinese (English title, Chinese notes: the shipped seeds' own form,
 /// and a Chinese reader's list) also gets the glossary's English for its notes
 /// ([`chinese_notes_in_english`]).
+/// A paper's lexical terms as the index weighs them (title and alias terms
+/// [`TITLE_WEIGHT`] each, summary and highlight terms 1, glossary English of Chinese notes
+/// [`TRANSLATION_WEIGHT`]), each term once with its summed weight, sorted by term: what the
+/// store's term table holds, so that other tools see the engine's own analysis.
+pub fn paper_terms(p: &Paper) -> Vec<(String, f32)> {
+    let mut terms = weighted_terms(p);
+    terms.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut merged: Vec<(String, f32)> = Vec::with_capacity(terms.len());
+    for (t, w) in terms {
+        match merged.last_mut() {
+            Some((lt, lw)) if *lt == t => *lw += w,
+            _ => merged.push((t, w)),
+        }
+    }
+    merged
+}
+
 fn weighted_terms(p: &Paper) -> Vec<(String, f32)> {
     let mut out: Vec<(String, f32)> = Vec::new();
     let mut names = p.title.clone();

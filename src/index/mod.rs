@@ -166,6 +166,16 @@ pub struct IndexMeta {
 /// 0.58 ms). See BENCHMARKS.md, Speed and scale (`cargo bench --bench ann`).
 pub const GRAPH_MIN_PAPERS: usize = 2_000;
 
+/// Where a large index's nearest neighbours come from instead of its stored graph (the store's
+/// pgvector HNSW index, `crate::store::query`). Only [`Index::nearest`] asks it, and only where
+/// the graph would answer ([`Index::uses_graph`], not `exact`): every signal is still computed
+/// from the index itself.
+pub trait NearestSource: Send + Sync {
+    /// The `k` papers nearest `query` as (position, cosine), best first; `None` when the
+    /// source cannot answer now, and the stored graph answers instead.
+    fn nearest(&self, query: &[f32], k: usize) -> Option<Vec<(usize, f32)>>;
+}
+
 /// A loaded, validated index. The arrays stay in the mapped file; papers are materialized
 /// on demand ([`Index::paper`]) or all at once on first use of [`Index::papers`].
 pub struct Index {
@@ -184,6 +194,8 @@ pub struct Index {
     path: Option<PathBuf>,
     /// `--exact`: never walk the graph, whatever the size.
     exact_scan: bool,
+    /// Asked before the stored graph ([`Index::set_nearest_source`]).
+    nearest_source: Option<std::sync::Arc<dyn NearestSource>>,
 }
 
 /// The text embedded for a paper: its names, its English summary and its highlight, never its

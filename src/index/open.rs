@@ -48,6 +48,7 @@ impl Index {
             surfaces: OnceLock::new(),
             path,
             exact_scan: false,
+            nearest_source: None,
         };
         index.check_views().map_err(bad)?;
         Ok(index)

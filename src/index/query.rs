@@ -107,6 +107,11 @@ impl Index {
         self.exact_scan = exact;
     }
 
+    /// Whether [`Index::set_exact_scan`] is on.
+    pub fn exact_scan(&self) -> bool {
+        self.exact_scan
+    }
+
     /// The `k` papers whose vectors are most similar to `query` (unit length, `dim` values), as
     /// (paper, cosine), best first, ties by paper. `exact` forces the exact scan; otherwise large
     /// indexes ([`Index::uses_graph`]) answer from the stored HNSW graph with the beam measured
@@ -114,6 +119,13 @@ impl Index {
     /// queries at 100k and 1M: BENCHMARKS.md, Speed and scale) and small ones from the scan. A
     /// `query` of another length compares the common prefix: wrong but never a panic.
     pub fn nearest(&self, query: &[f32], k: usize, exact: bool) -> Vec<(usize, f32)> {
+        if let Some(source) = &self.nearest_source
+            && !exact
+            && self.uses_graph()
+            && let Some(hits) = source.nearest(query, k)
+        {
+            return hits;
+        }
         match self.graph() {
             Some(g) if !exact && self.uses_graph() && query.len() == self.dim() => {
                 let ef = self.meta.hnsw.ef_search.max(k);
@@ -125,6 +137,12 @@ impl Index {
                 ann::top_hits(scored, k)
             }
         }
+    }
+
+    /// Take the approximate nearest neighbours from `source` rather than the stored graph (see
+    /// [`super::NearestSource`]); `None` goes back to the graph.
+    pub fn set_nearest_source(&mut self, source: Option<std::sync::Arc<dyn super::NearestSource>>) {
+        self.nearest_source = source;
     }
 
     /// An in-memory hnsw_rs graph, rebuilt from the vectors on first use (minutes at 100k

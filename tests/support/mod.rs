@@ -2,6 +2,7 @@
 //! prints, the checkout's files, and a browser for the page tests.
 
 pub mod map_fixture;
+pub mod pg;
 pub mod server;
 pub mod zotero;
 

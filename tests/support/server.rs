@@ -21,10 +21,21 @@ impl Server {
     /// [`Server::start`] with more arguments (`--feed FILE`); lines before the start-up line
     /// (the Inbox's) are skipped.
     pub fn start_with(index: &Path, args: &[&str]) -> Server {
+        let index = index.to_str().expect("a UTF-8 index path");
+        Server::start_args(
+            &[
+                &["serve", "--addr", "127.0.0.1:0", "--index", index][..],
+                args,
+            ]
+            .concat(),
+        )
+    }
+
+    /// The binary with exactly `args` (`serve --store URL ...`), read as [`Server::start`] does.
+    pub fn start_args(args: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_recommend"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--index"])
-            .arg(index)
             .args(args)
+            .env_remove("RECOMMEND_STORE")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()

@@ -1,0 +1,479 @@
+//! `recommend serve --store URL`: the same answers, from a PostgreSQL store that other
+//! processes read and `recommend push` updates meanwhile.
+//!
+//! The process holds no state of its own but caches: the published version's plan, as a
+//! session ([`Snapshot`]), and the model. A listener thread keeps one connection that LISTENs
+//! for the version a push publishes (and checks it is alive every [`PROBE`]), so a request
+//! knows the published version and whether the store is up without a round trip of its own.
+//! A newer version is loaded by the first request that sees it (the others keep answering from
+//! the version they have until it is swapped in), so a push is seen without a restart and an
+//! answer always comes from one whole version. While the store cannot be reached, requests
+//! answer 503 with a JSON error naming it; the listener reconnects, and requests answer again
+//! by themselves. Endpoints: `/`, `/map`, `/healthz`, `/api/like`, `/api/search`, `/api/path`,
+//! `/api/topics`, `/api/papers/{id}`, with the parameters and records of the file-backed server
+//! (not the Inbox, whose state lives beside an index file).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, RwLock, TryLockError};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use axum::Router;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path as UrlPath, State};
+use axum::http::StatusCode;
+use axum::middleware;
+use axum::response::{IntoResponse, Json, Response};
+use axum::routing::get;
+use serde_json::{Value, json};
+
+use recommend::engine::Mode;
+use recommend::session::{ModelState, Session, check_query};
+use recommend::store::query::current_version;
+use recommend::store::{Snapshot, Store, StoreError};
+
+use super::params::{Params, RawQuery, with_query_params};
+use super::{ApiError, api_error, bad, results};
+
+/// Connections per server process: one per blocking thread, and pgvector's beside them.
+const CONNECTIONS: u32 = 16;
+
+/// How often the listener checks its connection when no notification comes.
+const PROBE: Duration = Duration::from_secs(1);
+/// How long the listener waits before connecting again to a store that is down.
+const RETRY: Duration = Duration::from_millis(300);
+
+struct Live {
+    store: Arc<Store>,
+    /// The version the store last published, as the listener heard it.
+    published: AtomicI64,
+    /// Why the listener cannot reach the store now; `None` while it can.
+    down: Mutex<Option<String>>,
+    /// The session of the loaded version.
+    session: RwLock<Session>,
+    /// The loaded version.
+    version: AtomicI64,
+    /// Held by the one thread that loads a newer version.
+    reloading: Mutex<()>,
+    /// Whether a load is under way (no second one is started).
+    loading: AtomicBool,
+    /// The default topics and the map of a version, computed once per version (minutes on a
+    /// large list).
+    topics: Mutex<Option<(i64, Result<Value, String>)>>,
+    map: Mutex<Option<(i64, Result<String, String>)>>,
+}
+
+/// 503: the store cannot answer now.
+fn unavailable(e: &dyn std::fmt::Display) -> ApiError {
+    ApiError(
+        StatusCode::SERVICE_UNAVAILABLE,
+        json!({"error": format!("the store is unavailable: {e}"), "retry": true}),
+    )
+}
+
+/// The listener: LISTEN for published versions on a connection of its own, probe it while
+/// quiet, and on any failure mark the store down and connect again (see the module
+/// documentation). Runs for the life of the process.
+fn listen(live: &Live) {
+    use postgres::fallible_iterator::FallibleIterator;
+    loop {
+        let connected = live.store.connect_one().and_then(|mut c| {
+            c.batch_execute(&format!("LISTEN {}", recommend::store::schema::CHANNEL))
+                .map_err(|e| StoreError::Unreachable {
+                    target: live.store.target().clone(),
+                    message: e.to_string(),
+                })?;
+            Ok(c)
+        });
+        let mut client = match connected {
+            Ok(c) => c,
+            Err(e) => {
+                live.set_down(Some(e.to_string()));
+                std::thread::sleep(RETRY);
+                continue;
+            }
+        };
+        // Notifications sent before the LISTEN are missed: read the version after it.
+        match current_version(&live.store) {
+            Ok(v) => live.published.store(v, Ordering::Release),
+            Err(e) => {
+                live.set_down(Some(e.to_string()));
+                std::thread::sleep(RETRY);
+                continue;
+            }
+        }
+        live.set_down(None);
+        loop {
+            let next = client.notifications().timeout_iter(PROBE).next();
+            match next {
+                Ok(Some(n)) => {
+                    if let Ok(v) = n.payload().parse::<i64>() {
+                        live.published.fetch_max(v, Ordering::AcqRel);
+                    }
+                }
+                Ok(None) => {
+                    if let Err(e) = client.simple_query("") {
+                        live.set_down(Some(e.to_string()));
+                        break;
+                    }
+                }
+                Err(e) => {
+                    live.set_down(Some(e.to_string()));
+                    break;
+                }
+            }
+        }
+    }
+}
+
+impl Live {
+    fn set_down(&self, why: Option<String>) {
+        *self.down.lock().unwrap_or_else(|e| e.into_inner()) = why;
+    }
+
+    /// A 503 while the store is down; else the version at hand, with a newer published one
+    /// loading in the background (requests never wait for a load, only for the swap).
+    fn fresh(self: &Arc<Self>) -> Result<(), ApiError> {
+        if let Some(why) = self.down.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+            return Err(unavailable(&format!("{} ({why})", self.store.target())));
+        }
+        if self.version.load(Ordering::Acquire) < self.published.load(Ordering::Acquire)
+            && self
+                .loading
+                .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        {
+            let live = Arc::clone(self);
+            std::thread::spawn(move || {
+                live.reload();
+                live.loading.store(false, Ordering::Release);
+            });
+        }
+        Ok(())
+    }
+
+    /// Load the published version and swap it in, unless another thread is doing it.
+    fn reload(&self) {
+        let _reloading = match self.reloading.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::WouldBlock) => return,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+        };
+        if self.version.load(Ordering::Acquire) >= self.published.load(Ordering::Acquire) {
+            return;
+        }
+        let snapshot = match Snapshot::load(&self.store) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("recommend serve: cannot load the new store version ({e}); retrying");
+                std::thread::sleep(RETRY);
+                return;
+            }
+        };
+        let swapped = self
+            .session
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .replace_index(snapshot.index);
+        match swapped {
+            Ok(()) => {
+                eprintln!(
+                    "recommend serve: store version {} loaded ({})",
+                    snapshot.version,
+                    self.store.target()
+                );
+                self.version.store(snapshot.version, Ordering::Release);
+            }
+            Err(e) => eprintln!("recommend serve: the new store version is refused: {e}"),
+        }
+    }
+
+    fn session(&self) -> std::sync::RwLockReadGuard<'_, Session> {
+        self.session.read().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Serve the store at `url` on `addr` until SIGINT or SIGTERM (see the module documentation).
+/// The store must be reachable and hold a published version at start.
+pub fn run_store(url: &str, addr: SocketAddr, model_dir: PathBuf, exact: bool) -> Result<()> {
+    let store = Arc::new(Store::connect(url, CONNECTIONS)?);
+    let snapshot = Snapshot::load(&store)?;
+    let mut session = Session::from_index(
+        snapshot.index,
+        PathBuf::from(store.target().to_string()),
+        model_dir,
+    );
+    session.set_resident(true);
+    session.set_exact_scan(exact);
+    let live = Arc::new(Live {
+        store,
+        session: RwLock::new(session),
+        version: AtomicI64::new(snapshot.version),
+        reloading: Mutex::new(()),
+        loading: AtomicBool::new(false),
+        published: AtomicI64::new(snapshot.version),
+        down: Mutex::new(None),
+        topics: Mutex::new(None),
+        map: Mutex::new(None),
+    });
+    let listener = Arc::clone(&live);
+    std::thread::spawn(move || listen(&listener));
+    super::bound_malloc_arenas();
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads((2 * cores).min(CONNECTIONS as usize - 2))
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(serve(live, addr))
+}
+
+async fn serve(live: Arc<Live>, addr: SocketAddr) -> Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}; pick another --addr HOST:PORT"))?;
+    let local = listener
+        .local_addr()
+        .context("cannot read the bound address")?;
+    let loader = Arc::clone(&live);
+    std::thread::spawn(move || {
+        if let Err(e) = loader.session().embedder() {
+            eprintln!(
+                "warning: the model is unavailable ({e}); dense and hybrid search answer 503, \
+                 everything else works"
+            );
+        }
+    });
+    eprintln!(
+        "recommend serve: listening on http://{local}/ ({} papers, version {} of the store {}); \
+         Ctrl-C stops",
+        live.session().index().len(),
+        live.version.load(Ordering::Acquire),
+        live.store.target()
+    );
+    let app = Router::new()
+        .route("/", get(super::page))
+        .route("/healthz", get(healthz))
+        .route("/api/like", get(like))
+        .route("/api/search", get(search))
+        .route("/api/papers/{id}", get(paper))
+        .route("/api/path", get(path))
+        .route("/api/topics", get(topics))
+        .route("/map", get(map_page))
+        .fallback(super::not_found)
+        .method_not_allowed_fallback(super::only_get)
+        .layer(middleware::from_fn(super::limits))
+        .with_state(live);
+    axum::serve(super::guard::GuardedListener(listener), app)
+        .with_graceful_shutdown(super::shutdown_signal())
+        .await
+        .context("the server failed")?;
+    eprintln!("recommend serve: stopped");
+    Ok(())
+}
+
+/// Run `f` on a blocking thread with the store's current version loaded; a panic is a 500.
+async fn blocking<F>(live: Arc<Live>, f: F) -> Response
+where
+    F: FnOnce(&Session) -> Result<Value, ApiError> + Send + 'static,
+{
+    blocking_live(live, move |l| f(&l.session())).await
+}
+
+/// [`blocking`] for handlers that also use the per-version caches.
+async fn blocking_live<F>(live: Arc<Live>, f: F) -> Response
+where
+    F: FnOnce(&Live) -> Result<Value, ApiError> + Send + 'static,
+{
+    let answer = tokio::task::spawn_blocking(move || {
+        live.fresh()?;
+        f(&live)
+    })
+    .await;
+    match answer {
+        Ok(Ok(v)) => Json(v).into_response(),
+        Ok(Err(e)) => e.into_response(),
+        Err(_) => ApiError(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            json!({"error": "internal error while answering; see the server's log"}),
+        )
+        .into_response(),
+    }
+}
+
+async fn healthz(State(live): State<Arc<Live>>) -> Response {
+    let answer = tokio::task::spawn_blocking(move || {
+        let store = live.fresh();
+        let s = live.session();
+        let (model, detail) = match s.model_state() {
+            ModelState::Loading => ("loading", None),
+            ModelState::Ready => ("ready", None),
+            ModelState::Unavailable(e) => ("unavailable", Some(e)),
+        };
+        let body = json!({
+            "status": if store.is_ok() { "ok" } else { "store unavailable" },
+            "store": live.store.target().to_string(),
+            "version": live.version.load(Ordering::Acquire),
+            "papers": s.index().len(),
+            "model": model,
+            "model_error": detail,
+            "graph": s.index().uses_graph(),
+        });
+        match store {
+            Ok(()) => Json(body).into_response(),
+            Err(_) => (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response(),
+        }
+    })
+    .await;
+    answer.unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+async fn like(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
+    blocking(live, move |s| {
+        let p = Params::new(q, &with_query_params(&["title", "unlike"]))?;
+        let likes = p.all("title");
+        let unlikes = p.all("unlike");
+        if likes.is_empty() {
+            return Err(bad(
+                "title",
+                "give at least one title=PAPER (id, title or alias)",
+            ));
+        }
+        let args = p.query_options(s)?;
+        let hits = s.like(&likes, &unlikes, &args).map_err(|e| {
+            api_error(e, &|query| {
+                if unlikes.iter().any(|u| u.trim() == query) {
+                    "unlike"
+                } else {
+                    "title"
+                }
+            })
+        })?;
+        Ok(results(s.index(), &hits))
+    })
+    .await
+}
+
+async fn search(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
+    blocking(live, move |s| {
+        let p = Params::new(q, &with_query_params(&["q"]))?;
+        let text = p
+            .one("q")?
+            .ok_or_else(|| bad("q", "give the query as q=TEXT"))?;
+        check_query(&text).map_err(|e| bad("q", e))?;
+        let args = p.query_options(s)?;
+        if args.mode != Mode::Lexical {
+            s.embedder().map_err(|e| {
+                ApiError(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    json!({"error": format!("{e}; mode=lexical works without the model"),
+                           "parameter": "mode"}),
+                )
+            })?;
+        }
+        let hits = s.search(&text, &args).map_err(|e| api_error(e, &|_| "q"))?;
+        Ok(results(s.index(), &hits))
+    })
+    .await
+}
+
+async fn paper(
+    State(live): State<Arc<Live>>,
+    id: Result<UrlPath<String>, PathRejection>,
+) -> Response {
+    blocking(live, move |s| {
+        let UrlPath(id) = id.map_err(|e| bad("id", format!("malformed paper id: {e}")))?;
+        let i = recommend::engine::resolve(s.index(), &id)
+            .map_err(|e| api_error(e.into(), &|_| "id"))?;
+        serde_json::to_value(s.index().paper(i).into_owned()).map_err(|e| bad("", e))
+    })
+    .await
+}
+
+async fn path(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
+    blocking(live, move |s| {
+        let p = Params::new(q, &["like", "to", "n"])?;
+        let like = p
+            .one("like")?
+            .ok_or_else(|| bad("like", "give the starting paper as like=PAPER"))?;
+        let to = p.one("to")?;
+        let n = p.number("n", 8, super::MAX_PATH_STEPS)?;
+        let steps = s.path(&like, to.as_deref(), n).map_err(|e| {
+            api_error(e, &|query| {
+                if to.as_deref().is_some_and(|t| t.trim() == query) {
+                    "to"
+                } else {
+                    "like"
+                }
+            })
+        })?;
+        serde_json::to_value(steps).map_err(|e| bad("", e))
+    })
+    .await
+}
+
+/// `f` of the loaded version, from `cache` when it was computed for that version.
+fn cached<T: Clone>(
+    live: &Live,
+    cache: &Mutex<Option<(i64, Result<T, String>)>>,
+    f: impl FnOnce(&Session) -> Result<T, String>,
+) -> Result<T, String> {
+    let version = live.version.load(Ordering::Acquire);
+    let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((v, r)) = c.as_ref()
+        && *v == version
+    {
+        return r.clone();
+    }
+    let r = f(&live.session());
+    *c = Some((version, r.clone()));
+    r
+}
+
+async fn topics(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
+    blocking_live(live, move |l| {
+        let p = Params::new(q, &["k"])?;
+        if p.one("k")?.is_some() {
+            let k = p.number("k", 1, super::MAX_K)?;
+            let t = l.session().topics(Some(k)).map_err(|e| {
+                let mut err = api_error(e, &|_| "k");
+                err.1["parameter"] = json!("k");
+                err
+            })?;
+            return serde_json::to_value(t).map_err(|e| bad("", e));
+        }
+        cached(l, &l.topics, |s| {
+            s.topics(None)
+                .map_err(|e| super::error_text(&e))
+                .and_then(|t| serde_json::to_value(t).map_err(|e| e.to_string()))
+        })
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, json!({"error": e})))
+    })
+    .await
+}
+
+async fn map_page(State(live): State<Arc<Live>>) -> Response {
+    let answer = tokio::task::spawn_blocking(move || {
+        live.fresh()?;
+        cached(&live, &live.map, |s| {
+            if s.index().len() > super::MAP_MAX_PAPERS {
+                return Err(format!(
+                    "the map is drawn for lists of up to {} papers; this one has {}",
+                    super::MAP_MAX_PAPERS,
+                    s.index().len()
+                ));
+            }
+            recommend::map::draw(s.index(), None, false).map_err(|e| format!("{e:#}"))
+        })
+        .map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, json!({"error": e})))
+    })
+    .await;
+    match answer {
+        Ok(Ok(html)) => axum::response::Html(html).into_response(),
+        Ok(Err(e)) => e.into_response(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}

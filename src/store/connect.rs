@@ -1,0 +1,388 @@
+//! Connecting to the store: the URL, the password's sources, TLS, and a pool.
+//!
+//! A URL (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB?sslmode=require`, or libpq's
+//! `key=value` form) is parsed by rust-postgres. A password missing from it comes from
+//! `PGPASSWORD`, then from `~/.pgpass` (or `PGPASSFILE`) as libpq reads it
+//! (`host:port:database:user:password`, `*` matching anything, `\:` and `\\` escaped); a user
+//! missing from it from `PGUSER`, then `USER`. TLS is used when the URL asks for it
+//! (`sslmode=require`), with rustls and the webpki roots; otherwise the connection is plain, as
+//! on a lab's own network or a loopback. The password never leaves this module: errors name the
+//! store by its [`Target`], which has none.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use postgres::config::{Host, SslMode};
+use postgres::error::SqlState;
+use postgres::{Client, Config, NoTls};
+use r2d2_postgres::PostgresConnectionManager;
+use tokio_postgres_rustls::MakeRustlsConnect;
+
+use super::StoreError;
+
+/// How long a connection attempt may take before the store counts as unreachable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a request waits for a pooled connection (a server answers 503 after it).
+const CHECKOUT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// A store as errors and logs name it: `user@host:port/db`, never the password.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target(String);
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Target {
+    fn of(config: &Config) -> Target {
+        let host = match config.get_hosts().first() {
+            Some(Host::Tcp(h)) => h.clone(),
+            Some(Host::Unix(p)) => p.display().to_string(),
+            None => "localhost".to_string(),
+        };
+        let port = config.get_ports().first().copied().unwrap_or(5432);
+        Target(format!(
+            "{}@{host}:{port}/{}",
+            config.get_user().unwrap_or(""),
+            config
+                .get_dbname()
+                .unwrap_or(config.get_user().unwrap_or(""))
+        ))
+    }
+}
+
+enum Pool {
+    Plain(r2d2_postgres::r2d2::Pool<PostgresConnectionManager<NoTls>>),
+    Tls(r2d2_postgres::r2d2::Pool<PostgresConnectionManager<MakeRustlsConnect>>),
+}
+
+/// An open store: a pool of connections to one database. Cheap to share between threads.
+pub struct Store {
+    target: Target,
+    pool: Pool,
+    config: Config,
+    require_tls: bool,
+}
+
+/// The connection settings `url` names, with the password's and user's other sources applied.
+fn config_of(url: &str) -> Result<Config, StoreError> {
+    let trimmed = url.trim();
+    if trimmed.is_empty() {
+        return Err(StoreError::BadUrl("an empty store URL".into()));
+    }
+    // rust-postgres takes both forms; anything else would be read as key=value pairs.
+    let is_url = trimmed.starts_with("postgres://") || trimmed.starts_with("postgresql://");
+    if !is_url && !trimmed.contains('=') {
+        return Err(StoreError::BadUrl(format!(
+            "{:?} is not a PostgreSQL URL",
+            redact(trimmed)
+        )));
+    }
+    let mut config = Config::from_str(trimmed).map_err(|e| {
+        StoreError::BadUrl(format!(
+            "cannot read the store URL {:?} ({e})",
+            redact(trimmed)
+        ))
+    })?;
+    if config.get_user().is_none() {
+        let user = std::env::var("PGUSER")
+            .or_else(|_| std::env::var("USER"))
+            .unwrap_or_else(|_| "postgres".into());
+        config.user(&user);
+    }
+    if config.get_password().is_none() {
+        if let Some(pw) = std::env::var_os("PGPASSWORD").filter(|p| !p.is_empty()) {
+            config.password(pw.to_string_lossy().as_bytes());
+        } else if let Some(pw) = pgpass_password(&config) {
+            config.password(pw.as_bytes());
+        }
+    }
+    config.connect_timeout(CONNECT_TIMEOUT);
+    config.application_name("recommend");
+    Ok(config)
+}
+
+/// `url` with any password in it replaced by `***`, for messages about a URL that did not parse.
+pub fn redact(url: &str) -> String {
+    if let Some(rest) = url
+        .strip_prefix("postgres://")
+        .or_else(|| url.strip_prefix("postgresql://"))
+    {
+        let scheme = &url[..url.len() - rest.len()];
+        let auth_end = rest.find(['/', '?']).unwrap_or(rest.len());
+        if let Some(at) = rest[..auth_end].rfind('@') {
+            let userinfo = &rest[..at];
+            let user = userinfo.split(':').next().unwrap_or("");
+            let shown = if userinfo.contains(':') {
+                format!("{user}:***")
+            } else {
+                user.to_string()
+            };
+            return format!("{scheme}{shown}{}", &rest[at..]);
+        }
+        return url.to_string();
+    }
+    // key=value form: hide the value of `password=`.
+    url.split_whitespace()
+        .map(|kv| {
+            if kv.to_ascii_lowercase().starts_with("password=") {
+                "password=***".to_string()
+            } else {
+                kv.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The password `~/.pgpass` (or `PGPASSFILE`) holds for this host, port, database and user.
+fn pgpass_password(config: &Config) -> Option<String> {
+    let file = match std::env::var_os("PGPASSFILE") {
+        Some(f) => PathBuf::from(f),
+        None => PathBuf::from(std::env::var_os("HOME")?).join(".pgpass"),
+    };
+    let text = crate::safe_fs::read_regular(&file, 1 << 20).ok()?;
+    let text = String::from_utf8(text).ok()?;
+    let host = match config.get_hosts().first() {
+        Some(Host::Tcp(h)) => h.clone(),
+        _ => "localhost".to_string(),
+    };
+    let port = config
+        .get_ports()
+        .first()
+        .copied()
+        .unwrap_or(5432)
+        .to_string();
+    let user = config.get_user().unwrap_or("").to_string();
+    let db = config
+        .get_dbname()
+        .map_or_else(|| user.clone(), str::to_string);
+    pgpass_lookup(&text, &[&host, &port, &db, &user])
+}
+
+/// The password of the first line of a `.pgpass` text whose four fields match `want` (host,
+/// port, database, user; `*` matches anything).
+pub fn pgpass_lookup(text: &str, want: &[&str; 4]) -> Option<String> {
+    for line in text.lines() {
+        if line.trim_start().starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let fields = split_pgpass(line);
+        if fields.len() != 5 {
+            continue;
+        }
+        if fields[..4]
+            .iter()
+            .zip(want)
+            .all(|(f, w)| f == "*" || f == w)
+        {
+            return Some(fields[4].clone());
+        }
+    }
+    None
+}
+
+/// A `.pgpass` line's fields: `:` separates, `\` escapes the next character.
+fn split_pgpass(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                if let Some(n) = chars.next() {
+                    fields.last_mut().expect("never empty").push(n);
+                }
+            }
+            ':' if fields.len() < 5 => fields.push(String::new()),
+            c => fields.last_mut().expect("never empty").push(c),
+        }
+    }
+    fields
+}
+
+/// The rustls connector for `sslmode=require`: the webpki roots, the ring provider.
+fn tls() -> MakeRustlsConnect {
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("ring supports the default protocol versions")
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    MakeRustlsConnect::new(config)
+}
+
+/// A connection error as the kind of failure it is, with the server's words (which never hold
+/// the password).
+pub(super) fn classify(target: &Target, e: &postgres::Error, doing: &'static str) -> StoreError {
+    let message = match e.as_db_error() {
+        Some(db) => db.message().to_string(),
+        None => {
+            let mut m = e.to_string();
+            let mut source = std::error::Error::source(e);
+            while let Some(s) = source {
+                m.push_str(": ");
+                m.push_str(&s.to_string());
+                source = s.source();
+            }
+            m
+        }
+    };
+    let target = target.clone();
+    match e.code() {
+        Some(c)
+            if *c == SqlState::INVALID_PASSWORD
+                || *c == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
+                || *c == SqlState::INVALID_CATALOG_NAME =>
+        {
+            StoreError::Auth { target, message }
+        }
+        Some(c) if *c == SqlState::ADMIN_SHUTDOWN || *c == SqlState::CANNOT_CONNECT_NOW => {
+            StoreError::Unreachable { target, message }
+        }
+        Some(_) => StoreError::Failed {
+            target,
+            doing,
+            message,
+        },
+        None if e.is_closed() || doing == "connecting" => {
+            StoreError::Unreachable { target, message }
+        }
+        None => StoreError::Failed {
+            target,
+            doing,
+            message,
+        },
+    }
+}
+
+impl Store {
+    /// Connect to the store `url` names: one connection is made now, so that a wrong password,
+    /// an unreachable host or a missing database is reported here, by kind; the pool makes the
+    /// others when needed (up to `max` at once).
+    pub fn connect(url: &str, max: u32) -> Result<Store, StoreError> {
+        let config = config_of(url)?;
+        let target = Target::of(&config);
+        let require = matches!(config.get_ssl_mode(), SslMode::Require);
+        let first = if require {
+            config.connect(tls())
+        } else {
+            config.connect(NoTls)
+        };
+        first.map_err(|e| classify(&target, &e, "connecting"))?;
+        // No test query on checkout: it would cost a round trip per use. A connection the
+        // server closed is seen as closed and replaced; one that fails mid-query fails that
+        // query, which every caller survives (503, or the plan's own graph).
+        let pool = if require {
+            Pool::Tls(
+                r2d2_postgres::r2d2::Pool::builder()
+                    .max_size(max.max(1))
+                    .min_idle(Some(0))
+                    .test_on_check_out(false)
+                    .connection_timeout(CHECKOUT_TIMEOUT)
+                    .build_unchecked(PostgresConnectionManager::new(config.clone(), tls())),
+            )
+        } else {
+            Pool::Plain(
+                r2d2_postgres::r2d2::Pool::builder()
+                    .max_size(max.max(1))
+                    .min_idle(Some(0))
+                    .test_on_check_out(false)
+                    .connection_timeout(CHECKOUT_TIMEOUT)
+                    .build_unchecked(PostgresConnectionManager::new(config.clone(), NoTls)),
+            )
+        };
+        Ok(Store {
+            target,
+            pool,
+            config,
+            require_tls: require,
+        })
+    }
+
+    /// A connection of its own, outside the pool (a LISTEN that lasts as long as the process).
+    pub fn connect_one(&self) -> Result<Client, StoreError> {
+        let c = if self.require_tls {
+            self.config.connect(tls())
+        } else {
+            self.config.connect(NoTls)
+        };
+        c.map_err(|e| classify(&self.target, &e, "connecting"))
+    }
+
+    /// The store as errors name it.
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    /// Run `f` on a pooled connection; a connection that cannot be had is
+    /// [`StoreError::Unreachable`].
+    pub fn with<T>(
+        &self,
+        f: impl FnOnce(&mut Client) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let unreachable = |e: r2d2_postgres::r2d2::Error| StoreError::Unreachable {
+            target: self.target.clone(),
+            message: e.to_string(),
+        };
+        match &self.pool {
+            Pool::Plain(p) => f(&mut *p.get().map_err(unreachable)?),
+            Pool::Tls(p) => f(&mut *p.get().map_err(unreachable)?),
+        }
+    }
+
+    /// [`classify`] for this store.
+    pub(super) fn fail(&self, doing: &'static str) -> impl Fn(postgres::Error) -> StoreError + '_ {
+        move |e| classify(&self.target, &e, doing)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_never_show() {
+        assert_eq!(
+            redact("postgres://ann:s3cret@db.lab:5433/papers?sslmode=require"),
+            "postgres://ann:***@db.lab:5433/papers?sslmode=require"
+        );
+        assert_eq!(
+            redact("postgres://ann@db/papers"),
+            "postgres://ann@db/papers"
+        );
+        assert_eq!(
+            redact("host=db password=s3cret user=ann"),
+            "host=db password=*** user=ann"
+        );
+        let c = config_of("postgres://ann:s3cret@db.lab:5433/papers").unwrap();
+        assert_eq!(Target::of(&c).to_string(), "ann@db.lab:5433/papers");
+    }
+
+    #[test]
+    fn pgpass_lines_match_as_libpq_reads_them() {
+        let text = "# comment\nother:5432:*:ann:no\ndb\\:x:*:papers:ann:pa\\:ss\n*:*:*:*:any\n";
+        assert_eq!(
+            pgpass_lookup(text, &["db:x", "5432", "papers", "ann"]).as_deref(),
+            Some("pa:ss")
+        );
+        assert_eq!(
+            pgpass_lookup(text, &["elsewhere", "1", "d", "u"]).as_deref(),
+            Some("any")
+        );
+    }
+
+    #[test]
+    fn what_is_not_a_url_is_an_input_error() {
+        assert!(matches!(config_of("  "), Err(StoreError::BadUrl(_))));
+        assert!(matches!(config_of("mysql-box"), Err(StoreError::BadUrl(_))));
+    }
+}

@@ -1,0 +1,122 @@
+//! The library in PostgreSQL with pgvector: one store that several `recommend serve` processes
+//! read while `recommend push` updates it.
+//!
+//! What is stored ([`schema`]): every paper once per content (`key` = the index's paper id,
+//! `digest` = a hash of its record and vector, so a changed paper is a new row and an unchanged
+//! one is never written again), its vector in `vector(DIM)` under an HNSW index with cosine
+//! ops, its lexical terms as the engine's own analyzer makes them (stemmed English, jieba-cut
+//! Chinese), tags, `builds_on` parents and topics; and the ranking plan: the list-wide evidence
+//! the fusion needs (IDF, centroid, link strengths, search reference, token states, the graph),
+//! as the validated `index.bin` bytes of the pushed index, under the store version that
+//! published it. Feed state (ratings, seen papers) has tables keyed by user.
+//!
+//! Consistency: a push writes new paper rows in batches, one transaction each, then publishes
+//! in one last transaction (plan, version, removal of rows no longer in the list). Readers take
+//! the plan of one version in one snapshot and use the paper rows only as ANN candidates,
+//! filtered to the (key, digest) pairs of that plan, so a failed push, or a push under way,
+//! changes no answer: readers see the old version until the new one is published whole.
+//!
+//! Queries ([`query`]): a query process loads the plan once per version (and checks the
+//! version, one indexed row, per request), and runs the same engine on it, so a store answer is
+//! the `index.bin` answer: exact on lists below [`crate::index::GRAPH_MIN_PAPERS`] papers, where
+//! every paper is scored; above, the dense candidates come from pgvector's HNSW index
+//! ([`crate::index::NearestSource`]) instead of the plan's own graph, and the lexical, tag and
+//! `builds_on` candidates and every signal from the plan.
+//!
+//! Credentials come from the URL, `PGPASSWORD` or `~/.pgpass` (`PGPASSFILE`), and never
+//! appear in an error or a log line: targets are shown as `user@host:port/db`.
+
+pub mod connect;
+pub mod push;
+pub mod query;
+pub mod schema;
+
+pub use connect::{Store, Target};
+pub use push::{PushReport, push};
+pub use query::Snapshot;
+
+/// Why the store could not be read or written; each says what to do next.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Not a connection string (a mistake in the input: exit 2).
+    #[error(
+        "{0}: give the store as postgres://USER@HOST[:PORT]/DATABASE (password from the URL, \
+         PGPASSWORD or ~/.pgpass)"
+    )]
+    BadUrl(String),
+    #[error(
+        "cannot reach PostgreSQL at {target}: {message}; check that the server runs and the host \
+         and port are right"
+    )]
+    Unreachable { target: Target, message: String },
+    #[error(
+        "PostgreSQL at {target} refused the login: {message}; check the user and the password \
+         (in the URL, PGPASSWORD or ~/.pgpass)"
+    )]
+    Auth { target: Target, message: String },
+    #[error(
+        "the database {target} has no pgvector extension and it cannot be created here \
+         ({message}); install pgvector on the server and run `CREATE EXTENSION vector;` in that \
+         database as a superuser, then push again"
+    )]
+    NoVector { target: Target, message: String },
+    #[error(
+        "{target} holds no recommend store (schema `recommend`); write one with \
+         `recommend push --to URL --index FILE`"
+    )]
+    NoStore { target: Target },
+    #[error(
+        "{target} holds a recommend store of schema version {found}; this recommend reads and \
+         writes version {expected}: use the recommend that wrote it, or push into a new \
+         database (or drop it with `DROP SCHEMA recommend CASCADE;` and push again)"
+    )]
+    OtherVersion {
+        target: Target,
+        found: String,
+        expected: i64,
+    },
+    #[error(
+        "{target} holds papers embedded by {stored} in {stored_dim} dimensions, but the index \
+         was built with {given} in {given_dim}: push into another database, or rebuild the \
+         index with the store's model"
+    )]
+    OtherModel {
+        target: Target,
+        stored: String,
+        stored_dim: usize,
+        given: String,
+        given_dim: usize,
+    },
+    /// The store's plan does not validate as an index (written by something else, or damaged).
+    #[error("the ranking plan in {target} is damaged ({detail}); push the index again")]
+    Damaged { target: Target, detail: String },
+    #[error(
+        "PostgreSQL at {target} failed while {doing}: {message}; nothing was changed by the failed step, run the command again"
+    )]
+    Failed {
+        target: Target,
+        doing: &'static str,
+        message: String,
+    },
+    /// A fault injected by `RECOMMEND_STORE_FAULT` (tests of a failed push).
+    #[error("injected fault after {0} batches (RECOMMEND_STORE_FAULT); the store is as it was")]
+    Injected(usize),
+    #[error(transparent)]
+    Index(#[from] crate::index::IndexError),
+}
+
+impl StoreError {
+    /// A mistake in what was asked (a malformed URL) rather than a failure to do it.
+    pub fn is_input(&self) -> bool {
+        matches!(self, StoreError::BadUrl(_))
+    }
+
+    /// The store cannot be reached now (down, restarting, refusing connections): a server
+    /// answers 503 and tries again on the next request.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Unreachable { .. } | StoreError::Failed { .. }
+        )
+    }
+}

@@ -1,0 +1,170 @@
+//! The store's tables, in their own PostgreSQL schema `recommend`, and their version.
+//!
+//! [`SCHEMA_VERSION`] names the layout below; a store of another version is refused by every
+//! reader and writer ([`StoreError::OtherVersion`]), never read by guesswork or migrated
+//! silently. Paper rows are keyed by (key, digest): the index's paper id and a hash of the
+//! paper's record and vector (see [`super::push`]), so a push adds rows for new contents and
+//! the evidence tables follow their paper by `ON DELETE CASCADE`.
+
+use postgres::{Client, GenericClient};
+
+use super::{StoreError, Target};
+
+/// The version of the layout this recommend reads and writes.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// The channel a push notifies with the new store version when it publishes.
+pub const CHANNEL: &str = "recommend_store";
+
+/// The tables, for a list of `dim`-dimensional vectors.
+fn ddl(dim: usize) -> String {
+    format!(
+        "CREATE SCHEMA recommend;
+         CREATE TABLE recommend.meta (key text PRIMARY KEY, value text NOT NULL);
+         CREATE TABLE recommend.papers (
+             key text NOT NULL,
+             digest text NOT NULL,
+             record jsonb NOT NULL,
+             embedding vector({dim}) NOT NULL,
+             pushed_at timestamptz NOT NULL DEFAULT now(),
+             PRIMARY KEY (key, digest));
+         CREATE INDEX papers_embedding ON recommend.papers
+             USING hnsw (embedding vector_cosine_ops);
+         CREATE TABLE recommend.terms (
+             key text NOT NULL, digest text NOT NULL, term text NOT NULL, weight real NOT NULL,
+             PRIMARY KEY (key, digest, term),
+             FOREIGN KEY (key, digest) REFERENCES recommend.papers ON DELETE CASCADE);
+         CREATE INDEX terms_term ON recommend.terms (term);
+         CREATE TABLE recommend.tags (
+             key text NOT NULL, digest text NOT NULL, tag text NOT NULL,
+             PRIMARY KEY (key, digest, tag),
+             FOREIGN KEY (key, digest) REFERENCES recommend.papers ON DELETE CASCADE);
+         CREATE INDEX tags_tag ON recommend.tags (tag);
+         CREATE TABLE recommend.builds_on (
+             key text NOT NULL, digest text NOT NULL, parent text NOT NULL,
+             PRIMARY KEY (key, digest, parent),
+             FOREIGN KEY (key, digest) REFERENCES recommend.papers ON DELETE CASCADE);
+         CREATE INDEX builds_on_parent ON recommend.builds_on (parent);
+         CREATE TABLE recommend.topics (
+             key text NOT NULL, digest text NOT NULL, topic text NOT NULL,
+             PRIMARY KEY (key, digest, topic),
+             FOREIGN KEY (key, digest) REFERENCES recommend.papers ON DELETE CASCADE);
+         CREATE TABLE recommend.plan (
+             version bigint NOT NULL, seq int NOT NULL, body bytea NOT NULL,
+             PRIMARY KEY (version, seq));
+         CREATE TABLE recommend.feed_ratings (
+             user_name text NOT NULL, paper text NOT NULL,
+             verdict smallint NOT NULL CHECK (verdict IN (-1, 1)),
+             rated_at timestamptz NOT NULL DEFAULT now(),
+             PRIMARY KEY (user_name, paper));
+         CREATE TABLE recommend.feed_seen (
+             user_name text NOT NULL, paper text NOT NULL,
+             seen_at timestamptz NOT NULL DEFAULT now(),
+             PRIMARY KEY (user_name, paper));
+         INSERT INTO recommend.meta VALUES
+             ('schema_version', '{SCHEMA_VERSION}'), ('version', '0'), ('dim', '{dim}');"
+    )
+}
+
+/// What the `meta` table says about a store.
+#[derive(Debug, Clone, Default)]
+pub struct Meta {
+    /// The published version: 0 until a first push completes.
+    pub version: i64,
+    pub dim: usize,
+    /// The model the stored vectors come from (empty before the first push).
+    pub model_id: String,
+    pub papers: usize,
+}
+
+/// Whether the schema exists in the connected database.
+fn exists(c: &mut impl GenericClient, target: &Target) -> Result<bool, StoreError> {
+    let row = c
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'recommend')",
+            &[],
+        )
+        .map_err(|e| super::connect::classify(target, &e, "reading the catalog"))?;
+    Ok(row.get(0))
+}
+
+/// The store's metadata, refusing a database without a store or with another version.
+pub fn read_meta(c: &mut impl GenericClient, target: &Target) -> Result<Meta, StoreError> {
+    if !exists(c, target)? {
+        return Err(StoreError::NoStore {
+            target: target.clone(),
+        });
+    }
+    let rows = c
+        .query("SELECT key, value FROM recommend.meta", &[])
+        .map_err(|e| super::connect::classify(target, &e, "reading the store's metadata"))?;
+    let get = |k: &str| {
+        rows.iter()
+            .find(|r| r.get::<_, &str>(0) == k)
+            .map(|r| r.get::<_, String>(1))
+    };
+    let found = get("schema_version").unwrap_or_else(|| "none".into());
+    if found != SCHEMA_VERSION.to_string() {
+        return Err(StoreError::OtherVersion {
+            target: target.clone(),
+            found,
+            expected: SCHEMA_VERSION,
+        });
+    }
+    let num = |k: &str| get(k).and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
+    Ok(Meta {
+        version: num("version"),
+        dim: num("dim").max(0) as usize,
+        model_id: get("model_id").unwrap_or_default(),
+        papers: num("papers").max(0) as usize,
+    })
+}
+
+/// pgvector in the connected database: present, or created now (which needs the extension on
+/// the server and the right to create it).
+fn ensure_vector(c: &mut Client, target: &Target) -> Result<(), StoreError> {
+    let has = c
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')",
+            &[],
+        )
+        .map_err(|e| super::connect::classify(target, &e, "reading the catalog"))?
+        .get::<_, bool>(0);
+    if has {
+        return Ok(());
+    }
+    c.batch_execute("CREATE EXTENSION IF NOT EXISTS vector")
+        .map_err(|e| StoreError::NoVector {
+            target: target.clone(),
+            message: e
+                .as_db_error()
+                .map_or_else(|| e.to_string(), |d| d.message().to_string()),
+        })
+}
+
+/// The store's metadata, creating the schema first (for `dim`-dimensional vectors) in a
+/// database that has none. Two pushes creating it at once: one wins, the other reads it.
+pub fn ensure(c: &mut Client, target: &Target, dim: usize) -> Result<Meta, StoreError> {
+    if !exists(c, target)? {
+        ensure_vector(c, target)?;
+        let mut tx = c
+            .transaction()
+            .map_err(|e| super::connect::classify(target, &e, "creating the store"))?;
+        tx.batch_execute("SELECT pg_advisory_xact_lock(7339012)")
+            .map_err(|e| super::connect::classify(target, &e, "creating the store"))?;
+        let again = tx
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'recommend')",
+                &[],
+            )
+            .map_err(|e| super::connect::classify(target, &e, "creating the store"))?
+            .get::<_, bool>(0);
+        if !again {
+            tx.batch_execute(&ddl(dim))
+                .map_err(|e| super::connect::classify(target, &e, "creating the store"))?;
+        }
+        tx.commit()
+            .map_err(|e| super::connect::classify(target, &e, "creating the store"))?;
+    }
+    read_meta(c, target)
+}

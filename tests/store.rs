@@ -1,0 +1,615 @@
+//! The PostgreSQL store against a real server (`support::pg`): `push`, `--store` queries and
+//! `serve --store`, through the binary as users meet them; each test starts its own server.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use recommend::corpus::Paper;
+use recommend::index::Index;
+use serde_json::Value;
+
+use crate::support::pg::{self, Pg};
+use crate::support::{recommend, root};
+
+/// A synthetic index of the papers `pick` chooses (by position) of a 16-dimensional synthetic
+/// corpus of `n`, with `edit` applied to them, saved in `dir` as `name`. No model is needed.
+fn synthetic_index(
+    dir: &Path,
+    name: &str,
+    n: usize,
+    pick: impl Fn(usize) -> bool,
+    edit: impl Fn(usize, &mut Paper),
+) -> PathBuf {
+    let (papers, vectors) = recommend::bench::synthetic::corpus(n, 16, 9, 7);
+    let (papers, vectors): (Vec<Paper>, Vec<Vec<f32>>) = papers
+        .into_iter()
+        .zip(vectors)
+        .enumerate()
+        .filter(|(i, _)| pick(*i))
+        .map(|(i, (mut p, v))| {
+            edit(i, &mut p);
+            (p, v)
+        })
+        .unzip();
+    let mut given = Some(vectors);
+    let index = Index::build(papers, "papers.jsonl", "test-model", &mut |_| {
+        given.take().ok_or_else(|| "embedded twice".to_string())
+    })
+    .expect("the synthetic index builds");
+    let path = dir.join(name);
+    index.save(&path).expect("the index saves");
+    path
+}
+
+/// `recommend ARGS` with a timeout, no index or store from the environment.
+fn run(args: &[&str]) -> std::process::Output {
+    recommend()
+        .env_remove("RECOMMEND_INDEX")
+        .env_remove("RECOMMEND_STORE")
+        .env_remove("PGPASSWORD")
+        .timeout(Duration::from_secs(300))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "recommend {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Push `index` to `url`, returning the push's report line (stderr).
+fn push(index: &Path, url: &str) -> String {
+    let out = run(&["--index", index.to_str().unwrap(), "push", "--to", url]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "push failed: {err}");
+    err
+}
+
+/// A failed command's exit code and stderr; the password never appears in it.
+fn failure(args: &[&str]) -> (i32, String) {
+    let out = run(args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success(), "recommend {args:?} succeeded");
+    assert!(
+        !err.contains(pg::PASSWORD),
+        "the password was printed: {err}"
+    );
+    assert!(!err.contains("panicked"), "a panic: {err}");
+    (out.status.code().unwrap_or(-1), err)
+}
+
+#[test]
+fn store_answers_equal_the_index_answers() {
+    let Some(pg) = Pg::start() else { return };
+    let url = pg.url("postgres");
+    let index = root().join("index.bin");
+    let index = index.to_str().unwrap();
+    let report = push(Path::new(index), &url);
+    assert!(report.contains("141 written"), "{report}");
+    // What the store holds: every paper once, its terms, tags and topics, the HNSW index.
+    assert_eq!(
+        pg.value("postgres", "SELECT count(*) FROM recommend.papers"),
+        "141"
+    );
+    let terms: usize = pg
+        .value("postgres", "SELECT count(*) FROM recommend.terms")
+        .parse()
+        .unwrap();
+    assert!(terms > 141 * 5, "{terms} terms");
+    assert_ne!(
+        pg.value("postgres", "SELECT count(*) FROM recommend.tags"),
+        "0"
+    );
+    assert_ne!(
+        pg.value("postgres", "SELECT count(*) FROM recommend.builds_on"),
+        "0"
+    );
+    let hnsw = pg.value(
+        "postgres",
+        "SELECT indexdef FROM pg_indexes WHERE indexname = 'papers_embedding'",
+    );
+    assert!(
+        hnsw.contains("hnsw (embedding vector_cosine_ops)"),
+        "{hnsw}"
+    );
+    for args in [
+        &["like", "GRPO"][..],
+        &["like", "WebAgent-R1", "-n", "15"],
+        &["like", "GRPO", "DAPO", "--unlike", "PPO", "-n", "5"],
+        &["like", "Search-R1", "--kind", "method"],
+        &["search", "--mode", "lexical", "GRPO"],
+        &["search", "--mode", "lexical", "网页智能体"],
+        &["search", "用强化学习训练网页智能体"],
+        &[
+            "search",
+            "tool use with reinforcement learning",
+            "--mode",
+            "dense",
+        ],
+        &["show", "DAPO"],
+        &["path", "Search-R1", "-n", "6"],
+    ] {
+        let from_file = ok(&[&["--index", index, "-f", "json"][..], args].concat());
+        let from_store = ok(&[&["--store", &url, "-f", "json"][..], args].concat());
+        assert_eq!(from_file, from_store, "{args:?}");
+    }
+    // A second push of the same index writes nothing and publishes nothing.
+    let again = push(Path::new(index), &url);
+    assert!(again.contains("nothing to write"), "{again}");
+    assert_eq!(
+        pg.value(
+            "postgres",
+            "SELECT value FROM recommend.meta WHERE key = 'version'"
+        ),
+        "1"
+    );
+}
+
+#[test]
+fn an_incremental_push_writes_only_new_and_changed_papers() {
+    let Some(pg) = Pg::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let url = pg.url("postgres");
+    let a = synthetic_index(dir.path(), "a.bin", 60, |i| i < 50, |_, _| {});
+    // Three papers changed, one removed, two added.
+    let b = synthetic_index(
+        dir.path(),
+        "b.bin",
+        60,
+        |i| i < 52 && i != 10,
+        |i, p| {
+            if (3..6).contains(&i) {
+                p.title.push_str(" (revised)");
+            }
+        },
+    );
+    assert!(push(&a, &url).contains("50 written, 0 unchanged, 0 removed"));
+    let report = push(&b, &url);
+    assert!(
+        report.contains("version 2, 51 papers (5 written, 46 unchanged, 4 removed)"),
+        "{report}"
+    );
+    assert_eq!(
+        pg.value("postgres", "SELECT count(*) FROM recommend.papers"),
+        "51"
+    );
+    assert_eq!(
+        pg.value(
+            "postgres",
+            "SELECT count(*) FROM recommend.papers WHERE record->>'title' LIKE '%(revised)'"
+        ),
+        "3"
+    );
+    // Evidence rows follow their paper.
+    assert_eq!(
+        pg.value(
+            "postgres",
+            "SELECT count(DISTINCT (key, digest)) FROM recommend.terms"
+        ),
+        "51"
+    );
+    let shown = ok(&["--store", &url, "show", "syn-4", "-f", "json"]);
+    assert!(shown.contains("(revised)"), "{shown}");
+}
+
+#[test]
+fn a_failed_push_changes_no_answer() {
+    let Some(pg) = Pg::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let url = pg.url("postgres");
+    let a = synthetic_index(dir.path(), "a.bin", 1800, |i| i < 600, |_, _| {});
+    let b = synthetic_index(
+        dir.path(),
+        "b.bin",
+        1800,
+        |i| i < 1800,
+        |i, p| {
+            if i < 600 {
+                p.title.push_str(" v2");
+            }
+        },
+    );
+    push(&a, &url);
+    let before = ok(&["--store", &url, "like", "syn-7", "-f", "json"]);
+    let plan = "SELECT value FROM recommend.meta WHERE key = 'plan_sha256'";
+    let plan_before = pg.value("postgres", plan);
+    // Two of the batches commit, then the push fails.
+    let out = recommend()
+        .env("RECOMMEND_STORE_FAULT", "after-batch:2")
+        .timeout(Duration::from_secs(300))
+        .args(["--index", b.to_str().unwrap(), "push", "--to", &url])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("the store is as it was"), "{err}");
+    assert_eq!(pg.value("postgres", plan), plan_before);
+    assert_eq!(
+        pg.value(
+            "postgres",
+            "SELECT value FROM recommend.meta WHERE key = 'version'"
+        ),
+        "1"
+    );
+    assert_eq!(
+        ok(&["--store", &url, "like", "syn-7", "-f", "json"]),
+        before
+    );
+    // The next push completes, reusing the batches that were committed.
+    let report = push(&b, &url);
+    assert!(
+        report.contains("1800 papers (800 written, 1000 unchanged, 600 removed)"),
+        "{report}"
+    );
+    assert_ne!(
+        ok(&["--store", &url, "like", "syn-7", "-f", "json"]),
+        before
+    );
+}
+
+#[test]
+fn bad_stores_fail_clearly_without_the_password() {
+    let Some(pg) = Pg::start() else { return };
+    let index = root().join("index.bin");
+    let index = index.to_str().unwrap();
+    let wrong = pg.url("postgres").replace(pg::PASSWORD, "not-the-password");
+    let (code, err) = failure(&["--index", index, "push", "--to", &wrong]);
+    assert_eq!(code, 1);
+    assert!(err.contains("refused the login"), "{err}");
+    assert!(!err.contains("not-the-password"), "{err}");
+    // Nobody listens on a port just freed.
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let unreachable = format!(
+        "postgres://{}:{}@127.0.0.1:{closed}/x",
+        pg::USER,
+        pg::PASSWORD
+    );
+    let (code, err) = failure(&["--store", &unreachable, "like", "GRPO"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot reach PostgreSQL"), "{err}");
+    let (code, err) = failure(&["--store", "mysql://somewhere", "like", "GRPO"]);
+    assert_eq!(code, 2, "{err}");
+    // A database with no store yet.
+    pg.create_db("empty", true);
+    let (code, err) = failure(&["--store", &pg.url("empty"), "like", "GRPO"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("holds no recommend store"), "{err}");
+    // A database without pgvector, owned by a user who may not create it.
+    pg.sql(
+        "postgres",
+        &format!("CREATE ROLE lab LOGIN PASSWORD '{}'", pg::PASSWORD),
+    );
+    pg.sql("postgres", "CREATE DATABASE novector OWNER lab");
+    let lab = format!(
+        "postgres://lab:{}@127.0.0.1:{}/novector",
+        pg::PASSWORD,
+        pg.port
+    );
+    let (code, err) = failure(&["--index", index, "push", "--to", &lab]);
+    assert_eq!(code, 1);
+    assert!(err.contains("has no pgvector extension"), "{err}");
+    // A store of another schema version is refused by readers and writers.
+    let url = pg.url("postgres");
+    push(Path::new(index), &url);
+    pg.sql(
+        "postgres",
+        "UPDATE recommend.meta SET value = '99' WHERE key = 'schema_version'",
+    );
+    for args in [
+        vec!["--store", &url, "like", "GRPO"],
+        vec!["--index", index, "push", "--to", &url],
+    ] {
+        let (code, err) = failure(&args);
+        assert_eq!(code, 1);
+        assert!(err.contains("schema version 99"), "{err}");
+    }
+    // --store on a command that writes files is a usage error.
+    let (code, err) = failure(&["--store", &url, "index"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn the_password_comes_from_pgpassword_or_pgpass() {
+    let Some(pg) = Pg::start() else { return };
+    let url = pg.url_without_password("postgres");
+    let index = root().join("index.bin");
+    let out = recommend()
+        .env("PGPASSWORD", pg::PASSWORD)
+        .args(["--index", index.to_str().unwrap(), "push", "--to", &url])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let pgpass = dir.path().join("pgpass");
+    std::fs::write(
+        &pgpass,
+        format!("127.0.0.1:{}:*:{}:{}\n", pg.port, pg::USER, pg::PASSWORD),
+    )
+    .unwrap();
+    let out = recommend()
+        .env_remove("PGPASSWORD")
+        .env("PGPASSFILE", &pgpass)
+        .args(["--store", &url, "like", "GRPO", "-f", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `GET url`: the status and the JSON body.
+fn get(url: &str) -> (u16, Value) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into();
+    match agent.get(url).call() {
+        Ok(mut r) => {
+            let status = r.status().as_u16();
+            let body = r.body_mut().read_to_string().unwrap_or_default();
+            (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+        }
+        Err(e) => (0, Value::String(e.to_string())),
+    }
+}
+
+/// `recommend serve --store url` on a free port.
+fn serve_store(url: &str) -> crate::support::server::Server {
+    crate::support::server::Server::start_args(&["serve", "--addr", "127.0.0.1:0", "--store", url])
+}
+
+#[test]
+fn serve_store_sees_a_push_and_survives_a_restart_of_the_store() {
+    let Some(mut pg) = Pg::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let url = pg.url("postgres");
+    let a = synthetic_index(dir.path(), "a.bin", 40, |_| true, |_, _| {});
+    let b = synthetic_index(
+        dir.path(),
+        "b.bin",
+        40,
+        |_| true,
+        |i, p| {
+            if i == 0 {
+                p.title = "Renamed paper one".into();
+            }
+        },
+    );
+    push(&a, &url);
+    let server = serve_store(&url);
+    let like = format!("{}/api/like?title=syn-2&k=3", server.base);
+    let (status, body) = get(&like);
+    assert_eq!(status, 200, "{body}");
+    let (_, health) = get(&format!("{}/healthz", server.base));
+    assert_eq!(health["version"], 1, "{health}");
+    let (status, body) = get(&format!("{}/api/path?like=syn-2&n=3", server.base));
+    assert_eq!(status, 200, "{body}");
+    // A push is seen by the next request, without a restart.
+    push(&b, &url);
+    // The push's notification reaches the server's listener within moments.
+    let start = Instant::now();
+    loop {
+        let (status, body) = get(&format!("{}/api/papers/syn-1", server.base));
+        assert_eq!(status, 200, "{body}");
+        if body["title"] == "Renamed paper one" {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the push was not seen: {body}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The store stops: 503 with a JSON error; it comes back: answers again by themselves.
+    pg.stop();
+    // The server hears of it within its probe interval.
+    let start = Instant::now();
+    let (status, body) = loop {
+        let (status, body) = get(&like);
+        if status != 200 || start.elapsed() > Duration::from_secs(10) {
+            break (status, body);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("store is unavailable"),
+        "{body}"
+    );
+    assert!(!body.to_string().contains(pg::PASSWORD));
+    pg.resume();
+    let start = Instant::now();
+    loop {
+        let (status, body) = get(&like);
+        if status == 200 {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no recovery: {status} {body}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn two_servers_on_one_store_answer_without_error_while_a_push_runs() {
+    let Some(pg) = Pg::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let url = pg.url("postgres");
+    // Large enough for the graph path: candidates from pgvector's HNSW index.
+    let a = synthetic_index(dir.path(), "a.bin", 3500, |i| i < 2500, |_, _| {});
+    let b = synthetic_index(dir.path(), "b.bin", 3500, |_| true, |_, _| {});
+    push(&a, &url);
+    let servers = [serve_store(&url), serve_store(&url)];
+    let stop = Arc::new(AtomicBool::new(false));
+    let answered = Arc::new(AtomicUsize::new(0));
+    let errors = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let clients: Vec<_> = (0..4)
+        .map(|c| {
+            let base = servers[c % 2].base.clone();
+            let (stop, answered, errors) = (stop.clone(), answered.clone(), errors.clone());
+            std::thread::spawn(move || {
+                let mut i = c;
+                while !stop.load(Ordering::Relaxed) {
+                    i = (i * 7 + 13) % 2500;
+                    let (status, body) = get(&format!("{base}/api/like?title=syn-{}&k=10", i + 1));
+                    if status == 200 && body.as_array().is_some_and(|r| r.len() == 10) {
+                        answered.fetch_add(1, Ordering::Relaxed);
+                    } else {
+                        errors.lock().unwrap().push(format!("{status} {body}"));
+                    }
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let report = push(&b, &url);
+    assert!(report.contains("1000 written"), "{report}");
+    // Both servers move to the new version.
+    let start = Instant::now();
+    for s in &servers {
+        loop {
+            let (_, health) = get(&format!("{}/healthz", s.base));
+            if health["version"] == 2 && health["papers"] == 3500 {
+                break;
+            }
+            assert!(start.elapsed() < Duration::from_secs(60), "{health}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    for c in clients {
+        c.join().unwrap();
+    }
+    let errors = errors.lock().unwrap();
+    assert!(
+        errors.is_empty(),
+        "{} errors of {}: {:?}",
+        errors.len(),
+        answered.load(Ordering::Relaxed) + errors.len(),
+        &errors[..errors.len().min(3)]
+    );
+    assert!(answered.load(Ordering::Relaxed) > 20);
+}
+
+#[test]
+fn on_a_large_store_pgvector_finds_what_the_scan_finds() {
+    let Some(pg) = Pg::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let url = pg.url("postgres");
+    let a = synthetic_index(dir.path(), "a.bin", 3000, |_| true, |_, _| {});
+    let a = a.to_str().unwrap();
+    push(Path::new(a), &url);
+    let ids = |args: &[&str]| -> Vec<String> {
+        let rows: Value = serde_json::from_str(&ok(args)).unwrap();
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let overlap = |x: &[String], y: &[String]| y.iter().filter(|i| x.contains(i)).count();
+    let (mut dense, mut hybrid, mut total) = (0, 0, 0);
+    for seed in (1..3000).step_by(150) {
+        let name = format!("syn-{seed}");
+        // The nearest papers by cosine: pgvector's HNSW against the exact scan.
+        let exact = ids(&[
+            "--index", a, "--exact", "like", &name, "--mode", "dense", "-f", "json",
+        ]);
+        let store = ids(&[
+            "--store", &url, "like", &name, "--mode", "dense", "-f", "json",
+        ]);
+        dense += overlap(&exact, &store);
+        // The fused ranking: the store's against the index file's on the same (graph) path.
+        let file = ids(&["--index", a, "like", &name, "-f", "json"]);
+        let store = ids(&["--store", &url, "like", &name, "-f", "json"]);
+        hybrid += overlap(&file, &store);
+        total += exact.len();
+    }
+    let (dense, hybrid) = (dense as f32 / total as f32, hybrid as f32 / total as f32);
+    assert!(
+        dense >= 0.99,
+        "dense recall@10 against the exact scan: {dense}"
+    );
+    assert!(
+        hybrid >= 0.95,
+        "fused top 10 shared with the index file's: {hybrid}"
+    );
+}
+
+#[test]
+fn a_push_whose_connection_is_cut_changes_no_answer() {
+    let Some(pg) = Pg::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let url = pg.url("postgres");
+    let a = synthetic_index(dir.path(), "a.bin", 8000, |i| i < 40, |_, _| {});
+    let b = synthetic_index(dir.path(), "b.bin", 8000, |_| true, |_, _| {});
+    push(&a, &url);
+    let before = ok(&["--store", &url, "like", "syn-7", "-f", "json"]);
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_recommend"))
+        .args(["--index", b.to_str().unwrap(), "push", "--to", &url])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once a batch has committed, the server cuts the push's connections.
+    let start = Instant::now();
+    while pg
+        .value("postgres", "SELECT count(*) FROM recommend.papers")
+        .parse::<usize>()
+        .unwrap()
+        < 540
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the push wrote nothing"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    pg.sql(
+        "postgres",
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE application_name = 'recommend' AND pid <> pg_backend_pid()",
+    );
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains(pg::PASSWORD),
+        "{err}"
+    );
+    assert!(err.contains("PostgreSQL at"), "{err}");
+    assert_eq!(
+        pg.value(
+            "postgres",
+            "SELECT value FROM recommend.meta WHERE key = 'version'"
+        ),
+        "1"
+    );
+    assert_eq!(
+        ok(&["--store", &url, "like", "syn-7", "-f", "json"]),
+        before
+    );
+    assert!(push(&b, &url).contains("version 2, 8000 papers"));
+}

@@ -1,0 +1,248 @@
+//! A real PostgreSQL 16 server with pgvector for the store tests, started in a temp folder on a
+//! free loopback port and stopped (then deleted) when dropped, a panicking test included.
+//!
+//! The binaries come from `$RECOMMEND_PG_BIN`, else from where `scripts/setup.sh` unpacks the
+//! pinned `pgserver` wheel (`$RECOMMEND_PG_HOME`, else `${XDG_CACHE_HOME:-~/.cache}/recommend/
+//! pgserver`, then `pgserver/pginstall/bin`). Missing binaries fail the test, naming the set-up
+//! script, so a store test never passes without a server; only where the wheel cannot be
+//! installed at all (not x86_64 Linux), or when `RECOMMEND_PG_SKIP=1` asks for it, does
+//! [`Pg::start`] print "skipped: no PostgreSQL" and return `None`.
+//!
+//! PostgreSQL refuses to run as root. As root the server runs in a user namespace that maps the
+//! caller to an unprivileged uid (`unshare --map-user`): it reads the binaries and owns its data
+//! folder as the caller does, and the check sees a normal user.
+
+use std::io::Write;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The superuser the tests connect as, and its password (scram-sha-256 over TCP).
+pub const USER: &str = "postgres";
+pub const PASSWORD: &str = "store-test-Pw-7f3a";
+
+/// Where the PostgreSQL binaries are, if anywhere.
+pub fn bin_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("RECOMMEND_PG_BIN") {
+        return Some(PathBuf::from(dir));
+    }
+    let home = match std::env::var_os("RECOMMEND_PG_HOME") {
+        Some(h) => PathBuf::from(h),
+        None => {
+            let cache = std::env::var_os("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+            cache.join("recommend").join("pgserver")
+        }
+    };
+    let bin = home.join("pgserver").join("pginstall").join("bin");
+    bin.join("postgres").exists().then_some(bin)
+}
+
+/// A running server; stopped and deleted on drop.
+pub struct Pg {
+    bin: PathBuf,
+    dir: tempfile::TempDir,
+    pub port: u16,
+    child: Option<Child>,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free loopback port")
+        .port()
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// `program` run as an unprivileged user when we are root (see the module documentation).
+fn command(program: &Path) -> Command {
+    if is_root() {
+        let mut c = Command::new("unshare");
+        c.args(["--map-user=1000", "--map-group=1000", "--"])
+            .arg(program);
+        c
+    } else {
+        Command::new(program)
+    }
+}
+
+impl Pg {
+    /// initdb a fresh cluster (password auth for TCP) and start it; `None` only when skipping
+    /// is allowed (module documentation).
+    pub fn start() -> Option<Pg> {
+        let Some(bin) = bin_dir() else {
+            let unsupported = !(cfg!(target_os = "linux") && cfg!(target_arch = "x86_64"));
+            if unsupported || std::env::var_os("RECOMMEND_PG_SKIP").is_some_and(|v| v == "1") {
+                eprintln!("skipped: no PostgreSQL (run scripts/setup.sh, or set RECOMMEND_PG_BIN)");
+                return None;
+            }
+            panic!(
+                "no PostgreSQL for the store tests: run scripts/setup.sh (it unpacks the pinned \
+                 pgserver wheel), set RECOMMEND_PG_BIN=/path/to/bin, or RECOMMEND_PG_SKIP=1 to \
+                 skip them"
+            );
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("recommend-pg-")
+            .tempdir()
+            .expect("a temp folder");
+        let pwfile = dir.path().join("pw");
+        std::fs::File::create(&pwfile)
+            .and_then(|mut f| f.write_all(PASSWORD.as_bytes()))
+            .expect("write the password file");
+        let out = command(&bin.join("initdb"))
+            .arg("-D")
+            .arg(dir.path().join("data"))
+            .args([
+                "-U",
+                USER,
+                "--auth-host=scram-sha-256",
+                "--auth-local=trust",
+            ])
+            .args(["-E", "UTF8", "--no-sync", "--no-instructions", "--pwfile"])
+            .arg(&pwfile)
+            .output()
+            .expect("run initdb");
+        assert!(
+            out.status.success(),
+            "initdb failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::create_dir_all(dir.path().join("sock")).unwrap();
+        let mut pg = Pg {
+            bin,
+            dir,
+            port: free_port(),
+            child: None,
+        };
+        pg.resume();
+        pg.sql("postgres", "CREATE EXTENSION IF NOT EXISTS vector");
+        Some(pg)
+    }
+
+    /// Start the server (again, after [`Pg::stop`]) on the same port and data, and wait until it
+    /// accepts connections.
+    pub fn resume(&mut self) {
+        assert!(self.child.is_none(), "the server is already running");
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.path().join("server.log"))
+            .unwrap();
+        let child = command(&self.bin.join("postgres"))
+            .arg("-D")
+            .arg(self.dir.path().join("data"))
+            .arg("-p")
+            .arg(self.port.to_string())
+            .arg("-k")
+            .arg(self.dir.path().join("sock"))
+            .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
+            .args(["-c", "max_connections=100", "-c", "shared_buffers=64MB"])
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("start postgres");
+        self.child = Some(child);
+        let start = Instant::now();
+        loop {
+            if self.try_connect("postgres").is_ok() {
+                return;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "postgres did not start: {}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Stop the server (fast shutdown: open connections are cut) and wait for it.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            // SAFETY: kill only sends a signal to our own child.
+            unsafe {
+                libc::kill(child.id() as i32, libc::SIGINT);
+            }
+            let start = Instant::now();
+            while child.try_wait().ok().flatten().is_none() {
+                if start.elapsed() > Duration::from_secs(20) {
+                    let _ = child.kill();
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = child.wait();
+        }
+    }
+
+    /// The server's log so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
+    }
+
+    /// `postgres://USER:PASSWORD@127.0.0.1:PORT/db`.
+    pub fn url(&self, db: &str) -> String {
+        format!("postgres://{USER}:{PASSWORD}@127.0.0.1:{}/{db}", self.port)
+    }
+
+    /// The same URL without the password (for `PGPASSWORD` and `~/.pgpass` tests).
+    pub fn url_without_password(&self, db: &str) -> String {
+        format!("postgres://{USER}@127.0.0.1:{}/{db}", self.port)
+    }
+
+    fn try_connect(&self, db: &str) -> Result<postgres::Client, postgres::Error> {
+        postgres::Client::connect(&self.url(db), postgres::NoTls)
+    }
+
+    /// Run `sql` (one or more statements) in database `db`.
+    pub fn sql(&self, db: &str, sql: &str) {
+        let mut c = self.try_connect(db).expect("connect to the test server");
+        c.batch_execute(sql)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+
+    /// The rows of `sql` in `db`, each column as text.
+    pub fn rows(&self, db: &str, sql: &str) -> Vec<Vec<Option<String>>> {
+        let mut c = self.try_connect(db).expect("connect to the test server");
+        c.simple_query(sql)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            .into_iter()
+            .filter_map(|m| match m {
+                postgres::SimpleQueryMessage::Row(r) => {
+                    Some((0..r.len()).map(|i| r.get(i).map(str::to_string)).collect())
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// One value of `sql` in `db`, as text.
+    pub fn value(&self, db: &str, sql: &str) -> String {
+        self.rows(db, sql)
+            .first()
+            .and_then(|r| r.first().cloned().flatten())
+            .unwrap_or_else(|| panic!("{sql}: no value"))
+    }
+
+    /// A new empty database `name` (with pgvector unless `vector` is false).
+    pub fn create_db(&self, name: &str, vector: bool) {
+        self.sql("postgres", &format!("CREATE DATABASE {name}"));
+        if vector {
+            self.sql(name, "CREATE EXTENSION vector");
+        }
+    }
+}
+
+impl Drop for Pg {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
