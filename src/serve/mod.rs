@@ -41,13 +41,13 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use recommend::corpus::Paper;
-use recommend::engine::{Hit, Mode, ResolveError};
+use recommend::engine::{Hit, ResolveError};
 use recommend::feed::inbox::Inbox;
 use recommend::feed::rating::RateError;
 use recommend::index::Index;
 use recommend::model::Embedder;
 use recommend::render::records::{ResultRecord, result_records};
-use recommend::session::{ModelState, Session, SessionError, check_query, parse_kind};
+use recommend::session::{Session, SessionError, parse_kind};
 
 /// Largest `k` a request may ask for.
 pub const MAX_K: usize = 100;
@@ -60,6 +60,7 @@ pub const MAX_URI_BYTES: usize = 8 * 1024;
 /// Largest index the `/map` page is drawn for: the map computes neighbours of every paper.
 pub const MAP_MAX_PAPERS: usize = 10_000;
 
+mod answers;
 mod guard;
 mod inbox_routes;
 use inbox_routes::{feed, inbox_page, rate};
@@ -72,7 +73,7 @@ pub use store::run_store;
 /// no endpoint reads a body.
 pub const MAX_BODY_BYTES: u64 = 64 * 1024;
 
-use params::{Params, RawQuery, with_query_params};
+use params::{Params, RawQuery};
 
 const PAGE: &str = include_str!("page.html");
 const INBOX: &str = include_str!("inbox.html");
@@ -382,16 +383,7 @@ async fn map_page(State(state): State<Arc<AppState>>) -> Response {
     let r = tokio::task::spawn_blocking(move || {
         state
             .map
-            .get_or_init(|| {
-                if state.index().len() > MAP_MAX_PAPERS {
-                    return Err(format!(
-                        "the map is drawn for indexes of up to {MAP_MAX_PAPERS} papers; this one \
-                         has {}",
-                        state.index().len()
-                    ));
-                }
-                recommend::map::draw(state.index(), None, false).map_err(|e| format!("{e:#}"))
-            })
+            .get_or_init(|| answers::map_html(&state.session))
             .clone()
     })
     .await;
@@ -409,11 +401,7 @@ async fn map_page(State(state): State<Arc<AppState>>) -> Response {
 }
 
 async fn healthz(State(state): State<Arc<AppState>>) -> Json<Value> {
-    let (model, detail) = match state.session.model_state() {
-        ModelState::Loading => ("loading", None),
-        ModelState::Ready => ("ready", None),
-        ModelState::Unavailable(e) => ("unavailable", Some(e)),
-    };
+    let (model, detail) = answers::model_state(&state.session);
     Json(json!({
         "status": "ok",
         "papers": state.index().len(),
@@ -426,101 +414,24 @@ async fn healthz(State(state): State<Arc<AppState>>) -> Json<Value> {
 }
 
 async fn like(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
-    blocking(state, move |s| {
-        let p = Params::new(q, &with_query_params(&["title", "unlike"]))?;
-        let likes = p.all("title");
-        let unlikes = p.all("unlike");
-        if likes.is_empty() {
-            return Err(bad(
-                "title",
-                "give at least one title=PAPER (id, title or alias)",
-            ));
-        }
-        let args = p.query_options(&s.session)?;
-        let hits = s.session.like(&likes, &unlikes, &args).map_err(|e| {
-            api_error(e, &|query| {
-                if unlikes.iter().any(|u| u.trim() == query) {
-                    "unlike"
-                } else {
-                    "title"
-                }
-            })
-        })?;
-        Ok(results(s.index(), &hits))
-    })
-    .await
+    blocking(state, move |s| answers::like(&s.session, q)).await
 }
 
 async fn search(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
-    blocking(state, move |s| {
-        let p = Params::new(q, &with_query_params(&["q"]))?;
-        let text = p
-            .one("q")?
-            .ok_or_else(|| bad("q", "give the query as q=TEXT"))?;
-        check_query(&text).map_err(|e| bad("q", e))?;
-        let args = p.query_options(&s.session)?;
-        if args.mode != Mode::Lexical {
-            s.embedder().map_err(|e| {
-                ApiError(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    json!({"error": format!("{e}; mode=lexical works without the model"),
-                           "parameter": "mode"}),
-                )
-            })?;
-        }
-        let hits = s
-            .session
-            .search(&text, &args)
-            .map_err(|e| api_error(e, &|_| "q"))?;
-        Ok(results(s.index(), &hits))
-    })
-    .await
+    blocking(state, move |s| answers::search(&s.session, q)).await
 }
 
 async fn path(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
-    blocking(state, move |s| {
-        let p = Params::new(q, &["like", "to", "n"])?;
-        let like = p
-            .one("like")?
-            .ok_or_else(|| bad("like", "give the starting paper as like=PAPER"))?;
-        let to = p.one("to")?;
-        let n = p.number("n", 8, MAX_PATH_STEPS)?;
-        let steps = s.session.path(&like, to.as_deref(), n).map_err(|e| {
-            api_error(e, &|query| {
-                if to.as_deref().is_some_and(|t| t.trim() == query) {
-                    "to"
-                } else {
-                    "like"
-                }
-            })
-        })?;
-        serde_json::to_value(steps).map_err(|e| bad("", e))
-    })
-    .await
+    blocking(state, move |s| answers::path(&s.session, q)).await
 }
 
 async fn topics(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
     blocking(state, move |s| {
-        let p = Params::new(q, &["k"])?;
-        let k = p.one("k")?;
-        if k.is_some() {
-            let k = p.number("k", 1, MAX_K)?;
-            let t = s.session.topics(Some(k)).map_err(|e| {
-                let mut err = api_error(e, &|_| "k");
-                err.1["parameter"] = json!("k");
-                err
-            })?;
-            return serde_json::to_value(t).map_err(|e| bad("", e));
-        }
-        s.topics
-            .get_or_init(|| {
-                s.session
-                    .topics(None)
-                    .map_err(|e| error_text(&e))
-                    .and_then(|t| serde_json::to_value(t).map_err(|e| e.to_string()))
-            })
-            .clone()
-            .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, json!({"error": e})))
+        answers::topics(&s.session, q, || {
+            s.topics
+                .get_or_init(|| answers::default_topics(&s.session))
+                .clone()
+        })
     })
     .await
 }
@@ -561,11 +472,5 @@ async fn paper(
     State(state): State<Arc<AppState>>,
     id: Result<UrlPath<String>, PathRejection>,
 ) -> Response {
-    blocking(state, move |s| {
-        let UrlPath(id) = id.map_err(|e| bad("id", format!("malformed paper id: {e}")))?;
-        let i = recommend::engine::resolve(s.index(), &id)
-            .map_err(|e| api_error(e.into(), &|_| "id"))?;
-        serde_json::to_value(s.index().paper(i).into_owned()).map_err(|e| bad("", e))
-    })
-    .await
+    blocking(state, move |s| answers::paper(&s.session, id)).await
 }

@@ -29,13 +29,12 @@ use axum::response::{IntoResponse, Json, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
 
-use recommend::engine::Mode;
-use recommend::session::{ModelState, Session, check_query};
+use recommend::session::Session;
 use recommend::store::query::current_version;
 use recommend::store::{Snapshot, Store, StoreError};
 
-use super::params::{Params, RawQuery, with_query_params};
-use super::{ApiError, api_error, bad, results};
+use super::params::RawQuery;
+use super::{ApiError, answers};
 
 /// Connections per server process: one per blocking thread, and pgvector's beside them.
 const CONNECTIONS: u32 = 16;
@@ -308,11 +307,7 @@ async fn healthz(State(live): State<Arc<Live>>) -> Response {
     let answer = tokio::task::spawn_blocking(move || {
         let store = live.fresh();
         let s = live.session();
-        let (model, detail) = match s.model_state() {
-            ModelState::Loading => ("loading", None),
-            ModelState::Ready => ("ready", None),
-            ModelState::Unavailable(e) => ("unavailable", Some(e)),
-        };
+        let (model, detail) = answers::model_state(&s);
         let body = json!({
             "status": if store.is_ok() { "ok" } else { "store unavailable" },
             "store": live.store.target().to_string(),
@@ -332,93 +327,30 @@ async fn healthz(State(live): State<Arc<Live>>) -> Response {
 }
 
 async fn like(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
-    blocking(live, move |s| {
-        let p = Params::new(q, &with_query_params(&["title", "unlike"]))?;
-        let likes = p.all("title");
-        let unlikes = p.all("unlike");
-        if likes.is_empty() {
-            return Err(bad(
-                "title",
-                "give at least one title=PAPER (id, title or alias)",
-            ));
-        }
-        let args = p.query_options(s)?;
-        let hits = s.like(&likes, &unlikes, &args).map_err(|e| {
-            api_error(e, &|query| {
-                if unlikes.iter().any(|u| u.trim() == query) {
-                    "unlike"
-                } else {
-                    "title"
-                }
-            })
-        })?;
-        Ok(results(s.index(), &hits))
-    })
-    .await
+    blocking(live, move |s| answers::like(s, q)).await
 }
 
 async fn search(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
-    blocking(live, move |s| {
-        let p = Params::new(q, &with_query_params(&["q"]))?;
-        let text = p
-            .one("q")?
-            .ok_or_else(|| bad("q", "give the query as q=TEXT"))?;
-        check_query(&text).map_err(|e| bad("q", e))?;
-        let args = p.query_options(s)?;
-        if args.mode != Mode::Lexical {
-            s.embedder().map_err(|e| {
-                ApiError(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    json!({"error": format!("{e}; mode=lexical works without the model"),
-                           "parameter": "mode"}),
-                )
-            })?;
-        }
-        let hits = s.search(&text, &args).map_err(|e| api_error(e, &|_| "q"))?;
-        Ok(results(s.index(), &hits))
-    })
-    .await
+    blocking(live, move |s| answers::search(s, q)).await
 }
 
 async fn paper(
     State(live): State<Arc<Live>>,
     id: Result<UrlPath<String>, PathRejection>,
 ) -> Response {
-    blocking(live, move |s| {
-        let UrlPath(id) = id.map_err(|e| bad("id", format!("malformed paper id: {e}")))?;
-        let i = recommend::engine::resolve(s.index(), &id)
-            .map_err(|e| api_error(e.into(), &|_| "id"))?;
-        serde_json::to_value(s.index().paper(i).into_owned()).map_err(|e| bad("", e))
-    })
-    .await
+    blocking(live, move |s| answers::paper(s, id)).await
 }
 
 async fn path(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
-    blocking(live, move |s| {
-        let p = Params::new(q, &["like", "to", "n"])?;
-        let like = p
-            .one("like")?
-            .ok_or_else(|| bad("like", "give the starting paper as like=PAPER"))?;
-        let to = p.one("to")?;
-        let n = p.number("n", 8, super::MAX_PATH_STEPS)?;
-        let steps = s.path(&like, to.as_deref(), n).map_err(|e| {
-            api_error(e, &|query| {
-                if to.as_deref().is_some_and(|t| t.trim() == query) {
-                    "to"
-                } else {
-                    "like"
-                }
-            })
-        })?;
-        serde_json::to_value(steps).map_err(|e| bad("", e))
-    })
-    .await
+    blocking(live, move |s| answers::path(s, q)).await
 }
 
-/// `f` of the loaded version, from `cache` when it was computed for that version.
+/// `f` of the loaded version (`s`, the session the caller holds), from `cache` when it was
+/// computed for that version.
 fn cached<T: Clone>(
     live: &Live,
     cache: &Mutex<Option<(i64, Result<T, String>)>>,
+    s: &Session,
     f: impl FnOnce(&Session) -> Result<T, String>,
 ) -> Result<T, String> {
     let version = live.version.load(Ordering::Acquire);
@@ -428,29 +360,15 @@ fn cached<T: Clone>(
     {
         return r.clone();
     }
-    let r = f(&live.session());
+    let r = f(s);
     *c = Some((version, r.clone()));
     r
 }
 
 async fn topics(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
     blocking_live(live, move |l| {
-        let p = Params::new(q, &["k"])?;
-        if p.one("k")?.is_some() {
-            let k = p.number("k", 1, super::MAX_K)?;
-            let t = l.session().topics(Some(k)).map_err(|e| {
-                let mut err = api_error(e, &|_| "k");
-                err.1["parameter"] = json!("k");
-                err
-            })?;
-            return serde_json::to_value(t).map_err(|e| bad("", e));
-        }
-        cached(l, &l.topics, |s| {
-            s.topics(None)
-                .map_err(|e| super::error_text(&e))
-                .and_then(|t| serde_json::to_value(t).map_err(|e| e.to_string()))
-        })
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, json!({"error": e})))
+        let s = l.session();
+        answers::topics(&s, q, || cached(l, &l.topics, &s, answers::default_topics))
     })
     .await
 }
@@ -458,17 +376,8 @@ async fn topics(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
 async fn map_page(State(live): State<Arc<Live>>) -> Response {
     let answer = tokio::task::spawn_blocking(move || {
         live.fresh()?;
-        cached(&live, &live.map, |s| {
-            if s.index().len() > super::MAP_MAX_PAPERS {
-                return Err(format!(
-                    "the map is drawn for lists of up to {} papers; this one has {}",
-                    super::MAP_MAX_PAPERS,
-                    s.index().len()
-                ));
-            }
-            recommend::map::draw(s.index(), None, false).map_err(|e| format!("{e:#}"))
-        })
-        .map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, json!({"error": e})))
+        cached(&live, &live.map, &live.session(), answers::map_html)
+            .map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, json!({"error": e})))
     })
     .await;
     match answer {

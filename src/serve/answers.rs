@@ -1,0 +1,140 @@
+//! The endpoints' answers, over a [`Session`]: parameters in, a JSON value or an [`ApiError`]
+//! out. Both routers call these (the file-backed one in `mod.rs`, the store-backed one in
+//! `store.rs`), so an endpoint parses and answers alike whichever holds the session; the routers
+//! keep only what differs: where the session comes from and how per-version results are cached.
+
+use axum::extract::Path as UrlPath;
+use axum::extract::rejection::PathRejection;
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use recommend::engine::Mode;
+use recommend::session::{ModelState, Session, check_query};
+
+use super::params::{Params, RawQuery, with_query_params};
+use super::{ApiError, MAP_MAX_PAPERS, MAX_K, MAX_PATH_STEPS, api_error, bad, error_text, results};
+
+/// `/api/like?title=...&unlike=...` and the shared query options.
+pub(super) fn like(s: &Session, q: RawQuery) -> Result<Value, ApiError> {
+    let p = Params::new(q, &with_query_params(&["title", "unlike"]))?;
+    let likes = p.all("title");
+    let unlikes = p.all("unlike");
+    if likes.is_empty() {
+        return Err(bad(
+            "title",
+            "give at least one title=PAPER (id, title or alias)",
+        ));
+    }
+    let args = p.query_options(s)?;
+    let hits = s.like(&likes, &unlikes, &args).map_err(|e| {
+        api_error(e, &|query| {
+            if unlikes.iter().any(|u| u.trim() == query) {
+                "unlike"
+            } else {
+                "title"
+            }
+        })
+    })?;
+    Ok(results(s.index(), &hits))
+}
+
+/// `/api/search?q=...`; a dense or hybrid search without the model is a 503 that names
+/// `mode=lexical`, which needs none.
+pub(super) fn search(s: &Session, q: RawQuery) -> Result<Value, ApiError> {
+    let p = Params::new(q, &with_query_params(&["q"]))?;
+    let text = p
+        .one("q")?
+        .ok_or_else(|| bad("q", "give the query as q=TEXT"))?;
+    check_query(&text).map_err(|e| bad("q", e))?;
+    let args = p.query_options(s)?;
+    if args.mode != Mode::Lexical {
+        s.embedder().map_err(|e| {
+            ApiError(
+                StatusCode::SERVICE_UNAVAILABLE,
+                json!({"error": format!("{e}; mode=lexical works without the model"),
+                       "parameter": "mode"}),
+            )
+        })?;
+    }
+    let hits = s.search(&text, &args).map_err(|e| api_error(e, &|_| "q"))?;
+    Ok(results(s.index(), &hits))
+}
+
+/// `/api/path?like=...&to=...&n=...`.
+pub(super) fn path(s: &Session, q: RawQuery) -> Result<Value, ApiError> {
+    let p = Params::new(q, &["like", "to", "n"])?;
+    let like = p
+        .one("like")?
+        .ok_or_else(|| bad("like", "give the starting paper as like=PAPER"))?;
+    let to = p.one("to")?;
+    let n = p.number("n", 8, MAX_PATH_STEPS)?;
+    let steps = s.path(&like, to.as_deref(), n).map_err(|e| {
+        api_error(e, &|query| {
+            if to.as_deref().is_some_and(|t| t.trim() == query) {
+                "to"
+            } else {
+                "like"
+            }
+        })
+    })?;
+    serde_json::to_value(steps).map_err(|e| bad("", e))
+}
+
+/// `/api/papers/{id}`: the whole record of one paper (id, title, alias, arXiv id or DOI).
+pub(super) fn paper(
+    s: &Session,
+    id: Result<UrlPath<String>, PathRejection>,
+) -> Result<Value, ApiError> {
+    let UrlPath(id) = id.map_err(|e| bad("id", format!("malformed paper id: {e}")))?;
+    let i =
+        recommend::engine::resolve(s.index(), &id).map_err(|e| api_error(e.into(), &|_| "id"))?;
+    serde_json::to_value(s.index().paper(i).into_owned()).map_err(|e| bad("", e))
+}
+
+/// `/api/topics[?k=N]`: `k` clusters when asked for, else the index's default topics, which
+/// `default` gives from the router's cache (computed once: minutes on a large list).
+pub(super) fn topics(
+    s: &Session,
+    q: RawQuery,
+    default: impl FnOnce() -> Result<Value, String>,
+) -> Result<Value, ApiError> {
+    let p = Params::new(q, &["k"])?;
+    if p.one("k")?.is_some() {
+        let k = p.number("k", 1, MAX_K)?;
+        let t = s.topics(Some(k)).map_err(|e| {
+            let mut err = api_error(e, &|_| "k");
+            err.1["parameter"] = json!("k");
+            err
+        })?;
+        return serde_json::to_value(t).map_err(|e| bad("", e));
+    }
+    default().map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, json!({"error": e})))
+}
+
+/// The default topics of `s`, as the cache of a router keeps them.
+pub(super) fn default_topics(s: &Session) -> Result<Value, String> {
+    s.topics(None)
+        .map_err(|e| error_text(&e))
+        .and_then(|t| serde_json::to_value(t).map_err(|e| e.to_string()))
+}
+
+/// The `/map` page of `s`, as the cache of a router keeps it; refused above
+/// [`MAP_MAX_PAPERS`], since the map computes the neighbours of every paper.
+pub(super) fn map_html(s: &Session) -> Result<String, String> {
+    let len = s.index().len();
+    if len > MAP_MAX_PAPERS {
+        return Err(format!(
+            "the map is drawn for indexes of up to {MAP_MAX_PAPERS} papers; this one has {len}"
+        ));
+    }
+    recommend::map::draw(s.index(), None, false).map_err(|e| format!("{e:#}"))
+}
+
+/// The model's state as `/healthz` reports it: `loading`, `ready` or `unavailable` (with why).
+pub(super) fn model_state(s: &Session) -> (&'static str, Option<String>) {
+    match s.model_state() {
+        ModelState::Loading => ("loading", None),
+        ModelState::Ready => ("ready", None),
+        ModelState::Unavailable(e) => ("unavailable", Some(e)),
+    }
+}
