@@ -171,7 +171,8 @@ pub struct Scored {
     pub interest: usize,
     /// The library papers of that interest closest to the candidate, closest first.
     pub near: Vec<(usize, f32)>,
-    /// The interest score alone, before ratings.
+    /// The interest score (dense and lexical) before the ratings' profile or pull; with
+    /// [`Learner::Seeds`] the papers rated up count among the interest's papers in it.
     pub base: f32,
 }
 
