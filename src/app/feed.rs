@@ -11,7 +11,7 @@ use recommend::corpus::arxiv::{self, Client};
 use recommend::corpus::{Corpus, Format as CorpusFormat, LoadOptions};
 use recommend::feed::candidates::{self, Candidate};
 use recommend::feed::state::{self, Cache, Shown, State, Verdict};
-use recommend::feed::{Feedback, Learner, Library, Scored, rank};
+use recommend::feed::{Feedback, Learner, Library, Scored, lexical_similarities, rank_with};
 use recommend::index::passage_text;
 use recommend::model::Role;
 use recommend::util::date::today;
@@ -239,7 +239,9 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
             Verdict::Down => feedback.down.push(v),
         }
     }
-    let ranked: Vec<Scored> = rank(&lib, &centred, &feedback, o.learner)
+    let papers: Vec<&recommend::corpus::Paper> = kept.iter().map(|c| &c.paper).collect();
+    let lexical = lexical_similarities(index.papers(), &papers);
+    let ranked: Vec<Scored> = rank_with(&lib, &centred, Some(&lexical), &feedback, o.learner)
         .into_iter()
         .filter(|s| o.args.min_score.is_none_or(|m| s.score >= m))
         .filter(|s| {

@@ -6,8 +6,9 @@
 //! Baselines in the same run: newest first; the mean cosine to the library
 //! (zotero-arxiv-daily's ranking); a TF-IDF linear SVM trained with the library as positives
 //! and the rest as negatives (arxiv-sanity's); and one mean profile of the whole library (what
-//! several interests replace). Ratings: the reader rates up the first five relevant and down the
-//! first five other papers of the unrated feed, and every system is measured again on the
+//! several interests replace); and ours on its dense signal alone (what the lexical side adds).
+//! Ratings: the reader rates up the first five relevant and down the first five other papers of
+//! the unrated feed, and every learner (none, Rocchio, linear, seeds) is measured again on the
 //! candidates left.
 
 use serde::Serialize;
@@ -15,7 +16,7 @@ use serde::Serialize;
 use super::judged::Margin;
 use super::tfidf::Tfidf;
 use crate::corpus::Paper;
-use crate::feed::{Feedback, Interest, Learner, Library, rank};
+use crate::feed::{Feedback, Interest, Learner, Library, rank, rank_with};
 use crate::index::Index;
 use crate::util::vector::dot;
 
@@ -181,11 +182,13 @@ pub fn report(index: &Index) -> Option<FeedReport> {
         "mean cosine to the library (zotero-arxiv-daily)",
         "TF-IDF linear SVM (arxiv-sanity)",
         "one mean profile",
+        "ours, dense signal only",
     ];
     let rated_names = [
         "ours, no ratings",
         "ours + Rocchio profile",
         "ours + linear model",
+        "ours + seeds (up joins its interest, down as --unlike)",
     ];
     let mut figs: Vec<Vec<(f64, f64)>> = vec![Vec::new(); names.len()];
     let mut rated: Vec<Vec<(f64, f64)>> = vec![Vec::new(); rated_names.len()];
@@ -209,7 +212,33 @@ pub fn report(index: &Index) -> Option<FeedReport> {
             .collect();
         let lib = Library::new(&refs, &centroid, interests);
         let cands: Vec<Vec<f32>> = candidates.iter().map(|&c| lib.center(&vector(c))).collect();
-        let ours = rank(&lib, &cands, &Feedback::default(), Learner::None);
+        let lexical = index.lexical();
+        let lex_rows: Vec<Vec<f32>> = candidates
+            .iter()
+            .map(|&c| {
+                let all = lexical.similar_to(c);
+                library.iter().map(|&i| all[i]).collect()
+            })
+            .collect();
+        let lex_of = |rows: &[usize]| {
+            let mut m = ndarray::Array2::<f32>::zeros((rows.len(), library.len()));
+            for (mut r, &c) in m.rows_mut().into_iter().zip(rows) {
+                r.assign(&ndarray::ArrayView1::from(&lex_rows[c][..]));
+            }
+            m
+        };
+        let lex_all = lex_of(&(0..candidates.len()).collect::<Vec<_>>());
+        let ours = rank_with(
+            &lib,
+            &cands,
+            Some(&lex_all),
+            &Feedback::default(),
+            Learner::None,
+        );
+        let dense_only: Vec<usize> = rank(&lib, &cands, &Feedback::default(), Learner::None)
+            .iter()
+            .map(|s| s.candidate)
+            .collect();
         let ours_order: Vec<usize> = ours.iter().map(|s| s.candidate).collect();
         let newest = order(
             &(0..candidates.len())
@@ -265,7 +294,7 @@ pub fn report(index: &Index) -> Option<FeedReport> {
                     .collect::<Vec<_>>(),
             )
         };
-        for (k, ranked) in [&ours_order, &newest, &mean_cos, &svm, &profile]
+        for (k, ranked) in [&ours_order, &newest, &mean_cos, &svm, &profile, &dense_only]
             .into_iter()
             .enumerate()
         {
@@ -294,11 +323,17 @@ pub fn report(index: &Index) -> Option<FeedReport> {
             .collect();
         let left_vectors: Vec<Vec<f32>> = left.iter().map(|&c| cands[c].clone()).collect();
         let left_relevant = |k: usize| relevant(left[k]);
-        for (k, learner) in [Learner::None, Learner::Rocchio, Learner::Linear]
-            .into_iter()
-            .enumerate()
+        let left_lex = lex_of(&left);
+        for (k, learner) in [
+            Learner::None,
+            Learner::Rocchio,
+            Learner::Linear,
+            Learner::Seeds,
+        ]
+        .into_iter()
+        .enumerate()
         {
-            let r: Vec<usize> = rank(&lib, &left_vectors, &feedback, learner)
+            let r: Vec<usize> = rank_with(&lib, &left_vectors, Some(&left_lex), &feedback, learner)
                 .iter()
                 .map(|s| s.candidate)
                 .collect();

@@ -9,7 +9,7 @@ use super::candidates::{self, Candidate};
 use super::rating::{self, RateError};
 use super::records::{FeedRecord, record};
 use super::state::{self, State, StateError, Verdict};
-use super::{Feedback, Learner, Library, rank};
+use super::{Feedback, Learner, Library, lexical_similarities, rank_with};
 use crate::index::Index;
 use crate::text::name_key;
 
@@ -29,6 +29,8 @@ pub struct Inbox {
     /// The raw vectors (what a rating stores) and the library-centred ones (what ranks).
     raw: Vec<Vec<f32>>,
     centred: Vec<Vec<f32>>,
+    /// The candidates' lexical similarities with the library ([`lexical_similarities`]).
+    lexical: ndarray::Array2<f32>,
     library: Library,
     writes: Mutex<()>,
 }
@@ -38,10 +40,13 @@ impl Inbox {
     pub fn new(index: &Index, candidates: Vec<Candidate>, vectors: Vec<Vec<f32>>) -> Inbox {
         let library = Library::of_index(index);
         let centred = vectors.iter().map(|v| library.center(v)).collect();
+        let papers: Vec<&crate::corpus::Paper> = candidates.iter().map(|c| &c.paper).collect();
+        let lexical = lexical_similarities(index.papers(), &papers);
         Inbox {
             candidates,
             raw: vectors,
             centred,
+            lexical,
             library,
             writes: Mutex::new(()),
         }
@@ -80,7 +85,13 @@ impl Inbox {
                 Verdict::Down => feedback.down.push(v),
             }
         }
-        let ranked = rank(&self.library, &self.centred, &feedback, Learner::Rocchio);
+        let ranked = rank_with(
+            &self.library,
+            &self.centred,
+            Some(&self.lexical),
+            &feedback,
+            Learner::Rocchio,
+        );
         Ok(ranked
             .iter()
             .filter(|s| {

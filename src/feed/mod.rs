@@ -5,7 +5,11 @@
 //! between the interests and favour papers that serve none of them well. Against one interest a
 //! candidate scores the mean of its three closest papers there (centred cosine of the passage
 //! vectors, as `--like` compares papers: every paper of one field is close to every other in raw
-//! e5 space). Ratings the reader gave are evidence on top: a profile of the papers rated up
+//! e5 space), plus, beside it, the mean of its three highest TF-IDF cosines there (the engine's
+//! own analyzer, [`lexical_similarities`]) rescaled to the dense scores' spread: a new paper
+//! that names the interest's methods is closer than its embedding alone says. On the time split
+//! (BENCHMARKS.md, The feed) the lexical side lifts precision@10 on every list: 0.500 -> 0.513,
+//! 0.527 -> 0.555, 0.500 -> 0.580. Ratings the reader gave are evidence on top: a profile of the papers rated up
 //! minus those rated down ([`Learner::Rocchio`]), or a linear model over the same signals fitted
 //! to the ratings ([`Learner::Linear`], arxiv-sanity's idea over this engine's signals).
 //!
@@ -20,6 +24,7 @@ pub mod state;
 
 use serde::Serialize;
 
+use crate::corpus::Paper;
 use crate::util::vector::dot;
 
 /// Papers of an interest a candidate is compared with: the mean of its closest this many.
@@ -111,6 +116,22 @@ impl Library {
     }
 }
 
+/// The lexical side of [`rank_with`]: each candidate's TF-IDF cosine with each library paper
+/// (candidates x papers), by the engine's own analyzer over the library and the candidates
+/// together (so a term every candidate carries weighs little, as in an index of them all).
+pub fn lexical_similarities(library: &[Paper], candidates: &[&Paper]) -> ndarray::Array2<f32> {
+    let mut all: Vec<Paper> = library.to_vec();
+    all.extend(candidates.iter().map(|&p| p.clone()));
+    let data = crate::index::LexicalData::build(&all);
+    let view = data.view();
+    let mut m = ndarray::Array2::<f32>::zeros((candidates.len(), library.len()));
+    for (j, mut row) in m.rows_mut().into_iter().enumerate() {
+        let sims = view.similar_to(library.len() + j);
+        row.assign(&ndarray::ArrayView1::from(&sims[..library.len()]));
+    }
+    m
+}
+
 /// How ratings change the ranking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -122,6 +143,9 @@ pub enum Learner {
     Rocchio,
     /// A logistic model over (interest score, closest up, closest down), fitted to the ratings.
     Linear,
+    /// Seeds: a paper rated up joins the interest it serves best as one more library paper; a
+    /// paper rated down pulls the candidates close to it down, as `--unlike` does.
+    Seeds,
 }
 
 /// What the reader said: centred vectors of papers rated up and down.
@@ -147,7 +171,8 @@ pub struct Scored {
     pub interest: usize,
     /// The library papers of that interest closest to the candidate, closest first.
     pub near: Vec<(usize, f32)>,
-    /// The interest score alone, before ratings.
+    /// The interest score (dense and lexical) before the ratings' profile or pull; with
+    /// [`Learner::Seeds`] the papers rated up count among the interest's papers in it.
     pub base: f32,
 }
 
@@ -165,32 +190,106 @@ fn closest(rows: &[Vec<f32>], v: &[f32]) -> f32 {
     rows.iter().map(|r| dot(r, v)).fold(0.0f32, f32::max)
 }
 
-/// The signals of a candidate whose cosines with the library's papers are `sims`.
-fn signals(library: &Library, v: &[f32], sims: &[f32], feedback: &Feedback) -> Signals {
-    // (interest, its score, its nearest papers)
-    type Best = (usize, f32, Vec<(usize, f32)>);
-    let mut best: Option<Best> = None;
+/// The mean of the [`NEAREST`] largest of `scores` (by member), with those members, best first.
+fn nearest(scores: impl Iterator<Item = (usize, f32)>) -> (f32, Vec<(usize, f32)>) {
+    let mut near: Vec<(usize, f32)> = scores.collect();
+    let by_score = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if near.len() > NEAREST {
+        near.select_nth_unstable_by(NEAREST - 1, by_score);
+        near.truncate(NEAREST);
+    }
+    near.sort_by(by_score);
+    let score = near.iter().map(|n| n.1).sum::<f32>() / near.len().max(1) as f32;
+    (score, near)
+}
+
+/// One candidate against every interest: the dense score and nearest papers, and the lexical
+/// score, per interest.
+struct PerInterest {
+    dense: Vec<(f32, Vec<(usize, f32)>)>,
+    lexical: Vec<f32>,
+}
+
+/// A candidate against every interest, its cosines with the library's papers being `sims`
+/// and its lexical similarities `lex` (empty without a lexical side). `seeds[k]` are
+/// cosines with the papers rated up that serve interest `k`: they join its members.
+fn per_interest(library: &Library, sims: &[f32], lex: &[f32], seeds: &[Vec<f32>]) -> PerInterest {
+    let mut dense = Vec::with_capacity(library.interests.len());
+    let mut lexical = Vec::new();
     for (k, interest) in library.interests.iter().enumerate() {
-        let mut near: Vec<(usize, f32)> = interest.members.iter().map(|&m| (m, sims[m])).collect();
-        let by_score = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if near.len() > NEAREST {
-            near.select_nth_unstable_by(NEAREST - 1, by_score);
-            near.truncate(NEAREST);
-        }
-        near.sort_by(by_score);
-        let score = near.iter().map(|n| n.1).sum::<f32>() / near.len() as f32;
-        if best.as_ref().is_none_or(|b| score > b.1) {
-            best = Some((k, score, near));
+        let members = interest.members.iter().map(|&m| (m, sims[m]));
+        let extra = seeds.get(k).into_iter().flatten().map(|&x| (usize::MAX, x));
+        let (score, mut near) = nearest(members.chain(extra));
+        near.retain(|n| n.0 != usize::MAX);
+        dense.push((score, near));
+        if !lex.is_empty() {
+            lexical.push(nearest(interest.members.iter().map(|&m| (m, lex[m]))).0);
         }
     }
-    let (interest, base, near) = best.unwrap_or((0, 0.0, Vec::new()));
-    Signals {
-        interest,
-        base,
-        near,
-        up: closest(&feedback.up, v),
-        down: closest(&feedback.down, v),
-    }
+    PerInterest { dense, lexical }
+}
+
+/// Mean and standard deviation of `xs` (standard deviation floored above zero).
+fn moments(xs: impl Iterator<Item = f32> + Clone) -> (f32, f32) {
+    let n = xs.clone().count().max(1) as f32;
+    let mean = xs.clone().sum::<f32>() / n;
+    let var = xs.map(|x| (x - mean) * (x - mean)).sum::<f32>() / n;
+    (mean, var.sqrt().max(1e-6))
+}
+
+/// Picks each candidate's best interest: the dense score plus, with a lexical side, the lexical
+/// one rescaled to the dense scores' spread over every (candidate, interest) ([`LEXICAL_WEIGHT`]),
+/// as the engine fuses its signals on one scale.
+fn choose(all: Vec<PerInterest>, feedback: &Feedback, cands: &[Vec<f32>]) -> Vec<Signals> {
+    let lexical = all.iter().any(|p| !p.lexical.is_empty());
+    let (scale, offset) = if lexical {
+        let (_, sd_d) = moments(all.iter().flat_map(|p| p.dense.iter().map(|d| d.0)));
+        let (mu_l, sd_l) = moments(all.iter().flat_map(|p| p.lexical.iter().copied()));
+        (LEXICAL_WEIGHT * sd_d / sd_l, mu_l)
+    } else {
+        (0.0, 0.0)
+    };
+    all.into_iter()
+        .zip(cands)
+        .map(|(p, v)| {
+            let mut best: Option<(usize, f32)> = None;
+            for (k, d) in p.dense.iter().enumerate() {
+                let l = p.lexical.get(k).map_or(0.0, |l| scale * (l - offset));
+                let s = d.0 + l;
+                if best.is_none_or(|b| s > b.1) {
+                    best = Some((k, s));
+                }
+            }
+            let (interest, base) = best.unwrap_or((0, 0.0));
+            let near = p
+                .dense
+                .into_iter()
+                .nth(interest)
+                .map(|d| d.1)
+                .unwrap_or_default();
+            Signals {
+                interest,
+                base,
+                near,
+                up: closest(&feedback.up, v),
+                down: closest(&feedback.down, v),
+            }
+        })
+        .collect()
+}
+
+/// The signals of a candidate whose cosines with the library's papers are `sims` (dense only).
+fn signals(library: &Library, v: &[f32], sims: &[f32], feedback: &Feedback) -> Signals {
+    let p = per_interest(library, sims, &[], &[]);
+    choose(vec![p], feedback, std::slice::from_ref(&v.to_vec()))
+        .pop()
+        .unwrap_or(Signals {
+            interest: 0,
+            base: 0.0,
+            near: Vec::new(),
+            up: 0.0,
+            down: 0.0,
+        })
 }
 
 /// Candidates per matrix product: a block's cosines with 5,000 papers hold 5 MB.
@@ -210,6 +309,13 @@ fn similarities(library: &Library, block: &[Vec<f32>]) -> ndarray::Array2<f32> {
 
 /// Weight of the Rocchio profile's cosine beside the interest score.
 const ROCCHIO_WEIGHT: f32 = 0.5;
+
+/// How much the closest paper rated down pulls a candidate down ([`Learner::Seeds`]), as the
+/// engine weighs `--unlike`.
+const UNLIKE_WEIGHT: f32 = 0.7;
+
+/// Weight of the lexical score, in units of the dense scores' spread.
+const LEXICAL_WEIGHT: f32 = 1.0;
 
 /// A fitted logistic model over (base, up, down).
 #[derive(Debug, Clone, Copy)]
@@ -260,25 +366,71 @@ impl Linear {
     }
 }
 
-/// The candidates (centred vectors, [`Library::center`]) ranked best first, ties by position.
+/// The candidates (centred vectors, [`Library::center`]) ranked best first, ties by position,
+/// on the dense signal alone.
 pub fn rank(
     library: &Library,
     candidates: &[Vec<f32>],
     feedback: &Feedback,
     learner: Learner,
 ) -> Vec<Scored> {
+    rank_with(library, candidates, None, feedback, learner)
+}
+
+/// [`rank`] with a lexical side: `lexical` holds each candidate's TF-IDF cosine with each
+/// library paper (candidates x papers), fused with the dense score per interest.
+pub fn rank_with(
+    library: &Library,
+    candidates: &[Vec<f32>],
+    lexical: Option<&ndarray::Array2<f32>>,
+    feedback: &Feedback,
+    learner: Learner,
+) -> Vec<Scored> {
     use rayon::prelude::*;
-    let all: Vec<Signals> = candidates
+    let lexical = lexical.filter(|l| l.nrows() == candidates.len() && l.ncols() == library.len());
+    let seeding = learner == Learner::Seeds && !feedback.up.is_empty();
+    // Each paper rated up joins the interest it serves best.
+    let up_interest: Vec<usize> = if seeding {
+        let sims = similarities(library, &feedback.up);
+        feedback
+            .up
+            .iter()
+            .zip(sims.rows())
+            .map(|(u, s)| {
+                signals(
+                    library,
+                    u,
+                    s.as_slice().unwrap_or(&[]),
+                    &Feedback::default(),
+                )
+                .interest
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let per: Vec<PerInterest> = candidates
         .par_chunks(BLOCK)
-        .flat_map_iter(|block| {
+        .enumerate()
+        .flat_map_iter(|(b, block)| {
             let sims = similarities(library, block);
             block
                 .iter()
                 .zip(sims.rows())
-                .map(|(v, s)| signals(library, v, s.as_slice().unwrap_or(&[]), feedback))
+                .enumerate()
+                .map(|(j, (v, s))| {
+                    let c = b * BLOCK + j;
+                    let lex = lexical.map(|l| l.row(c).to_vec()).unwrap_or_default();
+                    let mut seeds = vec![Vec::new(); library.interests.len()];
+                    for (u, &k) in feedback.up.iter().zip(&up_interest) {
+                        seeds[k].push(dot(u, v));
+                    }
+                    per_interest(library, s.as_slice().unwrap_or(&[]), &lex, &seeds)
+                })
                 .collect::<Vec<_>>()
         })
         .collect();
+    let all = choose(per, feedback, candidates);
     let learner = if feedback.is_empty() {
         Learner::None
     } else {
@@ -327,6 +479,7 @@ pub fn rank(
             let score = match learner {
                 Learner::None => s.base,
                 Learner::Rocchio => s.base + ROCCHIO_WEIGHT * dot(&profile, &candidates[i]),
+                Learner::Seeds => s.base - UNLIKE_WEIGHT * s.down.max(0.0),
                 Learner::Linear => linear
                     .as_ref()
                     .map_or(s.base, |m| m.value(&[s.base, s.up, s.down])),
@@ -402,5 +555,49 @@ mod tests {
         // paper rated down was the closer to the library), but the unrelated one stays last.
         let ranked = rank(&lib, &cands, &feedback, Learner::Linear);
         assert_eq!(ranked[2].candidate, 2, "{ranked:?}");
+    }
+
+    #[test]
+    fn the_lexical_side_breaks_what_the_dense_one_cannot_tell_apart() {
+        let papers = [unit(&[1.0, 0.1, 0.0]), unit(&[0.0, 1.0, 0.1])];
+        let refs: Vec<&[f32]> = papers.iter().map(Vec::as_slice).collect();
+        let interests = vec![
+            Interest {
+                name: "a".into(),
+                members: vec![0],
+            },
+            Interest {
+                name: "b".into(),
+                members: vec![1],
+            },
+        ];
+        let lib = Library::new(&refs, &[0.0; 3], interests);
+        // Three candidates equally close (dense) to both interests; the last shares words
+        // with the second paper.
+        let same = lib.center(&unit(&[1.0, 1.0, 0.0]));
+        let cands = vec![same.clone(), same.clone(), same];
+        let lexical = ndarray::arr2(&[[0.0, 0.0], [0.1, 0.0], [0.0, 0.6]]);
+        let dense = rank(&lib, &cands, &Feedback::default(), Learner::None);
+        assert_eq!(dense[0].candidate, 0, "ties by position: {dense:?}");
+        let fused = rank_with(
+            &lib,
+            &cands,
+            Some(&lexical),
+            &Feedback::default(),
+            Learner::None,
+        );
+        assert_eq!(fused[0].candidate, 2, "{fused:?}");
+        assert_eq!(fused[0].interest, 1, "the interest whose words it shares");
+        assert_eq!(fused[2].candidate, 0, "no shared words, last");
+        // A lexical matrix of the wrong shape is ignored rather than misread.
+        let wrong = ndarray::Array2::<f32>::ones((2, 2));
+        let r = rank_with(
+            &lib,
+            &cands,
+            Some(&wrong),
+            &Feedback::default(),
+            Learner::None,
+        );
+        assert_eq!(r[0].candidate, 0);
     }
 }
