@@ -13,6 +13,7 @@ pub mod feed;
 pub mod index;
 pub mod map;
 pub mod model;
+pub mod pipeline;
 pub mod render;
 pub mod safe_fs;
 pub mod session;

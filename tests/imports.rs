@@ -382,6 +382,37 @@ fn the_front_layer_imports_one_way_and_the_library_never_imports_it() {
     );
 }
 
+/// Library modules of the index build that must form no cycle: `pipeline` orders the steps
+/// of `index` (storage) and `engine` (measurements), and neither of those imports it.
+const BUILD: [&str; 4] = ["pipeline", "engine", "index", "model"];
+
+#[test]
+fn the_build_pipeline_sits_above_index_and_engine() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let lib = declared(&src.join("lib.rs"));
+    let bin = declared(&src.join("main.rs"));
+    let g = graph(&src, &lib, &bin);
+    let shown = show(&g);
+    for m in BUILD {
+        assert!(
+            lib.contains(m),
+            "src/lib.rs declares no `mod {m};`:\n{shown}"
+        );
+    }
+    assert!(
+        g.get("pipeline")
+            .is_some_and(|to| to.contains("index") && to.contains("engine")),
+        "the graph misses pipeline -> index, engine; the reader is broken:\n{shown}"
+    );
+    let within: BTreeSet<String> = BUILD.iter().map(|m| m.to_string()).collect();
+    if let Some(cycle) = find_cycle(&g, &within) {
+        panic!(
+            "the build's modules import each other in a cycle: {}",
+            cycle.join(" -> ")
+        );
+    }
+}
+
 #[test]
 fn the_reader_finds_paths_in_groups_and_relative_to_the_module_and_skips_text() {
     let at = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();

@@ -36,6 +36,8 @@ pub enum BenchError {
     #[error(transparent)]
     Index(#[from] IndexError),
     #[error(transparent)]
+    Build(#[from] crate::pipeline::BuildError),
+    #[error(transparent)]
     Topics(#[from] topics::TopicError),
 }
 

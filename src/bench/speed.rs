@@ -6,8 +6,9 @@ use serde::Serialize;
 
 use crate::corpus::Paper;
 use crate::engine::{self, Filters, Mode};
-use crate::index::{Index, IndexError};
+use crate::index::Index;
 use crate::model::{Embedder, ModelError, Role};
+use crate::pipeline::{BuildError, Builder, Model};
 
 /// Where the figures were measured.
 #[derive(Debug, Clone, Serialize)]
@@ -160,30 +161,14 @@ pub fn search_latency(
     Ok((latency(&samples), latency(&embed_times[warm..])))
 }
 
-/// Build an index from `papers` with `embedder` (passages: title + highlight), timed.
+/// Build an index from `papers` with `embedder` as `recommend index` builds one, timed.
 pub fn build_index(
     papers: Vec<Paper>,
     source: &str,
     embedder: &Embedder,
-) -> Result<(Index, Duration), IndexError> {
+) -> Result<(Index, Duration), BuildError> {
     let t = Instant::now();
-    let index = Index::build(papers, source, embedder.model_id(), &mut |texts| {
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        embedder
-            .embed(&refs, Role::Passage)
-            .map_err(|e| e.to_string())
-    })?;
-    let index = crate::engine::alignment::with_tokens(index, &mut |texts: &[&str]| {
-        embedder
-            .token_states(texts, Role::Passage)
-            .map_err(|e| IndexError::Embed(e.to_string()))
-    })?;
-    let index = crate::engine::calibrated(index)?;
-    let index = crate::engine::reference::with_reference(index, &mut |texts: &[&str]| {
-        embedder
-            .embed(texts, Role::Query)
-            .map_err(|e| IndexError::Embed(e.to_string()))
-    })?;
+    let (index, _) = Builder::new(Model::Loaded(embedder)).build(papers, source, None)?;
     Ok((index, t.elapsed()))
 }
 
