@@ -12,7 +12,7 @@ use recommend::engine::Mode;
 use recommend::session::{ModelState, Session, check_query};
 
 use super::params::{Params, RawQuery, with_query_params};
-use super::{ApiError, MAP_MAX_PAPERS, MAX_K, MAX_PATH_STEPS, api_error, bad, error_text, results};
+use super::{ApiError, MAP_MAX_PAPERS, MAX_K, MAX_PATH_STEPS, api_error, bad, results};
 
 /// `/api/like?title=...&unlike=...` and the shared query options.
 pub(super) fn like(s: &Session, q: RawQuery) -> Result<Value, ApiError> {
@@ -114,7 +114,7 @@ pub(super) fn topics(
 /// The default topics of `s`, as the cache of a router keeps them.
 pub(super) fn default_topics(s: &Session) -> Result<Value, String> {
     s.topics(None)
-        .map_err(|e| error_text(&e))
+        .map_err(|e| recommend::session::chain_text(&e))
         .and_then(|t| serde_json::to_value(t).map_err(|e| e.to_string()))
 }
 

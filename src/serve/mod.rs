@@ -47,7 +47,7 @@ use recommend::feed::rating::RateError;
 use recommend::index::Index;
 use recommend::model::Embedder;
 use recommend::render::records::{ResultRecord, result_records};
-use recommend::session::{Session, SessionError, parse_kind};
+use recommend::session::{Session, SessionError, chain_text, parse_kind};
 
 /// Largest `k` a request may ask for.
 pub const MAX_K: usize = 100;
@@ -234,23 +234,11 @@ fn pairs(v: &[(String, String)]) -> Vec<Value> {
         .collect()
 }
 
-/// An error with its causes, joined as the CLI prints them (`error: a: b`).
-fn error_text(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        text.push_str(": ");
-        text.push_str(&c.to_string());
-        cause = c.source();
-    }
-    text
-}
-
 /// Map an error of the session to an answer: a paper name that resolves to nothing is a 404, a
 /// mistake in the question a 400, a failure to answer a 500. `parameter` names the parameter a
 /// paper name came from.
 fn api_error(e: SessionError, parameter: &dyn Fn(&str) -> &'static str) -> ApiError {
-    let msg = error_text(&e);
+    let msg = chain_text(&e);
     if let SessionError::Resolve(r) = &e {
         return match r {
             ResolveError::Unknown { query, suggestions } => ApiError(

@@ -119,7 +119,7 @@ pub fn load_embedder(dir: &Path, options: EmbedderOptions) -> Result<Embedder, S
 }
 
 /// An error with its causes, joined as `anyhow` prints them with `{:#}`.
-fn chain_text(e: &dyn std::error::Error) -> String {
+pub fn chain_text(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut cause = e.source();
     while let Some(c) = cause {
