@@ -86,9 +86,29 @@ fn failure(args: &[&str]) -> (i32, String) {
     (out.status.code().unwrap_or(-1), err)
 }
 
+/// A fresh server, a temp folder for index files and the server's URL for database `postgres`.
+fn started() -> (Pg, tempfile::TempDir, String) {
+    let pg = Pg::start();
+    let url = pg.url("postgres");
+    (pg, tempfile::tempdir().unwrap(), url)
+}
+
+/// The version the store has published (`recommend.meta`).
+fn published_version(pg: &Pg) -> String {
+    pg.value(
+        "postgres",
+        "SELECT value FROM recommend.meta WHERE key = 'version'",
+    )
+}
+
+/// The store's `--like syn-7` answer as JSON: what a failed push must leave unchanged.
+fn like_syn7(url: &str) -> String {
+    ok(&["--store", url, "like", "syn-7", "-f", "json"])
+}
+
 #[test]
 fn store_answers_equal_the_index_answers() {
-    let Some(pg) = Pg::start() else { return };
+    let pg = Pg::start();
     let url = pg.url("postgres");
     let index = root().join("index.bin");
     let index = index.to_str().unwrap();
@@ -144,20 +164,12 @@ fn store_answers_equal_the_index_answers() {
     // A second push of the same index writes nothing and publishes nothing.
     let again = push(Path::new(index), &url);
     assert!(again.contains("nothing to write"), "{again}");
-    assert_eq!(
-        pg.value(
-            "postgres",
-            "SELECT value FROM recommend.meta WHERE key = 'version'"
-        ),
-        "1"
-    );
+    assert_eq!(published_version(&pg), "1");
 }
 
 #[test]
 fn an_incremental_push_writes_only_new_and_changed_papers() {
-    let Some(pg) = Pg::start() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let url = pg.url("postgres");
+    let (pg, dir, url) = started();
     let a = synthetic_index(dir.path(), "a.bin", 60, |i| i < 50, |_, _| {});
     // Three papers changed, one removed, two added.
     let b = synthetic_index(
@@ -202,9 +214,7 @@ fn an_incremental_push_writes_only_new_and_changed_papers() {
 
 #[test]
 fn a_failed_push_changes_no_answer() {
-    let Some(pg) = Pg::start() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let url = pg.url("postgres");
+    let (pg, dir, url) = started();
     let a = synthetic_index(dir.path(), "a.bin", 1800, |i| i < 600, |_, _| {});
     let b = synthetic_index(
         dir.path(),
@@ -218,7 +228,7 @@ fn a_failed_push_changes_no_answer() {
         },
     );
     push(&a, &url);
-    let before = ok(&["--store", &url, "like", "syn-7", "-f", "json"]);
+    let before = like_syn7(&url);
     let plan = "SELECT value FROM recommend.meta WHERE key = 'plan_sha256'";
     let plan_before = pg.value("postgres", plan);
     // Two of the batches commit, then the push fails.
@@ -232,32 +242,20 @@ fn a_failed_push_changes_no_answer() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("the store is as it was"), "{err}");
     assert_eq!(pg.value("postgres", plan), plan_before);
-    assert_eq!(
-        pg.value(
-            "postgres",
-            "SELECT value FROM recommend.meta WHERE key = 'version'"
-        ),
-        "1"
-    );
-    assert_eq!(
-        ok(&["--store", &url, "like", "syn-7", "-f", "json"]),
-        before
-    );
+    assert_eq!(published_version(&pg), "1");
+    assert_eq!(like_syn7(&url), before);
     // The next push completes, reusing the batches that were committed.
     let report = push(&b, &url);
     assert!(
         report.contains("1800 papers (800 written, 1000 unchanged, 600 removed)"),
         "{report}"
     );
-    assert_ne!(
-        ok(&["--store", &url, "like", "syn-7", "-f", "json"]),
-        before
-    );
+    assert_ne!(like_syn7(&url), before);
 }
 
 #[test]
 fn bad_stores_fail_clearly_without_the_password() {
-    let Some(pg) = Pg::start() else { return };
+    let pg = Pg::start();
     let index = root().join("index.bin");
     let index = index.to_str().unwrap();
     let wrong = pg.url("postgres").replace(pg::PASSWORD, "not-the-password");
@@ -321,7 +319,7 @@ fn bad_stores_fail_clearly_without_the_password() {
 
 #[test]
 fn the_password_comes_from_pgpassword_or_pgpass() {
-    let Some(pg) = Pg::start() else { return };
+    let pg = Pg::start();
     let url = pg.url_without_password("postgres");
     let index = root().join("index.bin");
     let out = recommend()
@@ -378,9 +376,7 @@ fn serve_store(url: &str) -> crate::support::server::Server {
 
 #[test]
 fn serve_store_sees_a_push_and_survives_a_restart_of_the_store() {
-    let Some(mut pg) = Pg::start() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let url = pg.url("postgres");
+    let (mut pg, dir, url) = started();
     let a = synthetic_index(dir.path(), "a.bin", 40, |_| true, |_, _| {});
     let b = synthetic_index(
         dir.path(),
@@ -455,9 +451,7 @@ fn serve_store_sees_a_push_and_survives_a_restart_of_the_store() {
 
 #[test]
 fn two_servers_on_one_store_answer_without_error_while_a_push_runs() {
-    let Some(pg) = Pg::start() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let url = pg.url("postgres");
+    let (_pg, dir, url) = started();
     // Large enough for the graph path: candidates from pgvector's HNSW index.
     let a = synthetic_index(dir.path(), "a.bin", 3500, |i| i < 2500, |_, _| {});
     let b = synthetic_index(dir.path(), "b.bin", 3500, |_| true, |_, _| {});
@@ -516,9 +510,7 @@ fn two_servers_on_one_store_answer_without_error_while_a_push_runs() {
 
 #[test]
 fn on_a_large_store_pgvector_finds_what_the_scan_finds() {
-    let Some(pg) = Pg::start() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let url = pg.url("postgres");
+    let (_pg, dir, url) = started();
     let a = synthetic_index(dir.path(), "a.bin", 3000, |_| true, |_, _| {});
     let a = a.to_str().unwrap();
     push(Path::new(a), &url);
@@ -561,13 +553,11 @@ fn on_a_large_store_pgvector_finds_what_the_scan_finds() {
 
 #[test]
 fn a_push_whose_connection_is_cut_changes_no_answer() {
-    let Some(pg) = Pg::start() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let url = pg.url("postgres");
+    let (pg, dir, url) = started();
     let a = synthetic_index(dir.path(), "a.bin", 8000, |i| i < 40, |_, _| {});
     let b = synthetic_index(dir.path(), "b.bin", 8000, |_| true, |_, _| {});
     push(&a, &url);
-    let before = ok(&["--store", &url, "like", "syn-7", "-f", "json"]);
+    let before = like_syn7(&url);
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_recommend"))
         .args(["--index", b.to_str().unwrap(), "push", "--to", &url])
         .stderr(std::process::Stdio::piped())
@@ -600,16 +590,7 @@ fn a_push_whose_connection_is_cut_changes_no_answer() {
         "{err}"
     );
     assert!(err.contains("PostgreSQL at"), "{err}");
-    assert_eq!(
-        pg.value(
-            "postgres",
-            "SELECT value FROM recommend.meta WHERE key = 'version'"
-        ),
-        "1"
-    );
-    assert_eq!(
-        ok(&["--store", &url, "like", "syn-7", "-f", "json"]),
-        before
-    );
+    assert_eq!(published_version(&pg), "1");
+    assert_eq!(like_syn7(&url), before);
     assert!(push(&b, &url).contains("version 2, 8000 papers"));
 }

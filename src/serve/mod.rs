@@ -107,18 +107,15 @@ pub fn run(mut session: Session, addr: SocketAddr, inbox: Option<Inbox>) -> Resu
         topics: OnceLock::new(),
         map: OnceLock::new(),
     });
-    bound_malloc_arenas();
-    // Requests run on the blocking pool (CPU work). Tokio's default of up to 512 threads buys
-    // nothing on a few cores (searches share one model) and each thread can pin memory of its
-    // own: a small pool answers as fast and keeps the server's memory flat under load.
+    let describe = format!(
+        "{} papers from {}",
+        state.index().len(),
+        state.session.index_path().display()
+    );
+    let loader = Arc::clone(&state);
+    let warm = move || loader.embedder().map(|_| ());
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .max_blocking_threads(2 * cores)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    rt.block_on(serve(state, addr))
+    listen_and_serve(addr, 2 * cores, router(state), warm, describe)
 }
 
 /// glibc gives each thread that allocates under contention an arena of its own (up to 8 per
@@ -134,39 +131,58 @@ fn bound_malloc_arenas() {
     }
 }
 
-async fn serve(state: Arc<AppState>, addr: SocketAddr) -> Result<()> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("cannot listen on {addr}; pick another --addr HOST:PORT"))?;
-    let local = listener
-        .local_addr()
-        .context("cannot read the bound address")?;
-    let loader = Arc::clone(&state);
-    std::thread::spawn(move || {
-        if let Err(e) = loader.embedder() {
+/// What both servers (an index file, `--store`) do once their state exists: a small runtime,
+/// the listener on `addr`, the model loaded by `warm` on a thread of its own (so the first
+/// search does not wait for it), the routes of `app` until SIGINT or SIGTERM. `describe` says
+/// what is served, after "listening on ... (".
+///
+/// Requests run on the blocking pool (CPU work), at most `max_blocking` threads. Tokio's default
+/// of up to 512 threads buys nothing on a few cores (searches share one model) and each thread
+/// can pin memory of its own: a small pool answers as fast and keeps the server's memory flat
+/// under load.
+fn listen_and_serve(
+    addr: SocketAddr,
+    max_blocking: usize,
+    app: Router,
+    warm: impl FnOnce() -> Result<(), String> + Send + 'static,
+    describe: String,
+) -> Result<()> {
+    bound_malloc_arenas();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(max_blocking)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr}; pick another --addr HOST:PORT"))?;
+        let local = listener
+            .local_addr()
+            .context("cannot read the bound address")?;
+        std::thread::spawn(move || {
+            if let Err(e) = warm() {
+                eprintln!(
+                    "warning: the model is unavailable ({e}); dense and hybrid search answer \
+                     503, everything else works"
+                );
+            }
+        });
+        if !local.ip().is_loopback() {
             eprintln!(
-                "warning: the model is unavailable ({e}); dense and hybrid search answer 503, \
-                 everything else works"
+                "warning: listening on {local}, which is not loopback: anyone who can reach \
+                 this machine can query the index"
             );
         }
-    });
-    if !local.ip().is_loopback() {
-        eprintln!(
-            "warning: listening on {local}, which is not loopback: anyone who can reach this \
-             machine can query the index"
-        );
-    }
-    eprintln!(
-        "recommend serve: listening on http://{local}/ ({} papers from {}); Ctrl-C stops",
-        state.index().len(),
-        state.session.index_path().display()
-    );
-    axum::serve(guard::GuardedListener(listener), router(state))
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .context("the server failed")?;
-    eprintln!("recommend serve: stopped");
-    Ok(())
+        eprintln!("recommend serve: listening on http://{local}/ ({describe}); Ctrl-C stops");
+        axum::serve(guard::GuardedListener(listener), app)
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+            .context("the server failed")?;
+        eprintln!("recommend serve: stopped");
+        Ok(())
+    })
 }
 
 async fn shutdown_signal() {

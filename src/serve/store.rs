@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, TryLockError};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use axum::Router;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path as UrlPath, State};
@@ -219,36 +219,8 @@ pub fn run_store(url: &str, addr: SocketAddr, model_dir: PathBuf, exact: bool) -
     });
     let listener = Arc::clone(&live);
     std::thread::spawn(move || listen(&listener));
-    super::bound_malloc_arenas();
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .max_blocking_threads((2 * cores).min(CONNECTIONS as usize - 2))
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    rt.block_on(serve(live, addr))
-}
-
-async fn serve(live: Arc<Live>, addr: SocketAddr) -> Result<()> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("cannot listen on {addr}; pick another --addr HOST:PORT"))?;
-    let local = listener
-        .local_addr()
-        .context("cannot read the bound address")?;
-    let loader = Arc::clone(&live);
-    std::thread::spawn(move || {
-        if let Err(e) = loader.session().embedder() {
-            eprintln!(
-                "warning: the model is unavailable ({e}); dense and hybrid search answer 503, \
-                 everything else works"
-            );
-        }
-    });
-    eprintln!(
-        "recommend serve: listening on http://{local}/ ({} papers, version {} of the store {}); \
-         Ctrl-C stops",
+    let describe = format!(
+        "{} papers, version {} of the store {}",
         live.session().index().len(),
         live.version.load(Ordering::Acquire),
         live.store.target()
@@ -265,13 +237,19 @@ async fn serve(live: Arc<Live>, addr: SocketAddr) -> Result<()> {
         .fallback(super::not_found)
         .method_not_allowed_fallback(super::only_get)
         .layer(middleware::from_fn(super::limits))
-        .with_state(live);
-    axum::serve(super::guard::GuardedListener(listener), app)
-        .with_graceful_shutdown(super::shutdown_signal())
-        .await
-        .context("the server failed")?;
-    eprintln!("recommend serve: stopped");
-    Ok(())
+        .with_state(Arc::clone(&live));
+    let loader = Arc::clone(&live);
+    let warm = move || {
+        loader
+            .session()
+            .embedder()
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    // The pool leaves two of the store's connections to the reloader and the listener.
+    let blocking = (2 * cores).min(CONNECTIONS as usize - 2);
+    super::listen_and_serve(addr, blocking, app, warm, describe)
 }
 
 /// Run `f` on a blocking thread with the store's current version loaded; a panic is a 500.

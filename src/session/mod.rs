@@ -194,15 +194,11 @@ impl Session {
         );
         let index = Index::load(index_path)?;
         check_fresh(&index)?;
-        Ok(Session {
-            index_path: index_path.to_path_buf(),
-            model_dir,
+        Ok(Session::from_index(
             index,
-            embedder: OnceLock::new(),
-            preload: std::sync::Mutex::new(None),
-            resident: false,
-            on_guess: None,
-        })
+            index_path.to_path_buf(),
+            model_dir,
+        ))
     }
 
     /// A session over an index already in memory: the published version of a store

@@ -4,9 +4,8 @@
 //! The binaries come from `$RECOMMEND_PG_BIN`, else from where `scripts/setup.sh` unpacks the
 //! pinned `pgserver` wheel (`$RECOMMEND_PG_HOME`, else `${XDG_CACHE_HOME:-~/.cache}/recommend/
 //! pgserver`, then `pgserver/pginstall/bin`). Missing binaries fail the test, naming the set-up
-//! script, so a store test never passes without a server; only where the wheel cannot be
-//! installed at all (not x86_64 Linux), or when `RECOMMEND_PG_SKIP=1` asks for it, does
-//! [`Pg::start`] print "skipped: no PostgreSQL" and return `None`.
+//! script and `RECOMMEND_PG_BIN` (for a machine the wheel does not cover), so a store test never
+//! passes without a server.
 //!
 //! PostgreSQL refuses to run as root. As root the server runs in a user namespace that maps the
 //! caller to an unprivileged uid (`unshare --map-user`): it reads the binaries and owns its data
@@ -73,21 +72,15 @@ fn command(program: &Path) -> Command {
 }
 
 impl Pg {
-    /// initdb a fresh cluster (password auth for TCP) and start it; `None` only when skipping
-    /// is allowed (module documentation).
-    pub fn start() -> Option<Pg> {
-        let Some(bin) = bin_dir() else {
-            let unsupported = !(cfg!(target_os = "linux") && cfg!(target_arch = "x86_64"));
-            if unsupported || std::env::var_os("RECOMMEND_PG_SKIP").is_some_and(|v| v == "1") {
-                eprintln!("skipped: no PostgreSQL (run scripts/setup.sh, or set RECOMMEND_PG_BIN)");
-                return None;
-            }
+    /// initdb a fresh cluster (password auth for TCP) and start it.
+    pub fn start() -> Pg {
+        let bin = bin_dir().unwrap_or_else(|| {
             panic!(
                 "no PostgreSQL for the store tests: run scripts/setup.sh (it unpacks the pinned \
-                 pgserver wheel), set RECOMMEND_PG_BIN=/path/to/bin, or RECOMMEND_PG_SKIP=1 to \
-                 skip them"
-            );
-        };
+                 pgserver wheel for x86_64 Linux) or set RECOMMEND_PG_BIN=/path/to/bin \
+                 (PostgreSQL 16 with pgvector)"
+            )
+        });
         let dir = tempfile::Builder::new()
             .prefix("recommend-pg-")
             .tempdir()
@@ -123,7 +116,7 @@ impl Pg {
         };
         pg.resume();
         pg.sql("postgres", "CREATE EXTENSION IF NOT EXISTS vector");
-        Some(pg)
+        pg
     }
 
     /// Start the server (again, after [`Pg::stop`]) on the same port and data, and wait until it
