@@ -1,15 +1,19 @@
 //! The feed's ranking on the sizes its issue names: 1,000 candidates against a 5,000-paper
 //! library of 70 interests (synthetic clustered 384-d vectors, `recommend::bench::synthetic`),
 //! after embedding: what `recommend feed` spends between the vectors and the output. Criterion
-//! times `feed::rank` without ratings, with a Rocchio profile of 10 ratings and with the linear
-//! model; the one-interest mean profile (the mean cosine zotero-arxiv-daily ranks by) runs
-//! beside them as the yardstick.
+//! times the lexical side (`feed::lexical_similarities`: a TF-IDF index over library and
+//! candidates, every candidate against every paper), then `feed::rank_with` with it, without
+//! ratings, with a Rocchio profile of 10 ratings and with the linear model, and the dense-only
+//! `feed::rank` as the ablation; the one-interest mean profile (the mean cosine
+//! zotero-arxiv-daily ranks by) runs beside them as the yardstick.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use recommend::bench::synthetic;
-use recommend::feed::{Feedback, Interest, Learner, Library, rank};
+use recommend::feed::{
+    Feedback, Interest, Learner, Library, lexical_similarities, rank, rank_with,
+};
 use recommend::util::vector::dot;
 
 const LIBRARY: usize = 5_000;
@@ -17,8 +21,10 @@ const CANDIDATES: usize = 1_000;
 const INTERESTS: usize = 70;
 
 fn bench(c: &mut Criterion) {
-    let (_, vectors) = synthetic::corpus(LIBRARY + CANDIDATES, 384, INTERESTS, 7);
+    let (papers, vectors) = synthetic::corpus(LIBRARY + CANDIDATES, 384, INTERESTS, 7);
     let (library, candidates) = vectors.split_at(LIBRARY);
+    let (library_papers, candidate_papers) = papers.split_at(LIBRARY);
+    let candidate_refs: Vec<_> = candidate_papers.iter().collect();
     let refs: Vec<&[f32]> = library.iter().map(Vec::as_slice).collect();
     let mut centroid = vec![0.0f32; 384];
     for v in library {
@@ -41,14 +47,24 @@ fn bench(c: &mut Criterion) {
     };
     let mut g = c.benchmark_group("feed 1000 candidates x 5000 papers");
     g.sample_size(20);
+    g.bench_function("lexical side: TF-IDF of every candidate x paper", |b| {
+        b.iter(|| black_box(lexical_similarities(library_papers, &candidate_refs)))
+    });
+    let lexical = lexical_similarities(library_papers, &candidate_refs);
+    let ranked = |feedback: &Feedback, learner| {
+        black_box(rank_with(&lib, &cands, Some(&lexical), feedback, learner))
+    };
     g.bench_function("rank, no ratings", |b| {
-        b.iter(|| black_box(rank(&lib, &cands, &Feedback::default(), Learner::None)))
+        b.iter(|| ranked(&Feedback::default(), Learner::None))
     });
     g.bench_function("rank, Rocchio over 10 ratings", |b| {
-        b.iter(|| black_box(rank(&lib, &cands, &feedback, Learner::Rocchio)))
+        b.iter(|| ranked(&feedback, Learner::Rocchio))
     });
     g.bench_function("rank, linear model over 10 ratings", |b| {
-        b.iter(|| black_box(rank(&lib, &cands, &feedback, Learner::Linear)))
+        b.iter(|| ranked(&feedback, Learner::Linear))
+    });
+    g.bench_function("ablation: rank, dense only, no ratings", |b| {
+        b.iter(|| black_box(rank(&lib, &cands, &Feedback::default(), Learner::None)))
     });
     let mean: Vec<f32> = {
         let mut m = vec![0.0f32; 384];

@@ -135,6 +135,9 @@ pub enum Command {
         /// up, down, or clear (forget the rating).
         #[arg(value_enum)]
         verdict: VerdictArg,
+        /// With --store: whose rating (default $RECOMMEND_USER, else $USER).
+        #[arg(long, value_name = "NAME")]
+        user: Option<String>,
     },
     /// Free-text search, Chinese, English or mixed.
     Search {
@@ -341,6 +344,9 @@ pub struct FeedArgs {
     /// How your ratings re-rank the feed.
     #[arg(long, value_enum, default_value_t = LearnerArg::Rocchio)]
     pub learner: LearnerArg,
+    /// With --store: whose ratings and shown papers (default $RECOMMEND_USER, else $USER).
+    #[arg(long, value_name = "NAME")]
+    pub user: Option<String>,
 }
 
 /// How corpus files are read.

@@ -49,6 +49,7 @@ fn run(args: &[&str]) -> std::process::Output {
         .env_remove("RECOMMEND_INDEX")
         .env_remove("RECOMMEND_STORE")
         .env_remove("PGPASSWORD")
+        .env_remove("RECOMMEND_USER")
         .timeout(Duration::from_secs(300))
         .args(args)
         .output()
@@ -593,4 +594,101 @@ fn a_push_whose_connection_is_cut_changes_no_answer() {
     assert_eq!(published_version(&pg), "1");
     assert_eq!(like_syn7(&url), before);
     assert!(push(&b, &url).contains("version 2, 8000 papers"));
+}
+
+/// `recommend feed` over an imported list's abstracts, top 10 as JSON, and its report (stderr).
+fn feed_top10(place: &[&str], extra: &[&str]) -> (Vec<String>, String) {
+    let candidates = root().join("bench/corpora/abstracts/awesome-rl-ai-agents.jsonl");
+    let mut args = place.to_vec();
+    let candidates = candidates.to_str().unwrap();
+    args.extend(["feed", candidates, "-n", "10", "-f", "json"]);
+    args.extend(extra);
+    let out = run(&args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "feed {args:?} failed: {err}");
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    (ids, err)
+}
+
+#[test]
+fn feed_and_rate_on_a_store_keep_each_readers_state_apart() {
+    let (pg, dir, url) = started();
+    let index = dir.path().join("library.bin");
+    std::fs::copy(root().join("index.bin"), &index).unwrap();
+    let index_arg = index.to_str().unwrap();
+    push(&index, &url);
+    // The store's feed is the file's feed: the same library, the same first ranking.
+    let (from_file, _) = feed_top10(&["--index", index_arg], &[]);
+    assert_eq!(from_file.len(), 10);
+    let ann = ["--store", url.as_str()];
+    let (first, report) = feed_top10(&ann, &["--user", "ann"]);
+    assert_eq!(first, from_file);
+    // The vectors the first reader's feed embedded serve the next reader: nothing is embedded.
+    let (bob, report_bob) = feed_top10(&ann, &["--user", "bob"]);
+    assert_eq!(bob, from_file);
+    assert!(report.contains("embedded"), "{report}");
+    assert!(report_bob.contains("(0 embedded"), "{report_bob}");
+    // A reader is never shown a paper twice; the other reader's state is untouched.
+    let (second, _) = feed_top10(&ann, &["--user", "ann"]);
+    assert!(second.iter().all(|id| !first.contains(id)), "{second:?}");
+    let rows = |table: &str, user: &str| {
+        pg.value(
+            "postgres",
+            &format!("SELECT count(*) FROM recommend.{table} WHERE user_name = '{user}'"),
+        )
+    };
+    let seen = |user: &str| rows("feed_seen", user);
+    let ratings = |user: &str| rows("feed_ratings", user);
+    assert_eq!(
+        (seen("ann"), seen("bob")),
+        ("20".to_string(), "10".to_string())
+    );
+    // A rating is the reader's own and moves that reader's later feeds.
+    let low = &first[9];
+    ok(&["--store", &url, "rate", low, "up", "--user", "ann"]);
+    assert_eq!(
+        (ratings("ann"), ratings("bob")),
+        ("1".to_string(), "0".to_string())
+    );
+    let (again, _) = feed_top10(&ann, &["--user", "ann", "--all"]);
+    let moved = again.iter().position(|i| i == low);
+    assert!(
+        moved.is_some_and(|p| p < 9),
+        "rated up, {low} is at {moved:?}"
+    );
+    let (bob_again, _) = feed_top10(&ann, &["--user", "bob", "--all"]);
+    assert_eq!(bob_again, from_file, "bob's feed moved with ann's rating");
+    ok(&["--store", &url, "rate", low, "clear", "--user", "ann"]);
+    assert_eq!(ratings("ann"), "0");
+    // The store keeps the state: nothing was written beside the index but the file feed's own.
+    let beside: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        beside.iter().all(|f| f.starts_with("library.")),
+        "{beside:?}"
+    );
+    // Bad readers: usage errors, nothing written.
+    let (code, err) = failure(&["--store", &url, "rate", low, "up", "--user", " "]);
+    assert_eq!(code, 2, "{err}");
+    let (code, err) = failure(&["--index", index_arg, "rate", low, "up", "--user", "ann"]);
+    assert!(code == 2 && err.contains("--store"), "{err}");
+    let (code, err) = failure(&[
+        "--store",
+        &url,
+        "rate",
+        "no such paper at all",
+        "up",
+        "--user",
+        "ann",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(ratings("ann"), "0");
 }

@@ -5,12 +5,13 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use recommend::corpus::arxiv::{self, Client};
 use recommend::corpus::{Corpus, Format as CorpusFormat, LoadOptions};
 use recommend::feed::candidates::{self, Candidate};
-use recommend::feed::state::{self, Cache, Shown, State, Verdict};
+use recommend::feed::home::{Files, Home};
+use recommend::feed::state::{self, Cache, Shown, Verdict};
 use recommend::feed::{Feedback, Learner, Library, Scored, lexical_similarities, rank_with};
 use recommend::index::passage_text;
 use recommend::model::Role;
@@ -58,6 +59,44 @@ impl FeedOptions {
         };
         Ok(FeedOptions { args, learner })
     }
+}
+
+/// Where the reader's state is kept: the files beside `--index`, or with `--store` the rows of
+/// `user` (else `$RECOMMEND_USER`, else `$USER`) in the store.
+fn home_of(
+    common: &CommonArgs,
+    session: &recommend::session::Session,
+    user: Option<&str>,
+) -> Result<Box<dyn Home>> {
+    let index = session.index();
+    let Some(url) = &common.store else {
+        if user.is_some() {
+            return Err(usage(
+                "--user names a reader of a shared --store; an index file keeps one reader's \
+                 state beside it",
+            ));
+        }
+        return Ok(Box::new(Files::beside(
+            session.index_path(),
+            &index.meta.model_id,
+            index.dim(),
+        )));
+    };
+    let user = match user {
+        Some(u) => u.to_string(),
+        None => ["RECOMMEND_USER", "USER", "LOGNAME"]
+            .iter()
+            .find_map(|v| std::env::var(v).ok().filter(|u| !u.trim().is_empty()))
+            .ok_or_else(|| usage("with --store, say whose feed it is: --user NAME"))?,
+    };
+    recommend::store::feed::check_user(&user).map_err(usage)?;
+    let store = std::sync::Arc::new(recommend::store::Store::connect(url, 1)?);
+    Ok(Box::new(recommend::store::FeedHome::new(
+        store,
+        &user,
+        &index.meta.model_id,
+        index.dim(),
+    )))
 }
 
 /// Candidates from files: any corpus format; arXiv feeds keep their publication dates.
@@ -168,8 +207,8 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
         return Err(usage("the candidates hold no papers (an empty feed page?)"));
     }
     let (fresh, skipped) = candidates::new_papers(index.papers(), gathered);
-    let state_path = state::state_path(session.index_path());
-    let mut state = State::load(&state_path, &index.meta.model_id)?;
+    let home = home_of(common, &session, o.args.user.as_deref())?;
+    let mut state = home.state()?;
     let mut seen_before = 0;
     let mut filtered = 0;
     let kept: Vec<Candidate> = fresh
@@ -204,13 +243,10 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
         })
         .collect();
     let texts: Vec<String> = kept.iter().map(|c| passage_text(&c.paper)).collect();
-    let cache_path = state::cache_path(session.index_path());
-    let (mut cache, why_not) = Cache::load(&cache_path, &index.meta.model_id, index.dim());
+    let keys: Vec<String> = texts.iter().map(|t| state::text_key(t)).collect();
+    let (mut cache, why_not) = home.vectors(&keys);
     if let Some(why) = why_not {
-        eprintln!(
-            "note: the vector cache {} was not used ({why})",
-            cache_path.display()
-        );
+        eprintln!("note: the vector cache was not used ({why})");
     }
     let (vecs, embedded) = if kept.is_empty() {
         (Vec::new(), 0)
@@ -288,11 +324,8 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
         .map(|s| s.text.clone())
         .chain(texts.iter().map(|t| state::text_key(t)))
         .collect();
-    cache.vectors.retain(|k, _| wanted.contains(k));
-    cache
-        .save(&cache_path)
-        .with_context(|| format!("cannot write the vector cache {}", cache_path.display()))?;
-    state.save(&state_path)?;
+    home.save_vectors(&cache, &wanted)?;
+    home.save_state(&mut state)?;
     render_feed(common, &lib, &records)
 }
 
@@ -306,17 +339,16 @@ pub(crate) fn inbox(
     let index = session.index();
     let (fresh, skipped) = candidates::new_papers(index.papers(), from_files(paths)?);
     let texts: Vec<String> = fresh.iter().map(|c| passage_text(&c.paper)).collect();
-    let cache_path = state::cache_path(session.index_path());
-    let (mut cache, _) = Cache::load(&cache_path, &index.meta.model_id, index.dim());
+    let home = Files::beside(session.index_path(), &index.meta.model_id, index.dim());
+    let (mut cache, _) = home.vectors(&[]);
     let (vecs, embedded) = if fresh.is_empty() {
         (Vec::new(), 0)
     } else {
         vectors(session, &mut cache, &texts)?
     };
     if embedded > 0 {
-        cache
-            .save(&cache_path)
-            .with_context(|| format!("cannot write the vector cache {}", cache_path.display()))?;
+        let keep = cache.vectors.keys().cloned().collect();
+        home.save_vectors(&cache, &keep)?;
     }
     eprintln!(
         "inbox: {} candidate(s) ({} already in the library, {} repeated; {embedded} embedded)",
@@ -327,22 +359,27 @@ pub(crate) fn inbox(
     Ok(recommend::feed::inbox::Inbox::new(index, fresh, vecs))
 }
 
-pub(crate) fn rate(common: &CommonArgs, id: &str, verdict: VerdictArg) -> Result<()> {
+pub(crate) fn rate(
+    common: &CommonArgs,
+    id: &str,
+    verdict: VerdictArg,
+    user: Option<&str>,
+) -> Result<()> {
     let session = open_session(common)?;
+    let home = home_of(common, &session, user)?;
     let verdict = match verdict {
         VerdictArg::Up => Some(Verdict::Up),
         VerdictArg::Down => Some(Verdict::Down),
         VerdictArg::Clear => None,
     };
     let none = |_: &str| None;
-    let title =
-        rating::rate(session.index(), session.index_path(), id, verdict, &none).map_err(|e| {
-            if e.is_input() {
-                usage(e.to_string())
-            } else {
-                anyhow::Error::new(e)
-            }
-        })?;
+    let title = rating::rate(session.index(), home.as_ref(), id, verdict, &none).map_err(|e| {
+        if e.is_input() {
+            usage(e.to_string())
+        } else {
+            anyhow::Error::new(e)
+        }
+    })?;
     match verdict {
         None => eprintln!("cleared the rating of {title:?}"),
         Some(Verdict::Up) => {

@@ -69,9 +69,6 @@ pub fn run(cli: Cli) -> Result<()> {
     if common.store.is_some() {
         let refused = match &cli.command {
             Some(Command::Index { .. } | Command::Add { .. }) => Some("writes an index file"),
-            Some(Command::Feed(_) | Command::Rate { .. }) => {
-                Some("keeps its state beside an index file")
-            }
             Some(Command::Bench { .. }) => Some("measures an index file"),
             Some(Command::Push { .. }) => Some("reads --index and writes --to"),
             _ => None,
@@ -88,7 +85,9 @@ pub fn run(cli: Cli) -> Result<()> {
             let options = feed::FeedOptions::new(args)?;
             feed::feed(&common, &options)
         }
-        Some(Command::Rate { id, verdict }) => feed::rate(&common, &id, verdict),
+        Some(Command::Rate { id, verdict, user }) => {
+            feed::rate(&common, &id, verdict, user.as_deref())
+        }
         Some(Command::Like {
             titles,
             unlike,

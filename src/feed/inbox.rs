@@ -2,13 +2,13 @@
 //! ratings of that moment (`/api/feed`), and rated by the same rule as `recommend rate`
 //! (`/api/rate`). Ratings are written one at a time.
 
-use std::path::Path;
 use std::sync::Mutex;
 
 use super::candidates::{self, Candidate};
+use super::home::Home;
 use super::rating::{self, RateError};
 use super::records::{FeedRecord, record};
-use super::state::{self, State, StateError, Verdict};
+use super::state::{StateError, Verdict};
 use super::{Feedback, Learner, Library, lexical_similarities, rank_with};
 use crate::index::Index;
 use crate::text::name_key;
@@ -69,14 +69,14 @@ impl Inbox {
             .collect()
     }
 
-    /// The ranked candidates with the ratings in the state file beside `index_path`.
+    /// The ranked candidates with the reader's ratings kept by `home`.
     pub fn records(
         &self,
         index: &Index,
-        index_path: &Path,
+        home: &dyn Home,
         q: &InboxQuery,
     ) -> Result<Vec<FeedRecord>, StateError> {
-        let state = State::load(&state::state_path(index_path), &index.meta.model_id)?;
+        let state = home.state()?;
         let mut feedback = Feedback::default();
         for r in state.ratings.values() {
             let v = self.library.center(&r.vector);
@@ -123,7 +123,7 @@ impl Inbox {
     pub fn rate(
         &self,
         index: &Index,
-        index_path: &Path,
+        home: &dyn Home,
         id: &str,
         verdict: Option<Verdict>,
     ) -> Result<String, RateError> {
@@ -142,6 +142,6 @@ impl Inbox {
                     (c.key.clone(), c.paper.title.clone(), self.raw[i].clone())
                 })
         };
-        rating::rate(index, index_path, id, verdict, &lookup)
+        rating::rate(index, home, id, verdict, &lookup)
     }
 }

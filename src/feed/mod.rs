@@ -17,6 +17,7 @@
 //! vectors, and the time-split benchmark (`bench::feed`) runs the very same [`rank`].
 
 pub mod candidates;
+pub mod home;
 pub mod inbox;
 pub mod rating;
 pub mod records;
@@ -124,12 +125,14 @@ pub fn lexical_similarities(library: &[Paper], candidates: &[&Paper]) -> ndarray
     all.extend(candidates.iter().map(|&p| p.clone()));
     let data = crate::index::LexicalData::build(&all);
     let view = data.view();
-    let mut m = ndarray::Array2::<f32>::zeros((candidates.len(), library.len()));
-    for (j, mut row) in m.rows_mut().into_iter().enumerate() {
-        let sims = view.similar_to(library.len() + j);
-        row.assign(&ndarray::ArrayView1::from(&sims[..library.len()]));
-    }
-    m
+    let n = library.len();
+    // Rows are independent, so they are computed on every core.
+    use rayon::prelude::*;
+    let rows: Vec<f32> = (0..candidates.len())
+        .into_par_iter()
+        .flat_map_iter(|j| view.similar_to(n + j).into_iter().take(n))
+        .collect();
+    ndarray::Array2::from_shape_vec((candidates.len(), n), rows).expect("one row per candidate")
 }
 
 /// How ratings change the ranking.

@@ -1,11 +1,11 @@
 //! Rating a paper: what `recommend rate` and the server's Inbox do, by one rule. A paper is
 //! found among those a feed showed (by id or title), then among the caller's own candidates,
-//! then in the library; its vector goes into the state file with the verdict.
-
-use std::path::Path;
+//! then in the library; its vector goes into the reader's state ([`super::home::Home`]) with the
+//! verdict.
 
 use super::candidates;
-use super::state::{self, Cache, Rating, State, StateError, Verdict};
+use super::home::Home;
+use super::state::{Rating, State, StateError, Verdict};
 use crate::index::Index;
 use crate::text::name_key;
 use crate::util::date::today;
@@ -41,17 +41,16 @@ impl RateError {
 /// A paper the caller can rate besides the shown and the library ones: key, title, vector.
 pub type Extra<'a> = &'a dyn Fn(&str) -> Option<(String, String, Vec<f32>)>;
 
-/// Records `verdict` (`None`: forget the rating) for the paper `id` names, in the state file
-/// beside `index_path`; returns the paper's title. Atomic: on any error the file is as it was.
+/// Records `verdict` (`None`: forget the rating) for the paper `id` names, in the reader's state
+/// kept by `home`; returns the paper's title. Atomic: on any error the state is as it was.
 pub fn rate(
     index: &Index,
-    index_path: &Path,
+    home: &dyn Home,
     id: &str,
     verdict: Option<Verdict>,
     extra: Extra<'_>,
 ) -> Result<String, RateError> {
-    let state_path = state::state_path(index_path);
-    let mut state = State::load(&state_path, &index.meta.model_id)?;
+    let mut state = home.state()?;
     let wanted = id.trim();
     let Some(verdict) = verdict else {
         let key = state
@@ -65,7 +64,7 @@ pub fn rate(
             .remove(&key)
             .map(|r| r.title)
             .unwrap_or_default();
-        state.save(&state_path)?;
+        home.save_state(&mut state)?;
         return Ok(title);
     };
     let shown = state
@@ -78,11 +77,7 @@ pub fn rate(
         })
         .map(|(k, s)| (k.clone(), s.clone()));
     let (key, title, vector) = if let Some((k, s)) = shown {
-        let (cache, _) = Cache::load(
-            &state::cache_path(index_path),
-            &index.meta.model_id,
-            index.dim(),
-        );
+        let (cache, _) = home.vectors(std::slice::from_ref(&s.text));
         match cache.vectors.get(&s.text) {
             Some(v) => (k, s.title, v.clone()),
             None => match extra(wanted) {
@@ -125,7 +120,7 @@ pub fn rate(
             date: today(),
         },
     );
-    state.save(&state_path)?;
+    home.save_state(&mut state)?;
     Ok(title)
 }
 

@@ -2,6 +2,7 @@
 //! `POST /api/rate`, over the same state file as `recommend rate`.
 
 use super::*;
+use recommend::feed::home::Files;
 
 pub(super) async fn inbox_page() -> Html<&'static str> {
     Html(INBOX)
@@ -26,14 +27,12 @@ pub(super) async fn feed(State(state): State<Arc<AppState>>, q: RawQuery) -> Res
             interest: p.one("interest")?.filter(|i| !i.trim().is_empty()),
             all: p.flag("all")?,
         };
-        let records = inbox
-            .records(s.index(), s.session.index_path(), &query)
-            .map_err(|e| {
-                ApiError(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    json!({"error": e.to_string()}),
-                )
-            })?;
+        let records = inbox.records(s.index(), &home_of(s), &query).map_err(|e| {
+            ApiError(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                json!({"error": e.to_string()}),
+            )
+        })?;
         Ok(json!({"candidates": inbox.len(), "interests": inbox.interests(), "results": records}))
     })
     .await
@@ -62,7 +61,7 @@ pub(super) async fn rate(State(state): State<Arc<AppState>>, q: RawQuery) -> Res
             }
         };
         let title = inbox
-            .rate(s.index(), s.session.index_path(), &id, verdict)
+            .rate(s.index(), &home_of(s), &id, verdict)
             .map_err(|e| {
                 let status = match &e {
                     RateError::Unknown { .. } | RateError::NoRating(_) => StatusCode::NOT_FOUND,
@@ -74,4 +73,10 @@ pub(super) async fn rate(State(state): State<Arc<AppState>>, q: RawQuery) -> Res
         Ok(json!({"id": id, "title": title, "verdict": p.one("verdict")?}))
     })
     .await
+}
+
+/// The reader's state beside the served index file (`serve --feed` is refused with `--store`).
+fn home_of(s: &AppState) -> Files {
+    let index = s.index();
+    Files::beside(s.session.index_path(), &index.meta.model_id, index.dim())
 }

@@ -8,7 +8,8 @@
 //! Chinese), tags, `builds_on` parents and topics; and the ranking plan: the list-wide evidence
 //! the fusion needs (IDF, centroid, link strengths, search reference, token states, the graph),
 //! as the validated `index.bin` bytes of the pushed index, under the store version that
-//! published it. Feed state (ratings, seen papers) has tables keyed by user.
+//! published it. Feed state (ratings with their vectors, seen papers) has rows keyed by reader,
+//! and the candidate vectors one cache the readers share ([`feed`]).
 //!
 //! Consistency: a push writes new paper rows in batches, one transaction each, then publishes
 //! in one last transaction (plan, version, removal of rows no longer in the list). Readers take
@@ -27,11 +28,13 @@
 //! appear in an error or a log line: targets are shown as `user@host:port/db`.
 
 pub mod connect;
+pub mod feed;
 pub mod push;
 pub mod query;
 pub mod schema;
 
 pub use connect::{Store, Target};
+pub use feed::FeedHome;
 pub use push::{PushReport, push};
 pub use query::Snapshot;
 

@@ -10,8 +10,9 @@ use postgres::{Client, GenericClient};
 
 use super::{StoreError, Target};
 
-/// The version of the layout this recommend reads and writes.
-pub const SCHEMA_VERSION: i64 = 1;
+/// The version of the layout this recommend reads and writes: 2 keeps each rating's vector and
+/// the shared cache of candidate vectors (`super::feed`).
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// The channel a push notifies with the new store version when it publishes.
 pub const CHANNEL: &str = "recommend_store";
@@ -55,12 +56,14 @@ fn ddl(dim: usize) -> String {
          CREATE TABLE recommend.feed_ratings (
              user_name text NOT NULL, paper text NOT NULL,
              verdict smallint NOT NULL CHECK (verdict IN (-1, 1)),
-             rated_at timestamptz NOT NULL DEFAULT now(),
+             title text NOT NULL, embedding vector({dim}) NOT NULL, rated_on text NOT NULL,
              PRIMARY KEY (user_name, paper));
          CREATE TABLE recommend.feed_seen (
              user_name text NOT NULL, paper text NOT NULL,
-             seen_at timestamptz NOT NULL DEFAULT now(),
+             title text NOT NULL, text_key text NOT NULL, seen_on text NOT NULL,
              PRIMARY KEY (user_name, paper));
+         CREATE TABLE recommend.feed_vectors (
+             text_key text PRIMARY KEY, embedding vector({dim}) NOT NULL);
          INSERT INTO recommend.meta VALUES
              ('schema_version', '{SCHEMA_VERSION}'), ('version', '0'), ('dim', '{dim}');"
     )

@@ -1,0 +1,78 @@
+//! Where a reader's feed state and the candidate vectors are kept: [`Files`] beside an index
+//! (`<index>.feed.json`, `<index>.feed-vectors.bin`), or a shared PostgreSQL store keyed by
+//! reader (`crate::store::FeedHome`). `recommend feed`, `recommend rate` and the Inbox read and
+//! write through a [`Home`], so one rule serves both.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use super::state::{self, Cache, State, StateError};
+
+/// A place that keeps one reader's [`State`] and a cache of candidate vectors.
+///
+/// Writes are whole or not at all: on any error the kept state is as it was.
+pub trait Home {
+    /// The reader's state (a fresh one when there is none), checked against the index's model.
+    fn state(&self) -> Result<State, StateError>;
+    /// Keeps `state` as the reader's state.
+    fn save_state(&self, state: &mut State) -> Result<(), StateError>;
+    /// The cached vectors of `keys` ([`state::text_key`]) that the home has (a file home may
+    /// return more), and why a cache was not used, for a note.
+    fn vectors(&self, keys: &[String]) -> (Cache, Option<String>);
+    /// Caches the vectors of `cache` whose keys are in `keep`.
+    fn save_vectors(&self, cache: &Cache, keep: &HashSet<String>) -> Result<(), StateError>;
+}
+
+/// The two files beside an index.
+pub struct Files {
+    index: PathBuf,
+    model_id: String,
+    dim: usize,
+}
+
+impl Files {
+    /// The home beside `index`, for vectors of `model_id`, `dim` wide.
+    pub fn beside(index: &Path, model_id: &str, dim: usize) -> Files {
+        Files {
+            index: index.to_path_buf(),
+            model_id: model_id.to_string(),
+            dim,
+        }
+    }
+}
+
+impl Home for Files {
+    fn state(&self) -> Result<State, StateError> {
+        State::load(&state::state_path(&self.index), &self.model_id)
+    }
+
+    fn save_state(&self, s: &mut State) -> Result<(), StateError> {
+        s.save(&state::state_path(&self.index))
+    }
+
+    fn vectors(&self, _keys: &[String]) -> (Cache, Option<String>) {
+        let path = state::cache_path(&self.index);
+        let (cache, why) = Cache::load(&path, &self.model_id, self.dim);
+        (cache, why.map(|w| format!("{}: {w}", path.display())))
+    }
+
+    /// The file keeps only `keep` (what later runs can use), so it never grows past the
+    /// candidates of one run and the papers shown.
+    fn save_vectors(&self, cache: &Cache, keep: &HashSet<String>) -> Result<(), StateError> {
+        let path = state::cache_path(&self.index);
+        let kept = Cache {
+            model_id: cache.model_id.clone(),
+            dim: cache.dim,
+            vectors: cache
+                .vectors
+                .iter()
+                .filter(|(k, _)| keep.contains(*k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        };
+        kept.save(&path).map_err(|e| StateError::Write {
+            path,
+            error: e.to_string(),
+        })
+    }
+}
