@@ -59,19 +59,14 @@ pub(super) fn topics(common: &CommonArgs, k: Option<usize>, evaluate: bool) -> R
 pub(super) fn path(common: &CommonArgs, like: &str, to: Option<&str>, n: usize) -> Result<()> {
     let session = open_session(common)?;
     let steps = session.path(like, to, n)?;
-    // The path takes no filler (`engine::reading`): say why it is short, and where the rest
-    // of the related work is.
-    if to.is_none() && steps.len() < n {
+    // A path shorter than asked for says why (the last step's note, `engine::reading`), and
+    // where the rest of the related work is.
+    if let Some(note) = steps.last().and_then(|s| s.note.as_deref()) {
         let papers = session.index().len();
         if n > papers {
             eprintln!("note: the index holds {papers} papers, fewer than the {n} asked for");
         } else {
-            eprintln!(
-                "note: {} of the {n} papers asked for: of {like:?}'s best related work, only \
-                 these count it among their own best in turn and are no weak link for this \
-                 list; `recommend --like {like:?}` lists more",
-                steps.len()
-            );
+            eprintln!("note: {note}; `recommend --like {like:?}` lists more");
         }
     }
     let mut doc = Document::new(vec![

@@ -20,6 +20,9 @@ pub struct Step {
     pub url: Option<String>,
     /// why this step follows, in English
     pub why: String,
+    /// On the last step of a reading path shorter than asked for: why it ends there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
