@@ -2,7 +2,9 @@
 //!
 //! The order: the papers' passage vectors (those of unchanged texts taken from the previous
 //! index, [`crate::index::build_incremental`]), the token states where token alignment or
-//! token matching applies ([`engine::alignment::with_tokens`]), the link strengths
+//! token matching applies ([`engine::alignment::with_tokens`]), the ranking plan
+//! ([`engine::plan::with_plan`]), each paper's related papers where the plan adds reciprocal
+//! neighbours ([`engine::retrieve::with_like_neighbours`]), the link strengths
 //! ([`engine::calibrated`]), and the search reference, which embeds some of the papers' own
 //! text as queries ([`engine::reference::with_reference`]). Each later step reads what the
 //! earlier ones stored, and the file's bytes follow the order in which they were stored, so
@@ -165,6 +167,8 @@ impl<'a> Builder<'a> {
                 self.passage_token_states(texts)
             })?,
         };
+        let index = engine::plan::with_plan(index)?;
+        let index = engine::retrieve::with_like_neighbours(index)?;
         let mut index = engine::calibrated(index)?;
         if kept_reference.is_empty() {
             index = engine::reference::with_reference(index, &mut |texts: &[&str]| {

@@ -75,6 +75,7 @@ fn seed_index() -> Vec<u8> {
     })
     .unwrap();
     // With the optional link-strengths section, as every index users query has.
+    let index = recommend::engine::plan::with_plan(index).unwrap();
     let index = recommend::engine::calibrated(index).unwrap();
     assert!(index.link_strengths().is_some());
     let dir = tempfile::tempdir().unwrap();

@@ -168,6 +168,8 @@ fn titles_and_links_are_data_never_markup() {
         given.take().ok_or_else(|| "embedded twice".to_string())
     })
     .unwrap();
+    // With its plan, as `recommend index` stores it (a session refuses an index without).
+    let index = recommend::engine::plan::with_plan(index).unwrap();
     let path = dir.path().join("tricky.bin");
     index.save(&path).unwrap();
     let s = Server::start(&path);

@@ -38,6 +38,8 @@ fn synthetic_index(
         given.take().ok_or_else(|| "embedded twice".to_string())
     })
     .expect("the synthetic index builds");
+    // With its plan, as `recommend index` stores it (a session refuses an index without).
+    let index = recommend::engine::plan::with_plan(index).expect("the plan is stored");
     let path = dir.join(name);
     index.save(&path).expect("the index saves");
     path

@@ -21,6 +21,7 @@ mod map_svg;
 mod model_bench;
 mod model_golden;
 mod model_optimized;
+mod plan;
 mod reliability;
 mod search;
 mod serve;

@@ -102,7 +102,7 @@ fn index_corpus(
         })
         .build(corpus.papers, source, previous)?;
     index.save(out)?;
-    eprint!("{}", recommend::engine::plan::Plan::of(&index).describe());
+    eprint!("{}", recommend::engine::plan::of(&index).describe());
     Ok((n, reuse))
 }
 

@@ -114,7 +114,7 @@ pub(super) fn show_paper(common: &CommonArgs, title: &str) -> Result<()> {
 /// `recommend show --plan`: the ranking plan of the index, as text or (`-f json`) JSON.
 pub(super) fn show_plan(common: &CommonArgs) -> Result<()> {
     let session = open_session(common)?;
-    let plan = recommend::engine::plan::Plan::of(session.index());
+    let plan = recommend::engine::plan::of(session.index());
     if matches!(
         format_of(common, Format::Table),
         Format::Json | Format::Jsonl

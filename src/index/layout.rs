@@ -32,6 +32,12 @@ pub(super) mod section {
     /// Every pair's token alignment score ([`super::super::Index::alignment`]): optional, on
     /// the lists the engine measures it for.
     pub const ALIGNMENT: &str = "like.alignment";
+    /// The ranking plan derived at build (JSON, [`super::super::plan::Plan`]): every build of
+    /// this format stores it; absent only while a build is under way.
+    pub const PLAN: &str = "plan";
+    /// Each paper's most related papers, `n x` [`super::super::plan::NEIGHBOURS_PER_PAPER`]
+    /// u32 (reciprocity, `engine::retrieve`): optional, on lists whose plan uses them.
+    pub const LIKE_NEIGHBOURS: &str = "like.neighbours";
     /// The passages' token states for search ([`super::super::Index::search_tokens`]): f16
     /// rows, each paper's first row, the list's token ids and document frequencies, the mean
     /// token; optional, all five or none.
@@ -89,6 +95,10 @@ pub(super) struct Layout {
     pub(super) match_reference: [Option<Range<usize>>; 2],
     /// [`section::ALIGNMENT`]: `n x n` finite scores in [0, 1].
     pub(super) alignment: Option<Range<usize>>,
+    /// [`section::PLAN`]: JSON that decodes as a plan (checked in `open`).
+    pub(super) plan: Option<Range<usize>>,
+    /// [`section::LIKE_NEIGHBOURS`]: `n x 10` paper positions below `n`.
+    pub(super) like_neighbours: Option<Range<usize>>,
     /// [`section::SEARCH_TOKENS_PROJECTED`], else [`section::SEARCH_TOKENS`], checked by
     /// [`check_search_tokens`].
     pub(super) search_tokens: Option<SearchTokenRanges>,
@@ -239,6 +249,8 @@ impl Layout {
             link_strengths: container.range(section::LINK_STRENGTHS),
             match_reference: section::MATCH_REFERENCE.map(|s| container.range(s)),
             alignment: container.range(section::ALIGNMENT),
+            plan: container.range(section::PLAN),
+            like_neighbours: container.range(section::LIKE_NEIGHBOURS),
             search_tokens: {
                 let projected = section::SEARCH_TOKENS_PROJECTED.map(|s| container.range(s));
                 let whole = section::SEARCH_TOKENS.map(|s| container.range(s));
@@ -274,6 +286,13 @@ impl Layout {
                     "the alignment scores are not {n} x {n} finite values in [0, 1]"
                 ));
             }
+        }
+        if let Some(r) = &layout.like_neighbours
+            && !super::plan::valid_neighbours(&bytes[r.clone()], n)
+        {
+            return Err(format!(
+                "the related-paper lists are not {n} x 10 papers of the index"
+            ));
         }
         if layout.kind.len() != n || layout.open_source.len() != n {
             return Err(format!("paper fields do not cover {n} papers"));

@@ -19,6 +19,7 @@ mod open;
 mod output;
 pub mod own_tags;
 pub mod papers;
+pub mod plan;
 mod query;
 pub mod reuse;
 mod sections;
@@ -100,6 +101,17 @@ pub enum IndexError {
         index: String,
         corpus: String,
         built_by: String,
+        current: u32,
+    },
+    #[error(
+        "{index} stores ranking plan v{found}, this recommend runs v{current} (0: none stored, \
+         an older build); rebuild it with `recommend index --corpus {corpus} --out {index}` \
+         (the vectors are reused: nothing is embedded again)"
+    )]
+    OldPlan {
+        index: String,
+        corpus: String,
+        found: u32,
         current: u32,
     },
     #[error("{path} is inconsistent: {detail}; rebuild it with `recommend index`")]
@@ -191,6 +203,9 @@ pub struct Index {
     relations: OnceLock<evidence::Relations>,
     spelling: OnceLock<Option<evidence::Spelling>>,
     surfaces: OnceLock<evidence::Surfaces>,
+    /// The stored ranking plan ([`Index::plan`]), decoded at open, or the revision found
+    /// when it is not this recommend's (0: none stored).
+    plan: Result<plan::Plan, u32>,
     path: Option<PathBuf>,
     /// `--exact`: never walk the graph, whatever the size.
     exact_scan: bool,

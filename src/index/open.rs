@@ -22,7 +22,7 @@ impl Index {
             path: name.clone(),
             detail,
         };
-        let (meta, layout) = {
+        let (meta, layout, plan) = {
             let bytes = storage.bytes();
             let container: format::Container<IndexMeta> = format::open(bytes, &name)?;
             let meta = container.meta.clone();
@@ -32,7 +32,9 @@ impl Index {
                 return Err(bad("it holds no papers".into()));
             }
             let layout = Layout::locate(&container, bytes, n, dim).map_err(bad)?;
-            (meta, layout)
+            let plan = super::plan::decode(layout.plan.as_ref().map(|r| &bytes[r.clone()]))
+                .map_err(bad)?;
+            (meta, layout, plan)
         };
         let index = Index {
             meta,
@@ -46,6 +48,7 @@ impl Index {
             relations: OnceLock::new(),
             spelling: OnceLock::new(),
             surfaces: OnceLock::new(),
+            plan,
             path,
             exact_scan: false,
             nearest_source: None,

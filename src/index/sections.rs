@@ -179,7 +179,7 @@ impl Index {
 
     /// This index without the sections named in `remove`, and with each of `names` stored
     /// with its bytes (replacing sections of those names); every other section is copied.
-    fn rewrite(
+    pub(super) fn rewrite(
         self,
         remove: &[&str],
         names: &[String],

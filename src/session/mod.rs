@@ -481,6 +481,7 @@ impl Session {
 fn check_fresh(index: &Index) -> Result<(), SessionError> {
     let corpora = index.recorded_corpora();
     index.check_terms(&corpus_args(&corpora))?;
+    index.check_plan(&corpus_args(&corpora))?;
     if corpora.iter().all(|p| p.exists()) && !index.fingerprints_match(&corpora) {
         let corpus = Corpus::load_with(&corpora, &LoadOptions::default())?;
         index.check_fresh(&corpus.papers, &corpus_args(&corpora))?;

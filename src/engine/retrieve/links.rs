@@ -45,6 +45,32 @@ pub fn calibrated(index: Index) -> Result<Index, crate::index::IndexError> {
     }
 }
 
+/// The reciprocity check reads lists of exactly the length the index stores.
+const _: () = assert!(fusion::LIKE_RECIPROCAL_K == crate::index::plan::NEIGHBOURS_PER_PAPER);
+
+/// `index` with every paper's [`fusion::LIKE_RECIPROCAL_K`] [`neighbours`] stored
+/// ([`Index::with_like_neighbours`]) when its plan adds reciprocal neighbours; as it was
+/// otherwise. Stored because each reciprocity check is a related-work ranking of its own: on a
+/// large index 15 candidate searches per query, which is why reciprocity used to be off there.
+pub fn with_like_neighbours(index: Index) -> Result<Index, crate::index::IndexError> {
+    use rayon::prelude::*;
+    if !super::super::plan::weights(&index).reciprocal {
+        return Ok(index);
+    }
+    let k = fusion::LIKE_RECIPROCAL_K;
+    let lists: Vec<u32> = (0..index.len())
+        .into_par_iter()
+        .flat_map_iter(|i| {
+            let mut l = neighbours(&index, i, k, true);
+            // A list of fewer papers than k (a tiny list) is padded with the paper itself,
+            // which is never a seed of a query that has it as a candidate.
+            l.resize(k, i);
+            l.into_iter().map(|p| p as u32)
+        })
+        .collect();
+    index.with_like_neighbours(&lists)
+}
+
 /// Candidates per retriever for [`neighbours`] on a large index: enough for a top 10.
 const NEIGHBOUR_POOL: usize = 50;
 

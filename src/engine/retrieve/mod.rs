@@ -15,7 +15,7 @@ mod links;
 mod scope;
 mod search;
 
-pub use links::{calibrated, link_strength_cuts, neighbours};
+pub use links::{calibrated, link_strength_cuts, neighbours, with_like_neighbours};
 pub use search::search;
 
 use scope::Scope;
@@ -157,7 +157,7 @@ pub fn related(
     let cuts = index
         .link_strengths()
         .filter(|_| seeds.len() == 1 && negatives.is_empty())
-        .filter(|_| mode == Mode::Hybrid && (filters.is_empty() || !index.uses_graph()));
+        .filter(|_| mode == Mode::Hybrid);
     hits.into_iter()
         .map(|mut h| {
             h.link_strength = cuts.map(|c| fusion::share_below(c, h.score));
@@ -181,7 +181,43 @@ fn scored_related(
         return Vec::new();
     }
     let excluded = |i: usize| seeds.contains(&i) || negatives.contains(&i);
-    let scope = Scope::for_seeds(index, seeds, POOL, filters, |i| !excluded(i));
+    let scope = Scope::for_seeds(index, seeds, POOL, |i| !excluded(i));
+    let (score, dense, lexical) = pool_scores(index, &scope, seeds, negatives, mode);
+    let pool = &scope.pool;
+    if filters.is_empty() {
+        return ranked(pool, &score, &dense, &lexical, k);
+    }
+    // The unfiltered ranking minus what the filters remove, in order: a filter only removes
+    // results, on either scope, since the signals are standardized over the same papers with
+    // or without it (the candidates on a small index, the fixed sample on a large one).
+    let kept: Vec<usize> = (0..pool.len())
+        .filter(|&j| filters.accepts_at(index, pool[j]))
+        .collect();
+    let mut hits = ranked_among(pool, &score, &dense, &lexical, k, &kept);
+    for h in &mut hits {
+        h.percentile = fusion::percentile(&score, h.score);
+    }
+    if hits.len() < k && index.uses_graph() {
+        // The graph's candidates ran dry under the filter: the rest from a scan of what
+        // passes, on the same fixed sample's standardization, after the candidates' results.
+        let rest = Scope::sampled(index, seeds, |i| {
+            !excluded(i) && filters.accepts_at(index, i) && !hits.iter().any(|h| h.paper == i)
+        });
+        let (s, d, l) = pool_scores(index, &rest, seeds, negatives, mode);
+        hits.extend(ranked(&rest.pool, &s, &d, &l, k - hits.len()));
+    }
+    hits
+}
+
+/// The scores of every member of `scope`'s pool (in pool order) as related work of `seeds`
+/// and unlike `negatives`: fused, dense and lexical.
+fn pool_scores(
+    index: &Index,
+    scope: &Scope,
+    seeds: &[usize],
+    negatives: &[usize],
+    mode: Mode,
+) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
     let pool = &scope.pool;
     let mut score = vec![0.0f32; pool.len()];
     let mut dense = vec![0.0f32; pool.len()];
@@ -208,23 +244,12 @@ fn scored_related(
         }
     }
     if mode == Mode::Hybrid {
-        feedback(index, &scope, &mut score);
-        if super::plan::RelatedWeights::of(index).reciprocal {
+        feedback(index, scope, &mut score);
+        if super::plan::weights(index).reciprocal {
             reciprocity(index, seeds, pool, &mut score);
         }
     }
-    if filters.is_empty() || index.uses_graph() {
-        return ranked(pool, &score, &dense, &lexical, k);
-    }
-    // The unfiltered ranking minus what the filters remove, in order.
-    let kept: Vec<usize> = (0..pool.len())
-        .filter(|&j| filters.accepts_at(index, pool[j]))
-        .collect();
-    let mut hits = ranked_among(pool, &score, &dense, &lexical, k, &kept);
-    for h in &mut hits {
-        h.percentile = fusion::percentile(&score, h.score);
-    }
-    hits
+    (score, dense, lexical)
 }
 
 /// [`ranked`] over the pool positions of `among` only.
@@ -274,12 +299,16 @@ fn feedback(index: &Index, scope: &Scope, score: &mut [f32]) {
 /// bonus only double-counted. Measured (docs/experiments.md): titles + highlights only,
 /// judged related@5 0.469 -> 0.485 (TF-IDF 0.479), section P@5 0.375 -> 0.385; imported lists
 /// section P@5 0.538 -> 0.536 and 0.448 -> 0.455; on the curated list it lowered related@5
-/// 0.849 -> 0.839, hence the condition. Small indexes only: on a large one each check is a
-/// candidate search of its own.
+/// 0.849 -> 0.839, hence the condition. At any size: each candidate's closest papers are read
+/// from the lists stored at build ([`with_like_neighbours`]); an index without them (one being
+/// built) ranks them here.
 fn reciprocity(index: &Index, seeds: &[usize], pool: &[usize], score: &mut [f32]) {
     let scored: Vec<(usize, f32)> = score.iter().copied().enumerate().collect();
     for (j, _) in top_hits(scored, fusion::LIKE_RECIPROCAL_TOP) {
-        let theirs = neighbours(index, pool[j], fusion::LIKE_RECIPROCAL_K, true);
+        let theirs: Vec<usize> = match index.like_neighbours(pool[j]) {
+            Some(stored) => stored.iter().map(|&p| p as usize).collect(),
+            None => neighbours(index, pool[j], fusion::LIKE_RECIPROCAL_K, true),
+        };
         if seeds.iter().any(|s| theirs.contains(s)) {
             score[j] += fusion::LIKE_RECIPROCAL;
         }

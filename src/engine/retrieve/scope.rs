@@ -4,7 +4,7 @@
 //! (what is scanned, what is sampled) reads in one place.
 
 use super::super::fusion;
-use super::{Filters, Mode, best_positive};
+use super::{Mode, best_positive};
 use crate::index::Index;
 use crate::index::evidence::Relation;
 
@@ -28,7 +28,7 @@ pub(super) struct Signals {
 
 /// Which papers a query scores, and over which the signals are standardized.
 ///
-/// On a small index (or with `--exact`, or with filters) every paper is a candidate and the scores
+/// On a small index (or with `--exact`) every paper is a candidate and the scores
 /// are standardized over the candidates, as the judged figures (BENCHMARKS.md, Quality on the
 /// shipped list) were measured. On a large index ([`Index::uses_graph`]) scoring every paper costs
 /// a scan per signal pass (six passes per `--like` with feedback, one per paper for topics and
@@ -77,6 +77,11 @@ impl Similarities {
 /// Size of the corpus sample that standardizes the signals of a large index.
 const REFERENCE: usize = 256;
 
+/// The [`REFERENCE`] papers, evenly spaced, of an index of `n`.
+fn sample(n: usize) -> Vec<usize> {
+    (0..n).step_by(n.div_ceil(REFERENCE).max(1)).collect()
+}
+
 impl Scope {
     /// Every paper `keep` accepts, scored and standardized over themselves.
     pub(super) fn everything(index: &Index, keep: impl Fn(usize) -> bool) -> Scope {
@@ -108,9 +113,19 @@ impl Scope {
         pool.sort_unstable();
         pool.dedup();
         pool.retain(|&i| keep(i));
-        let n = index.len();
-        let step = n.div_ceil(REFERENCE).max(1);
-        let reference: Vec<usize> = (0..n).step_by(step).collect();
+        Scope::on_sample(index, seeds, pool, seen, sections)
+    }
+
+    /// `pool` scored with `seeds` and the fixed corpus sample ([`sample`]), standardized over
+    /// the sample.
+    fn on_sample(
+        index: &Index,
+        seeds: &[usize],
+        pool: Vec<usize>,
+        seen: Vec<(usize, Similarities)>,
+        sections: bool,
+    ) -> Scope {
+        let reference = sample(index.len());
         let mut scored = pool.clone();
         scored.extend(&reference);
         scored.extend(seeds);
@@ -126,23 +141,27 @@ impl Scope {
     }
 
     /// [`Scope::everything`] on a small index, [`Scope::candidates_of`] on a large one.
+    /// Filters are applied to the ranking, never to the scope: standardizing over the filtered
+    /// papers alone would reorder what a filter keeps.
     pub(super) fn for_seeds(
         index: &Index,
         seeds: &[usize],
         per_seed: usize,
-        filters: &Filters,
         keep: impl Fn(usize) -> bool,
     ) -> Scope {
         if !index.uses_graph() {
-            // Filters are applied to the ranking, never to the scope: standardizing over the
-            // filtered papers alone would reorder what a filter keeps.
             Scope::everything(index, keep)
-        } else if filters.is_empty() {
-            Scope::candidates_of(index, seeds, per_seed, true, keep)
         } else {
-            // A filtered candidate set of the graph may run dry: the scan of what passes.
-            Scope::everything(index, |i| keep(i) && filters.accepts_at(index, i))
+            Scope::candidates_of(index, seeds, per_seed, true, keep)
         }
+    }
+
+    /// Every paper `keep` accepts, standardized over the fixed corpus sample that
+    /// [`Scope::candidates_of`] uses: the scan of a large index whose candidates ran dry
+    /// under a filter, on the same scale as its candidates.
+    pub(super) fn sampled(index: &Index, seeds: &[usize], keep: impl Fn(usize) -> bool) -> Scope {
+        let pool: Vec<usize> = (0..index.len()).filter(|&i| keep(i)).collect();
+        Scope::on_sample(index, seeds, pool, Vec::new(), true)
     }
 
     /// The signals of `seed` over this scope.
@@ -241,7 +260,7 @@ fn signals(index: &Index, seed: usize, scored: Option<&[usize]>, sims: Similarit
         own_tags,
         spelling,
         links,
-        weights: crate::engine::plan::RelatedWeights::of(index),
+        weights: crate::engine::plan::weights(index),
     }
 }
 

@@ -1,0 +1,203 @@
+//! The ranking plan stored in `index.bin`: what a build stores is what queries run, an index of
+//! the previous format is refused, and on a large index the size changes how a signal is
+//! approximated, never whether it exists (reciprocity from stored lists, filters that only
+//! remove results).
+
+use recommend::bench::synthetic;
+use recommend::engine::{self, Filters, Mode};
+use recommend::index::{GRAPH_MIN_PAPERS, Index};
+
+#[test]
+fn the_shipped_index_stores_the_plan_its_papers_give() {
+    let index = Index::load(std::path::Path::new("index.bin")).unwrap();
+    let stored = index
+        .plan()
+        .expect("index.bin has no stored plan: run `recommend index`");
+    assert_eq!(
+        stored,
+        &engine::plan::derive(&index),
+        "index.bin's plan is stale: run `recommend index`"
+    );
+    assert!(
+        stored
+            .signals
+            .iter()
+            .all(|s| !s.scope.is_empty() && !s.approximation.is_empty())
+    );
+}
+
+#[test]
+fn show_plan_prints_each_signal_with_its_scope_and_approximation() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_recommend"))
+        .args(["show", "--plan"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.contains("token alignment"))
+        .expect("a token alignment line");
+    // Weight, then scope; approximation; why.
+    assert_eq!(line.matches("; ").count(), 2, "{line}");
+}
+
+/// `index.bin` with its plan section replaced by `plan` (`None`: removed), as an older build
+/// wrote it.
+fn with_plan_section(plan: Option<&[u8]>) -> tempfile::TempDir {
+    use recommend::index::{IndexMeta, format};
+    let bytes = std::fs::read("index.bin").unwrap();
+    let c: format::Container<IndexMeta> = format::open(&bytes, "index.bin").unwrap();
+    let mut sections: Vec<(&str, &[u8])> = c
+        .sections
+        .iter()
+        .filter(|e| e.name != "plan")
+        .map(|e| {
+            (
+                e.name.as_str(),
+                &bytes[e.offset as usize..(e.offset + e.len) as usize],
+            )
+        })
+        .collect();
+    assert!(sections.len() < c.sections.len(), "index.bin stores a plan");
+    if let Some(p) = plan {
+        sections.push(("plan", p));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("index.bin"),
+        format::encode(&c.meta, &sections).unwrap(),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn an_index_without_this_plan_version_is_refused_with_the_rebuild_command() {
+    let older = br#"{"version":0,"plan":{}}"#;
+    for (plan, found) in [(None, "plan v0"), (Some(&older[..]), "plan v0")] {
+        let dir = with_plan_section(plan);
+        let path = dir.path().join("index.bin");
+        for args in [&["show", "--plan"][..], &["--like", "GRPO"][..]] {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_recommend"))
+                .arg("--index")
+                .arg(&path)
+                .args(args)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{err}");
+            assert!(err.contains(found), "{err}");
+            assert!(
+                err.contains("rebuild it with `recommend index --corpus"),
+                "{err}"
+            );
+        }
+        // The rebuild reads it as the previous index, to reuse its vectors.
+        let old = Index::load(&path).unwrap();
+        assert!(old.plan().is_none());
+    }
+}
+
+/// A synthetic index above the graph threshold (no curated evidence, so the plan adds
+/// reciprocal neighbours), with its plan stored, before and after its neighbour lists.
+fn large() -> (Index, Index) {
+    let n = GRAPH_MIN_PAPERS + 200;
+    let (papers, vectors) = synthetic::corpus(n, 64, 40, 13);
+    let build = || {
+        let mut given = Some(vectors.clone());
+        let index = Index::build(papers.clone(), "papers.jsonl", "m", &mut |_| {
+            given.take().ok_or_else(|| "embedded twice".to_string())
+        })
+        .unwrap();
+        engine::plan::with_plan(index).unwrap()
+    };
+    let without = build();
+    let with = engine::retrieve::with_like_neighbours(build()).unwrap();
+    assert!(with.uses_graph() && without.like_neighbours(0).is_none());
+    (without, with)
+}
+
+#[test]
+fn on_a_large_index_reciprocity_is_on_and_reads_the_lists_stored_at_build() {
+    let (without, mut with) = large();
+    let plan = with.plan().expect("stored").clone();
+    assert!(plan.profile.graph && plan.related.reciprocal);
+    for seed in (0..with.len()).step_by(173) {
+        let stored: Vec<usize> = with
+            .like_neighbours(seed)
+            .unwrap()
+            .iter()
+            .map(|&p| p as usize)
+            .collect();
+        assert_eq!(stored, engine::retrieve::neighbours(&with, seed, 10, true));
+        // Stored lists rank what ranking the candidates' neighbours at query time ranks.
+        let a =
+            engine::retrieve::related(&with, &[seed], &[], 10, Mode::Hybrid, &Filters::default());
+        let b = engine::retrieve::related(
+            &without,
+            &[seed],
+            &[],
+            10,
+            Mode::Hybrid,
+            &Filters::default(),
+        );
+        let ids = |h: &[engine::Hit]| h.iter().map(|h| (h.paper, h.score)).collect::<Vec<_>>();
+        assert_eq!(ids(&a), ids(&b));
+    }
+    // `--exact` turns the graph off and nothing else.
+    with.set_exact_scan(true);
+    assert!(!with.uses_graph());
+    assert_eq!(engine::plan::weights(&with), plan.related);
+}
+
+#[test]
+fn on_a_large_index_a_filter_only_removes_results() {
+    let (_, index) = large();
+    let mut checked = 0;
+    for seed in (0..index.len()).step_by(211) {
+        let kind = index.paper((seed + 1) % index.len()).kind;
+        let filters = Filters {
+            kind: Some(kind),
+            ..Filters::default()
+        };
+        let all = engine::retrieve::related(
+            &index,
+            &[seed],
+            &[],
+            index.len(),
+            Mode::Hybrid,
+            &Filters::default(),
+        );
+        let expected: Vec<(usize, f32)> = all
+            .iter()
+            .filter(|h| index.paper(h.paper).kind == kind)
+            .take(10)
+            .map(|h| (h.paper, h.score))
+            .collect();
+        let got: Vec<(usize, f32)> =
+            engine::retrieve::related(&index, &[seed], &[], 10, Mode::Hybrid, &filters)
+                .iter()
+                .map(|h| (h.paper, h.score))
+                .collect();
+        assert_eq!(got.len(), 10);
+        if expected.len() == 10 {
+            assert_eq!(got, expected, "seed {seed}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 5, "{checked} seeds had 10 filtered candidates");
+    // A filter the candidates cannot fill is filled from the scan of what passes.
+    let topic = index.paper(0).topic_en.clone();
+    let filters = Filters {
+        topic: Some(topic.clone()),
+        kind: Some(index.paper(0).kind),
+        ..Filters::default()
+    };
+    let passing = (1..index.len())
+        .filter(|&i| filters.accepts(&index.paper(i)))
+        .count();
+    let got = engine::retrieve::related(&index, &[0], &[], passing, Mode::Hybrid, &filters);
+    assert_eq!(got.len(), passing);
+    assert!(got.iter().all(|h| filters.accepts(&index.paper(h.paper))));
+}
