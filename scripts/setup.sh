@@ -6,7 +6,8 @@
 #  - PostgreSQL 16 with pgvector for the store tests (`tests/store.rs`): the pinned PyPI wheel
 #    pgserver==0.1.4 (its SHA-256 is checked) is unzipped, never pip-installed, into
 #    ${RECOMMEND_PG_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/recommend/pgserver}; the tests start
-#    their own server from its pgserver/pginstall/bin/ (or from $RECOMMEND_PG_BIN).
+#    their own server from its pgserver/pginstall/bin/ (or from $RECOMMEND_PG_BIN);
+#  - openssl: the TLS test makes a test authority and a server certificate with it.
 # Rust comes from rustup (already on the machine). Idempotent: installs only what is missing.
 set -euo pipefail
 
@@ -15,6 +16,7 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 [ -d /usr/share/fonts/opentype/noto ] || need+=(fonts-noto-cjk)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2

@@ -47,7 +47,13 @@ fn synthetic_index(
 
 /// `recommend ARGS` with a timeout, no index or store from the environment.
 fn run(args: &[&str]) -> std::process::Output {
+    run_with(args, &[])
+}
+
+/// [`run`] with `env` set.
+fn run_with(args: &[&str], env: &[(&str, &Path)]) -> std::process::Output {
     recommend()
+        .envs(env.iter().copied())
         .env_remove("RECOMMEND_INDEX")
         .env_remove("RECOMMEND_STORE")
         .env_remove("PGPASSWORD")
@@ -693,4 +699,51 @@ fn feed_and_rate_on_a_store_keep_each_readers_state_apart() {
     ]);
     assert_eq!(code, 2, "{err}");
     assert_eq!(ratings("ann"), "0");
+}
+
+#[test]
+fn tls_is_used_when_the_url_asks_and_the_servers_certificate_is_verified() {
+    let (pg, dir, url) = started();
+    let a = synthetic_index(dir.path(), "a.bin", 40, |_| true, |_, _| {});
+    let a = a.to_str().unwrap();
+    let front = pg::TlsFront::start(pg.port);
+    let over_tls = format!(
+        "{}?sslmode=require",
+        url.replace(&pg.port.to_string(), &front.port.to_string())
+    );
+    let push_to = |to: &str, env: &[(&str, &Path)]| {
+        let out = run_with(&["--index", a, "push", "--to", to], env);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(
+            !err.contains(pg::PASSWORD) && !err.contains("panicked"),
+            "{err}"
+        );
+        (out.status.code().unwrap_or(-1), err)
+    };
+    // A server without TLS, asked for TLS: refused, nothing sent in the clear.
+    let (code, err) = push_to(&format!("{url}?sslmode=require"), &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("cannot reach PostgreSQL"), "{err}");
+    // TLS whose certificate no trusted authority signed: refused after the handshake began.
+    let (code, err) = push_to(&over_tls, &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.to_lowercase().contains("certificate"), "{err}");
+    let stores = "SELECT count(*) FROM pg_namespace WHERE nspname = 'recommend'";
+    assert_eq!(pg.value("postgres", stores), "0", "a store was written");
+    // The lab's own authority in PGSSLROOTCERT: the push and the queries go over TLS.
+    let ca = [("PGSSLROOTCERT", front.ca.as_path())];
+    let (code, err) = push_to(&over_tls, &ca);
+    assert_eq!(code, 0, "{err}");
+    let out = run_with(&["--store", &over_tls, "show", "syn-3", "-f", "json"], &ca);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("syn-3"));
+    assert!(front.sessions.load(Ordering::SeqCst) >= 2);
+    // PGSSLROOTCERT naming no certificate: an input error, exit 2, saying what to do.
+    let (code, err) = push_to(&over_tls, &[("PGSSLROOTCERT", Path::new(a))]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("PGSSLROOTCERT"), "{err}");
 }

@@ -66,7 +66,8 @@ pub struct Store {
     target: Target,
     pool: Pool,
     config: Config,
-    require_tls: bool,
+    /// The TLS connector when the URL asks for TLS (`sslmode=require`).
+    tls: Option<MakeRustlsConnect>,
 }
 
 /// The connection settings `url` names, with the password's and user's other sources applied.
@@ -205,10 +206,31 @@ fn split_pgpass(line: &str) -> Vec<String> {
     fields
 }
 
-/// The rustls connector for `sslmode=require`: the webpki roots, the ring provider.
-fn tls() -> MakeRustlsConnect {
-    let roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+/// The rustls connector for `sslmode=require`: the certificate authorities of the PEM file
+/// `PGSSLROOTCERT` names (as libpq reads it: a lab's own CA), else the webpki roots; the ring
+/// provider. The server's certificate is always verified, host name included.
+fn tls() -> Result<MakeRustlsConnect, StoreError> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+    let roots = match std::env::var_os("PGSSLROOTCERT") {
+        None => rustls::RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        },
+        Some(path) => {
+            let bad = |message: String| StoreError::BadRootCert {
+                path: path.clone().into(),
+                message,
+            };
+            let mut store = rustls::RootCertStore::empty();
+            for cert in CertificateDer::pem_file_iter(&path).map_err(|e| bad(e.to_string()))? {
+                let cert = cert.map_err(|e| bad(e.to_string()))?;
+                store.add(cert).map_err(|e| bad(e.to_string()))?;
+            }
+            if store.is_empty() {
+                return Err(bad("it holds no PEM certificate".into()));
+            }
+            store
+        }
     };
     let config = rustls::ClientConfig::builder_with_provider(Arc::new(
         rustls::crypto::ring::default_provider(),
@@ -217,7 +239,7 @@ fn tls() -> MakeRustlsConnect {
     .expect("ring supports the default protocol versions")
     .with_root_certificates(roots)
     .with_no_client_auth();
-    MakeRustlsConnect::new(config)
+    Ok(MakeRustlsConnect::new(config))
 }
 
 /// A connection error as the kind of failure it is, with the server's words (which never hold
@@ -271,24 +293,26 @@ impl Store {
     pub fn connect(url: &str, max: u32) -> Result<Store, StoreError> {
         let config = config_of(url)?;
         let target = Target::of(&config);
-        let require = matches!(config.get_ssl_mode(), SslMode::Require);
-        let first = if require {
-            config.connect(tls())
-        } else {
-            config.connect(NoTls)
+        let tls = match config.get_ssl_mode() {
+            SslMode::Require => Some(tls()?),
+            _ => None,
+        };
+        let first = match &tls {
+            Some(t) => config.connect(t.clone()),
+            None => config.connect(NoTls),
         };
         first.map_err(|e| classify(&target, &e, "connecting"))?;
         // No test query on checkout: it would cost a round trip per use. A connection the
         // server closed is seen as closed and replaced; one that fails mid-query fails that
         // query, which every caller survives (503, or the plan's own graph).
-        let pool = if require {
+        let pool = if let Some(t) = &tls {
             Pool::Tls(
                 r2d2_postgres::r2d2::Pool::builder()
                     .max_size(max.max(1))
                     .min_idle(Some(0))
                     .test_on_check_out(false)
                     .connection_timeout(CHECKOUT_TIMEOUT)
-                    .build_unchecked(PostgresConnectionManager::new(config.clone(), tls())),
+                    .build_unchecked(PostgresConnectionManager::new(config.clone(), t.clone())),
             )
         } else {
             Pool::Plain(
@@ -304,16 +328,15 @@ impl Store {
             target,
             pool,
             config,
-            require_tls: require,
+            tls,
         })
     }
 
     /// A connection of its own, outside the pool (a LISTEN that lasts as long as the process).
     pub fn connect_one(&self) -> Result<Client, StoreError> {
-        let c = if self.require_tls {
-            self.config.connect(tls())
-        } else {
-            self.config.connect(NoTls)
+        let c = match &self.tls {
+            Some(t) => self.config.connect(t.clone()),
+            None => self.config.connect(NoTls),
         };
         c.map_err(|e| classify(&self.target, &e, "connecting"))
     }

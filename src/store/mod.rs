@@ -47,6 +47,16 @@ pub enum StoreError {
          PGPASSWORD or ~/.pgpass)"
     )]
     BadUrl(String),
+    /// `PGSSLROOTCERT` names no usable certificate file (a mistake in the input: exit 2).
+    #[error(
+        "PGSSLROOTCERT={}: {message}; name a PEM file of the certificate authorities that \
+         signed the server's certificate, or unset it to trust the public (webpki) roots",
+        path.display()
+    )]
+    BadRootCert {
+        path: std::path::PathBuf,
+        message: String,
+    },
     #[error(
         "cannot reach PostgreSQL at {target}: {message}; check that the server runs and the host \
          and port are right"
@@ -111,7 +121,7 @@ pub enum StoreError {
 impl StoreError {
     /// A mistake in what was asked (a malformed URL) rather than a failure to do it.
     pub fn is_input(&self) -> bool {
-        matches!(self, StoreError::BadUrl(_))
+        matches!(self, StoreError::BadUrl(_) | StoreError::BadRootCert { .. })
     }
 
     /// The store cannot be reached now (down, restarting, refusing connections): a server

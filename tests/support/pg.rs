@@ -47,6 +47,18 @@ pub struct Pg {
     child: Option<Child>,
 }
 
+/// Run `cmd` (`what` in messages) and require success.
+fn succeeds(cmd: &mut Command, what: &str) {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {what}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -89,7 +101,8 @@ impl Pg {
         std::fs::File::create(&pwfile)
             .and_then(|mut f| f.write_all(PASSWORD.as_bytes()))
             .expect("write the password file");
-        let out = command(&bin.join("initdb"))
+        let mut initdb = command(&bin.join("initdb"));
+        initdb
             .arg("-D")
             .arg(dir.path().join("data"))
             .args([
@@ -99,14 +112,8 @@ impl Pg {
                 "--auth-local=trust",
             ])
             .args(["-E", "UTF8", "--no-sync", "--no-instructions", "--pwfile"])
-            .arg(&pwfile)
-            .output()
-            .expect("run initdb");
-        assert!(
-            out.status.success(),
-            "initdb failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+            .arg(&pwfile);
+        succeeds(&mut initdb, "initdb");
         std::fs::create_dir_all(dir.path().join("sock")).unwrap();
         let mut pg = Pg {
             bin,
@@ -237,5 +244,175 @@ impl Pg {
 impl Drop for Pg {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// A TLS front for a server built without TLS (the pgserver wheel's PostgreSQL has no OpenSSL):
+/// it answers a client's `SSLRequest` with `S`, completes the TLS handshake with a certificate
+/// for `127.0.0.1` signed by a test authority (both made by `openssl`), and relays the decrypted
+/// bytes to the server's plain port, as PostgreSQL's own TLS would carry them.
+pub struct TlsFront {
+    pub port: u16,
+    /// The authority's PEM file: what a client names in `PGSSLROOTCERT`.
+    pub ca: PathBuf,
+    /// TLS sessions completed so far.
+    pub sessions: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    _dir: tempfile::TempDir,
+}
+
+impl TlsFront {
+    /// A front on a free loopback port for the server on `upstream`.
+    pub fn start(upstream: u16) -> TlsFront {
+        use rustls::pki_types::pem::PemObject;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(
+            d.join("ext.cnf"),
+            "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
+        )
+        .unwrap();
+        let openssl = |args: &[&str]| {
+            succeeds(
+                Command::new("openssl").current_dir(d).args(args),
+                "openssl (Debian package openssl)",
+            )
+        };
+        openssl(&[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=recommend test CA",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+        ]);
+        openssl(&[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+        ]);
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "2",
+            "-extfile",
+            "ext.cnf",
+            "-out",
+            "server.crt",
+        ]);
+        let certs: Vec<CertificateDer<'static>> =
+            CertificateDer::pem_file_iter(d.join("server.crt"))
+                .unwrap()
+                .map(|c| c.unwrap())
+                .collect();
+        let key = PrivateKeyDer::from_pem_file(d.join("server.key")).unwrap();
+        let config = std::sync::Arc::new(
+            rustls::ServerConfig::builder_with_provider(std::sync::Arc::new(
+                rustls::crypto::ring::default_provider(),
+            ))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(certs, key)
+            .unwrap(),
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let sessions = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = sessions.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                let (config, counted) = (config.clone(), counted.clone());
+                std::thread::spawn(move || relay(client, upstream, config, &counted));
+            }
+        });
+        TlsFront {
+            port,
+            ca: d.join("ca.pem"),
+            sessions,
+            _dir: dir,
+        }
+    }
+}
+
+/// One client of a [`TlsFront`]: the `SSLRequest`, the handshake, then bytes both ways until
+/// either side closes. Short read timeouts let one thread serve both directions.
+fn relay(
+    mut client: std::net::TcpStream,
+    upstream: u16,
+    config: std::sync::Arc<rustls::ServerConfig>,
+    sessions: &std::sync::atomic::AtomicUsize,
+) {
+    use std::io::{ErrorKind, Read};
+    let mut request = [0u8; 8];
+    // 8 bytes: length 8, then the SSLRequest code 80877103.
+    if client.read_exact(&mut request).is_err() || request != [0, 0, 0, 8, 4, 210, 22, 47] {
+        return;
+    }
+    if client.write_all(b"S").is_err() {
+        return;
+    }
+    let Ok(conn) = rustls::ServerConnection::new(config) else {
+        return;
+    };
+    let mut tls = rustls::StreamOwned::new(conn, client);
+    while tls.conn.is_handshaking() {
+        if tls.conn.complete_io(&mut tls.sock).is_err() {
+            return;
+        }
+    }
+    sessions.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let Ok(mut server) = std::net::TcpStream::connect(("127.0.0.1", upstream)) else {
+        return;
+    };
+    let tick = Some(Duration::from_millis(2));
+    if tls.sock.set_read_timeout(tick).is_err() || server.set_read_timeout(tick).is_err() {
+        return;
+    }
+    let idle = |e: &std::io::Error| matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut);
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match tls.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => {
+                if server.write_all(&buf[..n]).is_err() {
+                    return;
+                }
+            }
+            Err(e) if idle(&e) => {}
+            Err(_) => return,
+        }
+        match server.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => {
+                if tls.write_all(&buf[..n]).and_then(|_| tls.flush()).is_err() {
+                    return;
+                }
+            }
+            Err(e) if idle(&e) => {}
+            Err(_) => return,
+        }
     }
 }
