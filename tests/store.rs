@@ -747,3 +747,133 @@ fn tls_is_used_when_the_url_asks_and_the_servers_certificate_is_verified() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("PGSSLROOTCERT"), "{err}");
 }
+
+/// `POST url`: the status and the JSON body.
+fn post(url: &str) -> (u16, Value) {
+    let mut r = ureq::Agent::from(
+        ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build(),
+    )
+    .post(url)
+    .send_empty()
+    .unwrap();
+    let status = r.status().as_u16();
+    let body = r.body_mut().read_to_string().unwrap_or_default();
+    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+}
+
+#[test]
+fn the_inbox_on_a_store_keeps_each_readers_ratings_apart() {
+    let (pg, dir, url) = started();
+    let index = dir.path().join("library.bin");
+    std::fs::copy(root().join("index.bin"), &index).unwrap();
+    push(&index, &url);
+    let candidates = root().join("bench/corpora/abstracts/awesome-rl-ai-agents.jsonl");
+    let server = crate::support::server::Server::start_args(&[
+        "serve",
+        "--addr",
+        "127.0.0.1:0",
+        "--store",
+        &url,
+        "--feed",
+        candidates.to_str().unwrap(),
+    ]);
+    let base = &server.base;
+    // The candidates were embedded once, into the store's shared cache, not beside a file.
+    let cached: usize = pg
+        .value("postgres", "SELECT count(*) FROM recommend.feed_vectors")
+        .parse()
+        .unwrap();
+    assert!(cached > 10, "{cached} vectors cached");
+    let page = ureq::get(&format!("{base}/inbox"))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_string()
+        .unwrap();
+    assert!(
+        page.contains("/api/rate") && page.contains("user"),
+        "{page}"
+    );
+    // No reader, or a bad one: a 400 naming `user`, and nothing written.
+    for target in [
+        "/api/feed?k=10".to_string(),
+        "/api/feed?k=10&user=%20".to_string(),
+        format!("/api/feed?k=10&user={}", "x".repeat(65)),
+    ] {
+        let (status, body) = get(&format!("{base}{target}"));
+        assert_eq!(
+            (status, body["parameter"].as_str()),
+            (400, Some("user")),
+            "{target}: {body}"
+        );
+    }
+    let ids = |user: &str, all: bool| -> Vec<String> {
+        let (status, body) = get(&format!(
+            "{base}/api/feed?k=10&user={user}{}",
+            if all { "&all=1" } else { "" }
+        ));
+        assert_eq!(status, 200, "{body}");
+        body["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let first = ids("ann", false);
+    assert_eq!(first.len(), 10);
+    assert_eq!(ids("bob", false), first);
+    let low = &first[9];
+    let (status, body) = post(&format!("{base}/api/rate?id={low}&verdict=up"));
+    assert_eq!(
+        (status, body["parameter"].as_str()),
+        (400, Some("user")),
+        "{body}"
+    );
+    let ratings = |user: &str| {
+        pg.value(
+            "postgres",
+            &format!("SELECT count(*) FROM recommend.feed_ratings WHERE user_name = '{user}'"),
+        )
+    };
+    assert_eq!((ratings("ann"), ratings("bob")), ("0".into(), "0".into()));
+    // Ann's rating is hers: her feed moves, Bob's does not.
+    let (status, body) = post(&format!("{base}/api/rate?id={low}&verdict=up&user=ann"));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!((ratings("ann"), ratings("bob")), ("1".into(), "0".into()));
+    let ann = ids("ann", true);
+    let moved = ann.iter().position(|i| i == low);
+    assert!(
+        moved.is_some_and(|p| p < 9),
+        "rated up, {low} is at {moved:?}"
+    );
+    assert!(
+        !ids("ann", false).contains(low),
+        "a rated paper is left out"
+    );
+    assert_eq!(
+        ids("bob", true),
+        first,
+        "bob's feed moved with ann's rating"
+    );
+    // Bob's rating is his: Ann's order stays as it was.
+    let (status, body) = post(&format!(
+        "{base}/api/rate?id={}&verdict=down&user=bob",
+        first[0]
+    ));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!((ratings("ann"), ratings("bob")), ("1".into(), "1".into()));
+    assert_eq!(ids("ann", true), ann);
+    assert_ne!(ids("bob", true), first);
+    let (status, body) = post(&format!("{base}/api/rate?id={low}&verdict=clear&user=ann"));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(ratings("ann"), "0");
+    // Nothing was kept beside the pushed index.
+    let beside: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(beside, ["library.bin"], "{beside:?}");
+}

@@ -329,18 +329,21 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     render_feed(common, &lib, &records)
 }
 
-/// `recommend rate ID up|down|clear`.
-/// The candidates of `recommend serve --feed FILE...`: new to the library, embedded (through
-/// the vector cache) once.
+/// The candidates of `recommend serve --feed FILE...`: new to the library, embedded once
+/// through the vector cache of `home` (the files beside the index, or the store's shared one).
 pub(crate) fn inbox(
     session: &recommend::session::Session,
     paths: &[PathBuf],
+    home: &dyn Home,
 ) -> Result<recommend::feed::inbox::Inbox> {
     let index = session.index();
     let (fresh, skipped) = candidates::new_papers(index.papers(), from_files(paths)?);
     let texts: Vec<String> = fresh.iter().map(|c| passage_text(&c.paper)).collect();
-    let home = Files::beside(session.index_path(), &index.meta.model_id, index.dim());
-    let (mut cache, _) = home.vectors(&[]);
+    let keys: Vec<String> = texts.iter().map(|t| state::text_key(t)).collect();
+    let (mut cache, why_not) = home.vectors(&keys);
+    if let Some(why) = why_not {
+        eprintln!("note: the vector cache was not used ({why})");
+    }
     let (vecs, embedded) = if fresh.is_empty() {
         (Vec::new(), 0)
     } else {
@@ -359,6 +362,7 @@ pub(crate) fn inbox(
     Ok(recommend::feed::inbox::Inbox::new(index, fresh, vecs))
 }
 
+/// `recommend rate ID up|down|clear`.
 pub(crate) fn rate(
     common: &CommonArgs,
     id: &str,

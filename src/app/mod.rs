@@ -148,18 +148,24 @@ pub fn run(cli: Cli) -> Result<()> {
                     ))
                 })?;
             if let Some(url) = &common.store {
-                if !feed.is_empty() {
-                    return Err(usage(
-                        "--feed is served from an index file: leave out --store, or --feed",
-                    ));
-                }
-                return crate::serve::run_store(url, addr, model_dir(&common), common.exact);
+                let inbox = (!feed.is_empty()).then_some(
+                    move |s: &Session, home: &dyn recommend::feed::home::Home| {
+                        feed::inbox(s, &feed, home)
+                    },
+                );
+                return crate::serve::run_store(url, addr, model_dir(&common), common.exact, inbox);
             }
             let session = open_session(&common)?;
             let inbox = if feed.is_empty() {
                 None
             } else {
-                Some(feed::inbox(&session, &feed)?)
+                let index = session.index();
+                let home = recommend::feed::home::Files::beside(
+                    session.index_path(),
+                    &index.meta.model_id,
+                    index.dim(),
+                );
+                Some(feed::inbox(&session, &feed, &home)?)
             };
             crate::serve::run(session, addr, inbox)
         }

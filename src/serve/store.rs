@@ -10,8 +10,9 @@
 //! answer always comes from one whole version. While the store cannot be reached, requests
 //! answer 503 with a JSON error naming it; the listener reconnects, and requests answer again
 //! by themselves. Endpoints: `/`, `/map`, `/healthz`, `/api/like`, `/api/search`, `/api/path`,
-//! `/api/topics`, `/api/papers/{id}`, with the parameters and records of the file-backed server
-//! (not the Inbox, whose state lives beside an index file).
+//! `/api/topics`, `/api/papers/{id}`, with the parameters and records of the file-backed server;
+//! with `--feed`, also the Inbox (`/inbox`, `/api/feed`, `POST /api/rate`), whose every request
+//! names its reader (`user=NAME`): each reader's state is that reader's rows of the store.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -29,12 +30,14 @@ use axum::response::{IntoResponse, Json, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
 
+use recommend::feed::home::Home;
+use recommend::feed::inbox::Inbox;
 use recommend::session::Session;
 use recommend::store::query::current_version;
-use recommend::store::{Snapshot, Store, StoreError};
+use recommend::store::{FeedHome, Snapshot, Store, StoreError};
 
 use super::params::RawQuery;
-use super::{ApiError, answers};
+use super::{ApiError, answers, inbox_routes};
 
 /// Connections per server process: one per blocking thread, and pgvector's beside them.
 const CONNECTIONS: u32 = 16;
@@ -62,6 +65,8 @@ struct Live {
     /// large list).
     topics: Mutex<Option<(i64, Result<Value, String>)>>,
     map: Mutex<Option<(i64, Result<String, String>)>>,
+    /// The candidates of `--feed`, ranked against the version loaded at start.
+    inbox: Option<Inbox>,
 }
 
 /// 503: the store cannot answer now.
@@ -189,14 +194,32 @@ impl Live {
         }
     }
 
+    fn reading<'a>(&'a self, session: &'a Session) -> inbox_routes::Reading<'a> {
+        inbox_routes::Reading {
+            inbox: self.inbox.as_ref(),
+            session,
+            store: Some(&self.store),
+        }
+    }
+
     fn session(&self) -> std::sync::RwLockReadGuard<'_, Session> {
         self.session.read().unwrap_or_else(|e| e.into_inner())
     }
 }
 
 /// Serve the store at `url` on `addr` until SIGINT or SIGTERM (see the module documentation).
-/// The store must be reachable and hold a published version at start.
-pub fn run_store(url: &str, addr: SocketAddr, model_dir: PathBuf, exact: bool) -> Result<()> {
+/// The store must be reachable and hold a published version at start. With `inbox`, the Inbox's
+/// candidates are made by it once, their vectors through the store's shared cache.
+pub fn run_store<F>(
+    url: &str,
+    addr: SocketAddr,
+    model_dir: PathBuf,
+    exact: bool,
+    inbox: Option<F>,
+) -> Result<()>
+where
+    F: FnOnce(&Session, &dyn Home) -> Result<Inbox>,
+{
     let store = Arc::new(Store::connect(url, CONNECTIONS)?);
     let snapshot = Snapshot::load(&store)?;
     let mut session = Session::from_index(
@@ -206,7 +229,22 @@ pub fn run_store(url: &str, addr: SocketAddr, model_dir: PathBuf, exact: bool) -
     );
     session.set_resident(true);
     session.set_exact_scan(exact);
+    let inbox = match inbox {
+        None => None,
+        Some(make) => {
+            let index = session.index();
+            // The vector cache is shared by every reader, so the reader named here is never read.
+            let cache = FeedHome::new(
+                Arc::clone(&store),
+                "inbox",
+                &index.meta.model_id,
+                index.dim(),
+            );
+            Some(make(&session, &cache)?)
+        }
+    };
     let live = Arc::new(Live {
+        inbox,
         store,
         session: RwLock::new(session),
         version: AtomicI64::new(snapshot.version),
@@ -234,6 +272,9 @@ pub fn run_store(url: &str, addr: SocketAddr, model_dir: PathBuf, exact: bool) -
         .route("/api/path", get(path))
         .route("/api/topics", get(topics))
         .route("/map", get(map_page))
+        .route("/inbox", get(inbox_routes::inbox_page))
+        .route("/api/feed", get(inbox_feed))
+        .route("/api/rate", axum::routing::post(inbox_rate))
         .fallback(super::not_found)
         .method_not_allowed_fallback(super::only_get)
         .layer(middleware::from_fn(super::limits))
@@ -363,4 +404,12 @@ async fn map_page(State(live): State<Arc<Live>>) -> Response {
         Ok(Err(e)) => e.into_response(),
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
+}
+
+async fn inbox_feed(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
+    blocking_live(live, move |l| l.reading(&l.session()).feed(q)).await
+}
+
+async fn inbox_rate(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
+    blocking_live(live, move |l| l.reading(&l.session()).rate(q)).await
 }
