@@ -6,9 +6,9 @@
 //! copied into sections), is saved and loaded back. Printed to stderr, same run:
 //! - index build time (no embedding) and the process's peak resident memory growth while building;
 //! - index file size and the graph sections' share of it; load time (checksum + validation);
-//! - recall@10 of the stored graph (`GraphView::search`, the loop `Index::nearest` runs) against
+//! - recall@10 of the stored graph (`GraphView::search`, the loop `Searcher::nearest` runs) against
 //!   the exact scan, over 200 held-out queries from the same distribution;
-//! - mean per-query time of the graph and of the scan (`Index::nearest(q, 10, true)`: the
+//! - mean per-query time of the graph and of the scan (`Searcher::nearest(q, 10, true)`: the
 //!   parallel scan plus top-k selection), and their ratio.
 //!
 //! Criterion then times one query of each. Sizes: `ANN_BENCH_SIZES` (default
@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use recommend::bench::speed::peak_rss;
 use recommend::bench::synthetic;
-use recommend::index::{GraphView, Index, format};
+use recommend::index::{GraphView, Index, Searcher, format};
 
 const DIM: usize = 384;
 const QUERIES: usize = 200;
@@ -74,7 +74,7 @@ fn bench_ann(c: &mut Criterion) {
     if let Some(path) = std::env::var_os("ANN_BENCH_INDEX") {
         let path = std::path::PathBuf::from(path);
         let t = Instant::now();
-        let index = Index::load(&path).unwrap();
+        let index = Searcher::new(Index::load(&path).unwrap());
         let load_ms = t.elapsed().as_secs_f64() * 1e3;
         let (_, vectors, queries) = corpus(index.len());
         assert_eq!(
@@ -105,7 +105,7 @@ fn bench_ann(c: &mut Criterion) {
         drop(built);
 
         let t = Instant::now();
-        let index = Index::load(&path).unwrap();
+        let index = Searcher::new(Index::load(&path).unwrap());
         let load_ms = t.elapsed().as_secs_f64() * 1e3;
         let build = format!(
             "index build {build_s:.1} s (serial HNSW inserts, no embedding), peak RSS +{:.0} MiB{}; ",
@@ -126,7 +126,7 @@ fn bench_ann(c: &mut Criterion) {
 /// then timed by criterion.
 fn measure(
     c: &mut Criterion,
-    index: &Index,
+    index: &Searcher,
     path: &std::path::Path,
     queries: &[Vec<f32>],
     build: Option<String>,

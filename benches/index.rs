@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use recommend::engine::{self, Filters, Mode};
-use recommend::index::Index;
+use recommend::index::{Index, Searcher};
 use recommend::model::{self, Embedder, EmbedderOptions, Role};
 
 fn config(c: &mut Criterion) -> criterion::BenchmarkGroup<'_, criterion::measurement::WallTime> {
@@ -24,7 +24,7 @@ fn config(c: &mut Criterion) -> criterion::BenchmarkGroup<'_, criterion::measure
 /// `--like` (related, hybrid, top 10) with seeds `step` apart.
 fn bench_like(
     g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
-    index: &Index,
+    index: &Searcher,
     step: usize,
 ) {
     let n = index.len();
@@ -46,7 +46,7 @@ fn bench_like(
 
 fn bench_index(c: &mut Criterion) {
     let path = Path::new("index.bin");
-    let index = Index::load(path).expect("run from the repository root: index.bin");
+    let index = Searcher::new(Index::load(path).expect("run from the repository root: index.bin"));
     let mut g = config(c);
     g.bench_function("load index.bin", |b| {
         b.iter(|| black_box(Index::load(path).unwrap()))
@@ -136,7 +136,7 @@ fn bench_scale(c: &mut Criterion) {
     g.bench_function("load (map + checksum + validate)", |b| {
         b.iter(|| black_box(Index::load(&path).unwrap()))
     });
-    let index = Index::load(&path).unwrap();
+    let index = Searcher::new(Index::load(&path).unwrap());
     bench_like(&mut g, &index, 7919);
     g.finish();
 }

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use recommend::bench::synthetic;
-use recommend::index::Index;
+use recommend::index::{Index, Searcher};
 use recommend::model;
 use recommend::store::{Snapshot, Store};
 
@@ -103,7 +103,7 @@ fn recall(url: &str, index: &str, n: usize, all: usize, pool: usize) -> Result<(
         "snapshot load (plan read + validation + digests): {:.2} s",
         t.elapsed().as_secs_f64()
     );
-    let file = Index::load(std::path::Path::new(index))?;
+    let file = Searcher::new(Index::load(std::path::Path::new(index))?);
     // Held-out queries from the same distribution: the points after the `all` the build drew.
     let topics = (all as f64).sqrt().round() as usize;
     let (_, mut queries) = synthetic::corpus(all + n, model::DIM, topics, 42);

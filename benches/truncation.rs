@@ -16,7 +16,7 @@ use std::time::Instant;
 use recommend::bench::{crosslingual, quality, speed};
 use recommend::corpus::Corpus;
 use recommend::engine::Mode;
-use recommend::index::{Index, passage_text};
+use recommend::index::{Index, Searcher, passage_text};
 use recommend::model::{self, Embedder, EmbedderOptions, Role};
 
 fn main() {
@@ -73,7 +73,7 @@ fn main() {
             },
         )
         .expect("index");
-        let q = quality::related_quality(&index, Mode::Dense);
+        let q = quality::related_quality(&Searcher::new(index), Mode::Dense);
         let x = crosslingual::cross_lingual(&corpus.papers, &embedder).expect("cross-lingual");
         let dense = |v: &[crosslingual::Retrieval]| {
             v.iter()

@@ -8,7 +8,7 @@
 //! sqrt(n) topics, seed 42), queries held out from the same clusters. The graph is built as
 //! `recommend index` builds it (`GraphData::build`, parallel inserts above 2,000 papers) and
 //! searched as queries search it (`GraphView::search` with the stored `ef_search`); the scan is
-//! `ann::exact_search`, the loop `Index::nearest(.., exact)` runs. What this leaves out of a
+//! `ann::exact_search`, the loop `Searcher::nearest(.., exact)` runs. What this leaves out of a
 //! real 1M index: the lexical sections and the checksum over them (see `benches/ann.rs`).
 
 use std::time::Instant;

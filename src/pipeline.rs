@@ -21,7 +21,7 @@
 
 use crate::corpus::Paper;
 use crate::engine;
-use crate::index::{CorpusSource, Index, IndexError, Reuse, Script};
+use crate::index::{CorpusSource, Index, IndexError, Reuse, Script, Searcher};
 use crate::model::{Embedder, EmbedderOptions, ModelError, ModelFiles, Role, TokenStates};
 
 /// Why a build failed.
@@ -138,11 +138,16 @@ impl<'a> Builder<'a> {
         // What the token states give (alignment, search tokens) needs the model for every
         // paper: kept only when the previous index has all that applies (whole, unprojected
         // token states are measured again).
+        let searcher = Searcher::new(index);
+        let (align, search) = (
+            engine::alignment::applies(&searcher),
+            engine::alignment::search_applies(&searcher),
+        );
+        let index = searcher.into_index();
         let kept_tokens = unchanged
             .filter(|p| {
-                (p.alignment().is_some() || !engine::alignment::applies(&index))
-                    && (p.search_tokens().is_some_and(|t| !t.basis.is_empty())
-                        || !engine::alignment::search_applies(&index))
+                (p.alignment().is_some() || !align)
+                    && (p.search_tokens().is_some_and(|t| !t.basis.is_empty()) || !search)
             })
             .map(|p| {
                 (

@@ -8,7 +8,7 @@ use recommend::bench::quality::related_quality;
 use recommend::corpus::Corpus;
 use recommend::engine::Mode;
 use recommend::index::ann::exact_search;
-use recommend::index::{Index, Script};
+use recommend::index::{Index, Script, Searcher};
 use serde_json::Value;
 
 use crate::support::{json_rows as json, jsonl, ok_json, pair_ids, recommend, related_ids, texts};
@@ -113,7 +113,7 @@ fn filters_restrict_results() {
     use recommend::corpus::Kind;
     use recommend::engine::Filters;
     let s = crate::support::session();
-    let grpo = recommend::engine::resolve::resolve(s.index(), "GRPO").unwrap();
+    let grpo = recommend::engine::resolve::resolve(s.searcher(), "GRPO").unwrap();
     let like = |filters: Filters, top: usize| {
         let q = recommend::session::QueryOptions {
             top,
@@ -131,7 +131,7 @@ fn filters_restrict_results() {
     );
     assert!(!surveys.is_empty());
     for h in &surveys {
-        assert_eq!(s.index().paper(h.paper).kind, Kind::Survey);
+        assert_eq!(s.searcher().paper(h.paper).kind, Kind::Survey);
     }
     let gui = like(
         Filters {
@@ -142,7 +142,7 @@ fn filters_restrict_results() {
     );
     assert!(!gui.is_empty());
     for h in &gui {
-        let p = s.index().paper(h.paper);
+        let p = s.searcher().paper(h.paper);
         assert!(
             p.topic.to_lowercase().contains("gui") || p.topic_en.to_lowercase().contains("gui"),
             "{} {}",
@@ -168,7 +168,7 @@ fn filters_restrict_results() {
         shipped_open,
         "every open-source paper, no other"
     );
-    assert!(open.iter().all(|h| s.index().paper(h.paper).open_source));
+    assert!(open.iter().all(|h| s.searcher().paper(h.paper).open_source));
     // The binary applies the same filters.
     for r in json(&["--like", "GRPO", "--kind", "survey", "-k", "5"]) {
         assert_eq!(r["kind"], "survey");
@@ -338,7 +338,7 @@ fn corrupt_index_is_an_error_never_a_crash() {
 
 #[test]
 fn hybrid_beats_dense_and_lexical_on_related_work() {
-    let index = Index::load(Path::new("index.bin")).unwrap();
+    let index = Searcher::new(Index::load(Path::new("index.bin")).unwrap());
     let q = |m| related_quality(&index, m).precision_at_5;
     let (h, d, l) = (q(Mode::Hybrid), q(Mode::Dense), q(Mode::Lexical));
     eprintln!("same-topic precision@5: hybrid {h:.3}, dense {d:.3}, lexical {l:.3}");
@@ -350,7 +350,7 @@ fn hybrid_beats_dense_and_lexical_on_related_work() {
 
 #[test]
 fn hnsw_matches_exact_scan() {
-    let index = Index::load(Path::new("index.bin")).unwrap();
+    let index = Searcher::new(Index::load(Path::new("index.bin")).unwrap());
     let mut found = 0;
     let mut total = 0;
     for i in 0..index.len() {
@@ -618,7 +618,7 @@ fn a_filter_only_removes_results() {
 
 /// A list of `n` papers with distinct, nearly equal vectors and no shared words, so that only
 /// the evidence a test gives them separates them.
-fn plain_list(n: usize, edit: impl Fn(usize, &mut recommend::corpus::Paper)) -> Index {
+fn plain_list(n: usize, edit: impl Fn(usize, &mut recommend::corpus::Paper)) -> Searcher {
     let papers: Vec<recommend::corpus::Paper> = (0..n)
         .map(|i| {
             let mut p = recommend::corpus::Paper {
@@ -630,7 +630,7 @@ fn plain_list(n: usize, edit: impl Fn(usize, &mut recommend::corpus::Paper)) -> 
             p
         })
         .collect();
-    Index::build(papers, "list.jsonl", "test", &mut |texts| {
+    let index = Index::build(papers, "list.jsonl", "test", &mut |texts| {
         Ok((0..texts.len())
             .map(|i| {
                 let mut v = [1.0f32; 8];
@@ -640,10 +640,11 @@ fn plain_list(n: usize, edit: impl Fn(usize, &mut recommend::corpus::Paper)) -> 
             })
             .collect())
     })
-    .unwrap()
+    .unwrap();
+    Searcher::new(index)
 }
 
-fn top_ids(index: &Index, seed: usize, k: usize) -> Vec<String> {
+fn top_ids(index: &Searcher, seed: usize, k: usize) -> Vec<String> {
     recommend::engine::related(index, &[seed], &[], k, Mode::Hybrid, &Default::default())
         .into_iter()
         .map(|h| index.paper(h.paper).id.clone())

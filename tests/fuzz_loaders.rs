@@ -17,7 +17,7 @@ use proptest::test_runner::{Config, TestRunner};
 use recommend::corpus::Paper;
 use recommend::corpus::load::{parse_file, validate};
 use recommend::engine::{self, Filters, Mode};
-use recommend::index::Index;
+use recommend::index::{Index, Searcher};
 
 fn budget() -> Duration {
     let secs = std::env::var("RECOMMEND_FUZZ_SECS")
@@ -132,7 +132,8 @@ fn apply(seed: &[u8], m: &Mutation) -> Vec<u8> {
 }
 
 /// Use a loaded index the way the commands do.
-fn exercise(index: &Index) {
+fn exercise(index: Index) {
+    let index = &Searcher::new(index);
     let papers = index.papers();
     assert_eq!(papers.len(), index.len());
     let _ = engine::resolve(index, "paper 3");
@@ -158,13 +159,13 @@ fn exercise(index: &Index) {
 #[test]
 fn fuzz_index_bytes() {
     let seed = seed_index();
-    exercise(&Index::from_bytes(&seed).unwrap());
+    exercise(Index::from_bytes(&seed).unwrap());
     let loaded = Cell::new(0u64);
     fuzz("index bytes", mutation(), |m| {
         let bytes = apply(&seed, &m);
         if let Ok(index) = Index::from_bytes(&bytes) {
             loaded.set(loaded.get() + 1);
-            exercise(&index);
+            exercise(index);
         }
     });
     eprintln!(
@@ -183,7 +184,7 @@ fn fuzz_index_bytes() {
         }),
         |bytes| {
             if let Ok(index) = Index::from_bytes(&bytes) {
-                exercise(&index);
+                exercise(index);
             }
         },
     );

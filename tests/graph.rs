@@ -1,6 +1,6 @@
 //! The HNSW graph as `index.bin` stores it: built from hnsw_rs, validated, searched by our loop.
 //! (The stored graph inside real index files, the rebuild hint on corruption and agreement with
-//! the exact scan through `Index::nearest` are in `tests/serve.rs` and `tests/engine.rs`.)
+//! the exact scan through `Searcher::nearest` are in `tests/serve.rs` and `tests/engine.rs`.)
 
 use recommend::bench::synthetic;
 use recommend::index::ann::{HnswParams, exact_search};
@@ -143,7 +143,9 @@ fn a_corrupt_graph_section_is_exit_1_with_the_rebuild_hint() {
 
 #[test]
 fn the_shipped_index_stores_a_graph_that_agrees_with_the_exact_scan() {
-    let index = recommend::index::Index::load(std::path::Path::new("index.bin")).unwrap();
+    let index = recommend::index::Searcher::new(
+        recommend::index::Index::load(std::path::Path::new("index.bin")).unwrap(),
+    );
     let g = index.graph().expect("index.bin stores the HNSW graph");
     assert_eq!(g.len(), index.len());
     let vectors = index.vectors();
@@ -177,16 +179,18 @@ fn the_shipped_index_stores_a_graph_that_agrees_with_the_exact_scan() {
 
 #[test]
 fn above_the_threshold_nearest_walks_the_graph_and_agrees_with_the_scan() {
-    use recommend::index::{GRAPH_MIN_PAPERS, Index};
+    use recommend::index::{GRAPH_MIN_PAPERS, Index, Searcher};
     let n = GRAPH_MIN_PAPERS + 500;
     let (mut papers, mut vectors) = synthetic::corpus(n + 50, 64, 70, 11);
     let queries = vectors.split_off(n);
     papers.truncate(n);
     let mut given = Some(vectors);
-    let index = Index::build(papers, "papers.jsonl", "m", &mut |_| {
-        given.take().ok_or_else(|| "embedded twice".to_string())
-    })
-    .unwrap();
+    let index = Searcher::new(
+        Index::build(papers, "papers.jsonl", "m", &mut |_| {
+            given.take().ok_or_else(|| "embedded twice".to_string())
+        })
+        .unwrap(),
+    );
     assert!(index.uses_graph());
     let (mut found, mut total) = (0, 0);
     for q in &queries {
@@ -205,16 +209,18 @@ fn above_the_threshold_nearest_walks_the_graph_and_agrees_with_the_scan() {
 }
 
 /// A synthetic index just above the graph threshold, and the same index forced to scan.
-fn large_index() -> (recommend::index::Index, recommend::index::Index) {
-    use recommend::index::{GRAPH_MIN_PAPERS, Index};
+fn large_index() -> (recommend::index::Searcher, recommend::index::Searcher) {
+    use recommend::index::{GRAPH_MIN_PAPERS, Index, Searcher};
     let n = GRAPH_MIN_PAPERS + 200;
     let (papers, vectors) = synthetic::corpus(n, 64, 40, 13);
     let build = |p: Vec<recommend::corpus::Paper>, v: Vec<Vec<f32>>| {
         let mut given = Some(v);
-        Index::build(p, "papers.jsonl", "m", &mut |_| {
-            given.take().ok_or_else(|| "embedded twice".to_string())
-        })
-        .unwrap()
+        Searcher::new(
+            Index::build(p, "papers.jsonl", "m", &mut |_| {
+                given.take().ok_or_else(|| "embedded twice".to_string())
+            })
+            .unwrap(),
+        )
     };
     let graph = build(papers.clone(), vectors.clone());
     let mut exact = build(papers, vectors);
@@ -397,14 +403,16 @@ fn the_stored_beam_is_calibrated_to_reach_the_recall_target_on_its_graph() {
 #[test]
 fn bench_on_a_large_index_reports_the_graph_and_skips_quadratic_sections() {
     use recommend::bench::{self, QUALITY_MAX_PAPERS};
-    use recommend::index::Index;
+    use recommend::index::{Index, Searcher};
     let n = QUALITY_MAX_PAPERS + 100;
     let (papers, vectors) = synthetic::corpus(n, 32, 70, 17);
     let mut given = Some(vectors);
-    let index = Index::build(papers, "papers.jsonl", "m", &mut |_| {
-        given.take().ok_or_else(|| "embedded twice".to_string())
-    })
-    .unwrap();
+    let index = Searcher::new(
+        Index::build(papers, "papers.jsonl", "m", &mut |_| {
+            given.take().ok_or_else(|| "embedded twice".to_string())
+        })
+        .unwrap(),
+    );
     let opts = bench::Options {
         quick: true,
         latency_queries: 20,

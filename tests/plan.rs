@@ -5,11 +5,11 @@
 
 use recommend::bench::synthetic;
 use recommend::engine::{self, Filters, Mode};
-use recommend::index::{GRAPH_MIN_PAPERS, Index};
+use recommend::index::{GRAPH_MIN_PAPERS, Index, Searcher};
 
 #[test]
 fn the_shipped_index_stores_the_plan_its_papers_give() {
-    let index = Index::load(std::path::Path::new("index.bin")).unwrap();
+    let index = Searcher::new(Index::load(std::path::Path::new("index.bin")).unwrap());
     let stored = index
         .plan()
         .expect("index.bin has no stored plan: run `recommend index`");
@@ -101,7 +101,7 @@ fn an_index_without_this_plan_version_is_refused_with_the_rebuild_command() {
 
 /// A synthetic index above the graph threshold (no curated evidence, so the plan adds
 /// reciprocal neighbours), with its plan stored, before and after its neighbour lists.
-fn large() -> (Index, Index) {
+fn large() -> (Searcher, Searcher) {
     let n = GRAPH_MIN_PAPERS + 200;
     let (papers, vectors) = synthetic::corpus(n, 64, 40, 13);
     let build = || {
@@ -112,8 +112,8 @@ fn large() -> (Index, Index) {
         .unwrap();
         engine::plan::with_plan(index).unwrap()
     };
-    let without = build();
-    let with = engine::retrieve::with_like_neighbours(build()).unwrap();
+    let without = Searcher::new(build());
+    let with = Searcher::new(engine::retrieve::with_like_neighbours(build()).unwrap());
     assert!(with.uses_graph() && without.like_neighbours(0).is_none());
     (without, with)
 }

@@ -50,7 +50,7 @@ fn cross_lingual_search_finds_the_described_papers() {
 #[test]
 fn a_query_naming_a_curated_tag_in_chinese_finds_the_tagged_papers() {
     let session = session();
-    let index = session.index();
+    let index = session.searcher();
     let named = |q: &str| -> Vec<&str> {
         index
             .tags()

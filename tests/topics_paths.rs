@@ -19,8 +19,8 @@ fn stdout(args: &[&str]) -> Vec<u8> {
 #[test]
 fn topics_cover_every_paper_once_and_are_deterministic() {
     let s = session();
-    let a = communities::cluster(s.index(), None).unwrap();
-    let b = communities::cluster(s.index(), None).unwrap();
+    let a = communities::cluster(s.searcher(), None).unwrap();
+    let b = communities::cluster(s.searcher(), None).unwrap();
     assert_eq!(
         serde_json::to_string(&a).unwrap(),
         serde_json::to_string(&b).unwrap(),
@@ -164,7 +164,7 @@ fn topics_with_k_and_evaluation() {
 #[test]
 fn reading_path_puts_foundations_first_without_repeats() {
     let s = session();
-    let index = s.index();
+    let index = s.searcher();
     let dapo = resolve(index, "DAPO").unwrap();
     let steps = reading::reading_path(index, dapo, 8).unwrap();
     // Shorter than asked only with a note saying why.
@@ -308,7 +308,7 @@ fn a_short_path_says_why_it_is_short() {
 #[test]
 fn a_path_holds_what_the_list_relates_and_says_when_it_cannot() {
     let s = session();
-    let index = s.index();
+    let index = s.searcher();
     let judged =
         recommend::bench::judged::load(std::path::Path::new("bench/judgments.jsonl"), index)
             .unwrap();

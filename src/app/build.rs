@@ -102,6 +102,7 @@ fn index_corpus(
         })
         .build(corpus.papers, source, previous)?;
     index.save(out)?;
+    let index = recommend::index::Searcher::new(index);
     eprint!("{}", recommend::engine::plan::of(&index).describe());
     Ok((n, reuse))
 }

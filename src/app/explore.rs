@@ -11,7 +11,7 @@ use crate::cli::CommonArgs;
 
 pub(super) fn topics(common: &CommonArgs, k: Option<usize>, evaluate: bool) -> Result<()> {
     let session = open_session(common)?;
-    let index = session.index();
+    let index = session.searcher();
     let clusters = session.topics(k)?;
     let mut doc = Document::new(vec![
         col("#"),
@@ -62,7 +62,7 @@ pub(super) fn path(common: &CommonArgs, like: &str, to: Option<&str>, n: usize) 
     // A path shorter than asked for says why (the last step's note, `engine::reading`), and
     // where the rest of the related work is.
     if let Some(note) = steps.last().and_then(|s| s.note.as_deref()) {
-        let papers = session.index().len();
+        let papers = session.searcher().len();
         if n > papers {
             eprintln!("note: the index holds {papers} papers, fewer than the {n} asked for");
         } else {
@@ -125,7 +125,7 @@ pub(super) fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result
         )));
     }
     let session = open_session(common)?;
-    let index = session.index();
+    let index = session.searcher();
     let focus = like.map(|l| session.resolve(l)).transpose()?;
     let text = recommend::map::draw(index, focus, svg)?;
     recommend::safe_fs::write_atomic(out, text.as_bytes())

@@ -68,7 +68,7 @@ fn home_of(
     session: &recommend::session::Session,
     user: Option<&str>,
 ) -> Result<Box<dyn Home>> {
-    let index = session.index();
+    let index = session.searcher();
     let Some(url) = &common.store else {
         if user.is_some() {
             return Err(usage(
@@ -193,7 +193,7 @@ fn vectors(
 
 pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     let session = open_session(common)?;
-    let index = session.index();
+    let index = session.searcher();
     let mut gathered = if o.args.candidates.is_empty() {
         Vec::new()
     } else {
@@ -336,7 +336,7 @@ pub(crate) fn inbox(
     paths: &[PathBuf],
     home: &dyn Home,
 ) -> Result<recommend::feed::inbox::Inbox> {
-    let index = session.index();
+    let index = session.searcher();
     let (fresh, skipped) = candidates::new_papers(index.papers(), from_files(paths)?);
     let texts: Vec<String> = fresh.iter().map(|c| passage_text(&c.paper)).collect();
     let keys: Vec<String> = texts.iter().map(|t| state::text_key(t)).collect();
@@ -377,13 +377,14 @@ pub(crate) fn rate(
         VerdictArg::Clear => None,
     };
     let none = |_: &str| None;
-    let title = rating::rate(session.index(), home.as_ref(), id, verdict, &none).map_err(|e| {
-        if e.is_input() {
-            usage(e.to_string())
-        } else {
-            anyhow::Error::new(e)
-        }
-    })?;
+    let title =
+        rating::rate(session.searcher(), home.as_ref(), id, verdict, &none).map_err(|e| {
+            if e.is_input() {
+                usage(e.to_string())
+            } else {
+                anyhow::Error::new(e)
+            }
+        })?;
     match verdict {
         None => eprintln!("cleared the rating of {title:?}"),
         Some(Verdict::Up) => {

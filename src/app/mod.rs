@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use recommend::corpus::{CorpusError, Kind};
 use recommend::engine::{self, Filters, Mode, ResolveError};
-use recommend::index::Index;
+use recommend::index::Searcher;
 use recommend::model;
 use recommend::render::{self, Document, Format, records::ResultRecord};
 use recommend::session::{QueryOptions, Session, SessionError};
@@ -159,7 +159,7 @@ pub fn run(cli: Cli) -> Result<()> {
             let inbox = if feed.is_empty() {
                 None
             } else {
-                let index = session.index();
+                let index = session.searcher();
                 let home = recommend::feed::home::Files::beside(
                     session.index_path(),
                     &index.meta.model_id,
@@ -328,7 +328,7 @@ fn read_lines(file: &Path) -> Result<Vec<String>> {
 /// Answer each line as one JSON object; a bad line gets an `error` instead of results, the batch
 /// goes on, and the exit code is 2 if any line failed.
 fn answer_batch(
-    index: &Index,
+    index: &Searcher,
     lines: &[String],
     answer: &mut dyn FnMut(&str) -> Result<Vec<engine::Hit>>,
 ) -> Result<()> {

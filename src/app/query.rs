@@ -27,7 +27,7 @@ pub(super) fn like(
     let session = open_session(common)?;
     // Filters checked, names resolved (a guess noted on stderr), ranked: as `recommend serve`.
     let hits = session.like(likes, unlikes, &opts)?;
-    show(common, &results_document(session.index(), &hits))
+    show(common, &results_document(session.searcher(), &hits))
 }
 
 pub(super) fn like_batch(common: &CommonArgs, q: &QueryArgs, file: &Path) -> Result<()> {
@@ -35,8 +35,8 @@ pub(super) fn like_batch(common: &CommonArgs, q: &QueryArgs, file: &Path) -> Res
     let lines = read_lines(file)?;
     let session = open_session(common)?;
     session.check_filters(&opts.filters)?;
-    answer_batch(session.index(), &lines, &mut |line| {
-        let seed = engine::resolve(session.index(), line)?;
+    answer_batch(session.searcher(), &lines, &mut |line| {
+        let seed = engine::resolve(session.searcher(), line)?;
         Ok(session.related(&[seed], &[], &opts)?)
     })
 }
@@ -78,7 +78,7 @@ pub(super) fn search(
         session.embedder()?;
     }
     if queries.is_some() {
-        return answer_batch(session.index(), &lines, &mut |line| {
+        return answer_batch(session.searcher(), &lines, &mut |line| {
             Ok(session.search(line, &opts)?)
         });
     }
@@ -95,13 +95,13 @@ pub(super) fn search(
             100.0 * (1.0 - engine::reference::WEAK_MATCH)
         );
     }
-    show(common, &results_document(session.index(), &hits))
+    show(common, &results_document(session.searcher(), &hits))
 }
 
 pub(super) fn show_paper(common: &CommonArgs, title: &str) -> Result<()> {
     let session = open_session(common)?;
     let i = session.resolve(title)?;
-    let record = PaperRecord::new(session.index(), i);
+    let record = PaperRecord::new(session.searcher(), i);
     if matches!(
         format_of(common, Format::Table),
         Format::Json | Format::Jsonl
@@ -114,7 +114,7 @@ pub(super) fn show_paper(common: &CommonArgs, title: &str) -> Result<()> {
 /// `recommend show --plan`: the ranking plan of the index, as text or (`-f json`) JSON.
 pub(super) fn show_plan(common: &CommonArgs) -> Result<()> {
     let session = open_session(common)?;
-    let plan = recommend::engine::plan::of(session.index());
+    let plan = recommend::engine::plan::of(session.searcher());
     if matches!(
         format_of(common, Format::Table),
         Format::Json | Format::Jsonl
@@ -136,7 +136,7 @@ pub(super) fn list(
     } else if common.index.exists() || !Path::new("corpus").exists() {
         // With neither, the missing index is what to report (and how to build it), not the
         // default corpus folder the user never named.
-        open_session(common)?.index().papers().to_vec()
+        open_session(common)?.searcher().papers().to_vec()
     } else {
         super::build::load_corpus(&[PathBuf::from("corpus")], read)?.papers
     };

@@ -129,7 +129,7 @@ pub(super) fn bench(
             let (index, took) =
                 bench::speed::build_index(c.papers, &path.display().to_string(), &e)?;
             opts.index_build = Some(took);
-            built = (index, e);
+            built = (recommend::index::Searcher::new(index), e);
             (&built.0, Some(&built.1))
         }
         None => {
@@ -141,7 +141,7 @@ pub(super) fn bench(
             } else {
                 None
             };
-            (session.index(), e)
+            (session.searcher(), e)
         }
     };
     // An explicit judged set must fit the index; the default ones are used when they do: the

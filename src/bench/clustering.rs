@@ -2,12 +2,12 @@
 
 use super::{BenchError, ClusterScore, Clusters, tfidf};
 use crate::engine::topics;
-use crate::index::Index;
+use crate::index::Searcher;
 
 /// Topic clusters against the labels: ours (graph communities, `k` topics or the automatic
 /// number), then TF-IDF k-means and dense (e5) k-means at the same k; with the largest
 /// cluster's size over the median size (a catch-all shows as a large ratio).
-pub fn clusters(index: &Index, k: Option<usize>) -> Result<Option<Clusters>, BenchError> {
+pub fn clusters(index: &Searcher, k: Option<usize>) -> Result<Option<Clusters>, BenchError> {
     let ours = crate::engine::communities::cluster(index, k)?;
     let Some(agree) = topics::agreement(&ours, index.papers()) else {
         return Ok(None);

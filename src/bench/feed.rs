@@ -17,7 +17,7 @@ use super::judged::Margin;
 use super::tfidf::Tfidf;
 use crate::corpus::Paper;
 use crate::feed::{Feedback, Interest, Learner, Library, rank, rank_with};
-use crate::index::Index;
+use crate::index::Searcher;
 use crate::util::vector::dot;
 
 /// Results a reader looks at.
@@ -128,7 +128,7 @@ fn order(scores: &[(usize, f32)]) -> Vec<usize> {
 }
 
 /// The time-split figures, or `None` when the list has too few dated sections for one reader.
-pub fn report(index: &Index) -> Option<FeedReport> {
+pub fn report(index: &Searcher) -> Option<FeedReport> {
     let papers = index.papers();
     let months: Vec<Option<u32>> = papers.iter().map(month).collect();
     let mut dated: Vec<u32> = months.iter().flatten().copied().collect();

@@ -3,7 +3,7 @@
 //! `cargo bench --bench ann` measures held-out queries on synthetic corpora it generates; this
 //! measures any index, including a user's: each of [`PROBES`] papers spread evenly over it asks
 //! for its 10 nearest papers (itself left out) by the graph with the stored beam and by the
-//! exact scan, as `Index::nearest` runs them. A paper's own vector is an easier query than a
+//! exact scan, as `Searcher::nearest` runs them. A paper's own vector is an easier query than a
 //! free-text one (the walk ends on a stored point): on synthetic corpora held-out queries land
 //! at or a little below it (BENCHMARKS.md, Speed and scale).
 
@@ -12,7 +12,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::index::graph::{neighbours_of, probe_papers};
-use crate::index::{GRAPH_MIN_PAPERS, Index};
+use crate::index::{GRAPH_MIN_PAPERS, Searcher};
 
 /// Papers probed.
 pub const PROBES: usize = 200;
@@ -33,7 +33,7 @@ pub struct GraphFigures {
 
 /// The graph's figures, or `None` when queries on `index` do not use a graph (fewer than
 /// [`GRAPH_MIN_PAPERS`] papers, or no graph stored).
-pub fn measure(index: &Index) -> Option<GraphFigures> {
+pub fn measure(index: &Searcher) -> Option<GraphFigures> {
     let n = index.len();
     let graph = index.graph()?;
     if n < GRAPH_MIN_PAPERS {

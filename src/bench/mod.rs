@@ -20,7 +20,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::engine::topics;
-use crate::index::{Index, IndexError};
+use crate::index::{IndexError, Searcher};
 use crate::model::{Embedder, ModelError};
 
 pub use clustering::{clusters, size_ratio};
@@ -178,7 +178,7 @@ pub struct BenchReport {
 }
 
 /// Same-topic precision@5 and MRR of every system of [`judged::like_systems`].
-pub fn related_qualities(index: &Index) -> Vec<RelatedQuality> {
+pub fn related_qualities(index: &Searcher) -> Vec<RelatedQuality> {
     judged::like_systems(index)
         .iter()
         .map(|(name, rank)| quality::related_quality_with(index, name, rank.as_ref()))
@@ -188,7 +188,7 @@ pub fn related_qualities(index: &Index) -> Vec<RelatedQuality> {
 /// Judged-set figures of every system on `index` (search only with an embedder); `offtopic`
 /// queries from other fields go into the weak-match figures.
 pub fn judged_report(
-    index: &Index,
+    index: &Searcher,
     judged: &judged::Judged,
     embedder: Option<&Embedder>,
     offtopic: &[String],
@@ -256,6 +256,7 @@ fn uncurated_report(
 ) -> Result<UncuratedReport, BenchError> {
     let stripped: Vec<_> = papers.iter().map(strip).collect();
     let (plain, _) = speed::build_index(stripped, "uncurated", e)?;
+    let plain = Searcher::new(plain);
     Ok(UncuratedReport {
         related: related_qualities(&plain),
         judged: match &opts.judgments {
@@ -273,7 +274,7 @@ fn uncurated_report(
 /// without `quick` (else a note says why they are missing): warm search, and with `reembed`
 /// also the index build and embedding throughput (which embed the whole corpus again).
 fn measure_speed(
-    index: &Index,
+    index: &Searcher,
     embedder: Option<&Embedder>,
     opts: &Options,
     notes: &mut Vec<String>,
@@ -338,7 +339,7 @@ fn measure_speed(
 /// titles, and over the judged set's queries when there is one.
 fn search_speed(
     speed: &mut Speed,
-    index: &Index,
+    index: &Searcher,
     e: &Embedder,
     opts: &Options,
     queries: usize,
@@ -366,7 +367,7 @@ pub const QUALITY_MAX_PAPERS: usize = 5_000;
 /// speed figures are skipped (and said so in `notes`); with `quick`, only the model's speed.
 /// Above [`QUALITY_MAX_PAPERS`], only the graph and the speed figures that need no re-embedding.
 pub fn run(
-    index: &Index,
+    index: &Searcher,
     embedder: Option<&Embedder>,
     opts: &Options,
 ) -> Result<BenchReport, BenchError> {
@@ -441,7 +442,7 @@ pub fn run(
     })
 }
 
-fn corpus_info(index: &Index, topics: usize) -> CorpusInfo {
+fn corpus_info(index: &Searcher, topics: usize) -> CorpusInfo {
     CorpusInfo {
         source: index.meta.corpus_source.clone(),
         papers: index.len(),
@@ -453,7 +454,7 @@ fn corpus_info(index: &Index, topics: usize) -> CorpusInfo {
 /// [`run`] on an index above [`QUALITY_MAX_PAPERS`]: the graph against the scan, `--like`
 /// latency, index load, and warm search when the model is there and not `quick`.
 fn run_scale(
-    index: &Index,
+    index: &Searcher,
     embedder: Option<&Embedder>,
     opts: &Options,
 ) -> Result<BenchReport, BenchError> {

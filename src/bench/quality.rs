@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::engine::{Filters, Mode, related};
-use crate::index::Index;
+use crate::index::Searcher;
 
 /// Related-work quality of one ranking.
 #[derive(Debug, Clone, Serialize)]
@@ -18,7 +18,7 @@ pub struct RelatedQuality {
 }
 
 /// Evaluate `--like` for every paper whose topic has another member.
-pub fn related_quality(index: &Index, mode: Mode) -> RelatedQuality {
+pub fn related_quality(index: &Searcher, mode: Mode) -> RelatedQuality {
     related_quality_with(index, mode.as_str(), &|seed| {
         related(index, &[seed], &[], 10, mode, &Filters::default())
             .into_iter()
@@ -29,7 +29,7 @@ pub fn related_quality(index: &Index, mode: Mode) -> RelatedQuality {
 
 /// Evaluate any ranking function `rank(seed) -> papers, best first` the same way.
 pub fn related_quality_with(
-    index: &Index,
+    index: &Searcher,
     name: &str,
     rank: &dyn Fn(usize) -> Vec<usize>,
 ) -> RelatedQuality {

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::corpus::Paper;
 use crate::engine::{self, Filters, Mode};
-use crate::index::Index;
+use crate::index::{Index, Searcher};
 use crate::model::{Embedder, ModelError, Role};
 use crate::pipeline::{BuildError, Builder, Model};
 
@@ -93,7 +93,7 @@ fn time_each<T>(items: &[T], warmup: usize, f: &mut dyn FnMut(&T)) -> Vec<Durati
 
 /// Warm `--like` latency (engine::related, hybrid, top 10) with each paper as the seed, up to
 /// `max` papers spread evenly over the index.
-pub fn like_latency(index: &Index, max: usize) -> Latency {
+pub fn like_latency(index: &Searcher, max: usize) -> Latency {
     let seeds = spread(index.len(), max);
     let samples = time_each(&seeds, 5, &mut |&s| {
         std::hint::black_box(engine::related(
@@ -130,7 +130,7 @@ pub fn search_queries(papers: &[Paper], max: usize) -> Vec<String> {
 /// Warm free-text search: embed the query (role query) then engine::search (hybrid, top 10).
 /// Returns the whole call's latency and the embedding's share.
 pub fn search_latency(
-    index: &Index,
+    index: &Searcher,
     embedder: &Embedder,
     queries: &[String],
 ) -> Result<(Latency, Latency), ModelError> {

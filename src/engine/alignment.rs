@@ -38,7 +38,7 @@ use std::collections::HashMap;
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 
 use crate::corpus::Paper;
-use crate::index::{Index, IndexError, SearchTokenData, SearchTokens};
+use crate::index::{Index, IndexError, SearchTokenData, SearchTokens, Searcher};
 use crate::model::TokenStates;
 
 /// A token match counts only above this cosine (between centred token vectors). Chosen on the
@@ -52,7 +52,7 @@ pub const MAX_PAPERS: usize = 500;
 
 /// Whether `index` is a list token alignment is measured for: no curated evidence, described
 /// papers ([`super::reference::MIN_DESCRIPTION_WORDS`]), 3 to [`MAX_PAPERS`] papers.
-pub fn applies(index: &Index) -> bool {
+pub fn applies(index: &Searcher) -> bool {
     !index.has_curated_evidence() && search_applies(index)
 }
 
@@ -247,7 +247,7 @@ fn stored_df(df: usize, n: usize) -> bool {
 /// Whether search gets token matching on `index`: described papers (abstracts, not one-line
 /// notes: on the shipped list's titles + highlights form it lost English queries) and 3 to
 /// [`MAX_PAPERS`] papers (the states take about 0.03 MB a paper in `index.bin`).
-pub fn search_applies(index: &Index) -> bool {
+pub fn search_applies(index: &Searcher) -> bool {
     (3..=MAX_PAPERS).contains(&index.len())
         && super::reference::described(index, &(0..index.len()).collect::<Vec<_>>())
 }
@@ -396,7 +396,9 @@ pub fn with_tokens<E: From<IndexError>>(
     index: Index,
     embed: &mut TokenEmbedder<'_, E>,
 ) -> Result<Index, E> {
-    let (align, search) = (applies(&index), search_applies(&index));
+    let searcher = Searcher::new(index);
+    let (align, search) = (applies(&searcher), search_applies(&searcher));
+    let index = searcher.into_index();
     if !align && !search {
         return Ok(index);
     }

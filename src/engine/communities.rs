@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use super::retrieve;
 use super::topics::{self, Topic, TopicError};
-use crate::index::Index;
+use crate::index::Searcher;
 
 /// Links per paper in the graph.
 pub const NEIGHBOURS: usize = 10;
@@ -24,13 +24,13 @@ pub const NEIGHBOURS: usize = 10;
 const ITERATIONS: usize = 300;
 
 /// Cluster the papers of `index` into `k` topics, or the number [`finest_communities`] picks.
-pub fn cluster(index: &Index, k: Option<usize>) -> Result<Vec<Topic>, TopicError> {
+pub fn cluster(index: &Searcher, k: Option<usize>) -> Result<Vec<Topic>, TopicError> {
     cluster_with(index, k, &neighbour_lists(index))
 }
 
 /// [`cluster`] on links already computed by [`neighbour_lists`] (the map shares them).
 pub fn cluster_with(
-    index: &Index,
+    index: &Searcher,
     k: Option<usize>,
     lists: &[Vec<usize>],
 ) -> Result<Vec<Topic>, TopicError> {
@@ -103,7 +103,7 @@ const LARGE: usize = 2_000;
 const ITERATIONS_LARGE: usize = 100;
 
 /// Each paper's [`NEIGHBOURS`] most related papers (the `--like` fused score), best first.
-pub fn neighbour_lists(index: &Index) -> Vec<Vec<usize>> {
+pub fn neighbour_lists(index: &Searcher) -> Vec<Vec<usize>> {
     with_malloc_top_pad(|| {
         (0..index.len())
             .into_par_iter()

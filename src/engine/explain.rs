@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use super::retrieve::Mode;
 use crate::corpus::paper::problem_name;
-use crate::index::Index;
+use crate::index::Searcher;
 use crate::index::evidence::Relation;
 use crate::text::{WordForms, join_phrases};
 
@@ -32,7 +32,7 @@ pub fn standing(percentile: f32, candidates: usize) -> String {
 }
 
 /// The `builds_on` link between `a` and `b`, told from `b`'s side ("builds on GRPO").
-pub fn relation(index: &Index, a: usize, b: usize) -> Option<String> {
+pub fn relation(index: &Searcher, a: usize, b: usize) -> Option<String> {
     let title = |i: usize| index.table().title(i).into_owned();
     Some(match index.relations().between(b, a)? {
         Relation::BuildsOn => format!("builds on {}", title(a)),
@@ -43,7 +43,7 @@ pub fn relation(index: &Index, a: usize, b: usize) -> Option<String> {
 
 /// The tags `a` and `b` share: the research problem first, by name, then the other tags
 /// rarest first ("same problem: Tool-integrated reasoning; both multimodal, multi-turn").
-pub fn shared_tags(index: &Index, a: usize, b: usize) -> Option<String> {
+pub fn shared_tags(index: &Searcher, a: usize, b: usize) -> Option<String> {
     let tags = index.tags();
     if tags.is_empty() {
         return None;
@@ -65,7 +65,7 @@ pub fn shared_tags(index: &Index, a: usize, b: usize) -> Option<String> {
 }
 
 /// The specific terms `a` and `b` share, as phrases ("shares 'webarena', '网页'").
-pub fn shared_terms(index: &Index, a: usize, b: usize) -> Option<String> {
+pub fn shared_terms(index: &Searcher, a: usize, b: usize) -> Option<String> {
     let mut shared = index.lexical().shared_terms(a, b, 4 * MAX_TERMS);
     if shared.is_empty() {
         return None;
@@ -115,7 +115,7 @@ const MIN_SPELLED: usize = 3;
 /// titles (at most [`crate::index::lexical::CITED_MAX_DF`] of them, or two): what the
 /// spelling signal saw. Ordinary words are left to [`shared_terms`]: a stretch of two of them
 /// ("generati", "ction") is a coincidence of English, not of naming.
-pub fn spelled_alike(index: &Index, a: usize, b: usize) -> Option<String> {
+pub fn spelled_alike(index: &Searcher, a: usize, b: usize) -> Option<String> {
     index.spelling()?;
     let table = index.table();
     let (ta, tb) = (table.title(a), table.title(b));
@@ -253,7 +253,7 @@ pub fn is_weak_link(link_strength: Option<f32>) -> bool {
 
 /// Why `hit` is related to `seeds`.
 pub fn related(
-    index: &Index,
+    index: &Searcher,
     seeds: &[usize],
     hit: usize,
     percentile: f32,
@@ -295,7 +295,7 @@ pub fn related(
 /// curated tags the query names, `Tags::named_in`) it carries, and its standing; `weak` when
 /// the query's best match is weak for the list ([`crate::engine::reference::is_weak_match`]).
 pub fn search(
-    index: &Index,
+    index: &Searcher,
     query: &str,
     named_tags: &[(u32, &str)],
     hit: usize,

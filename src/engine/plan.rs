@@ -14,13 +14,13 @@
 use std::borrow::Cow;
 
 use super::fusion;
-use crate::index::Index;
 pub use crate::index::plan::{Plan, Profile, RelatedWeights, SignalLine};
+use crate::index::{Index, Searcher};
 
 impl RelatedWeights {
     /// The weights for `index` by the rules of [`super::fusion`], from evidence the index
     /// holds (what [`derive`] stores; queries read the stored copy, [`weights`]).
-    fn derive(index: &Index) -> RelatedWeights {
+    fn derive(index: &Searcher) -> RelatedWeights {
         let curated = index.has_curated_evidence();
         let on = |present: bool, w: f32| if present { w } else { 0.0 };
         RelatedWeights {
@@ -49,7 +49,7 @@ impl RelatedWeights {
 
 /// The plan every ranking of `index` runs: the one stored at build, or, for an index still
 /// being built (or built without `pipeline::Builder`), the one [`derive`] gives.
-pub fn of(index: &Index) -> Cow<'_, Plan> {
+pub fn of(index: &Searcher) -> Cow<'_, Plan> {
     match index.plan() {
         Some(p) => Cow::Borrowed(p),
         None => Cow::Owned(derive(index)),
@@ -57,7 +57,7 @@ pub fn of(index: &Index) -> Cow<'_, Plan> {
 }
 
 /// The related-work weights of [`of`], without building the printed lines.
-pub fn weights(index: &Index) -> RelatedWeights {
+pub fn weights(index: &Searcher) -> RelatedWeights {
     match index.plan() {
         Some(p) => p.related,
         None => RelatedWeights::derive(index),
@@ -67,8 +67,9 @@ pub fn weights(index: &Index) -> RelatedWeights {
 /// `index` with its plan derived and stored ([`Index::with_plan`]): the build step every
 /// later step (neighbour lists, link strengths) and every query reads.
 pub fn with_plan(index: Index) -> Result<Index, crate::index::IndexError> {
-    let plan = derive(&index);
-    index.with_plan(&plan)
+    let searcher = Searcher::new(index);
+    let plan = derive(&searcher);
+    searcher.into_index().with_plan(&plan)
 }
 
 /// Where a signal's candidates come from, as printed.
@@ -80,7 +81,7 @@ struct Scopes {
 }
 
 /// The plan of `index`, derived from its [`Profile`] by the rules of [`super::fusion`].
-pub fn derive(index: &Index) -> Plan {
+pub fn derive(index: &Searcher) -> Plan {
     let profile = profile(index);
     let curated = profile.curated();
     let related = RelatedWeights::derive(index);
@@ -317,7 +318,7 @@ fn line(
 }
 
 /// The [`Profile`] of `index`.
-pub fn profile(index: &Index) -> Profile {
+pub fn profile(index: &Searcher) -> Profile {
     let table = index.table();
     let n = index.len();
     let own = index.own_tags(true);

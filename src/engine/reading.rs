@@ -15,9 +15,9 @@ use super::explain;
 use super::path::{PathError, Step};
 use super::retrieve::{self, Filters, Mode};
 use crate::corpus::Kind;
-use crate::index::Index;
+use crate::index::Searcher;
 
-fn step(index: &Index, n: usize, i: usize, why: String) -> Step {
+fn step(index: &Searcher, n: usize, i: usize, why: String) -> Step {
     let p = index.paper(i);
     Step {
         step: n,
@@ -46,7 +46,7 @@ pub const PATH_STOP: f32 = 0.02;
 
 /// `n` papers to read around `from` (itself included), foundations first; shorter only when
 /// the list has fewer related papers, and then the last step's `note` says why.
-pub fn reading_path(index: &Index, from: usize, n: usize) -> Result<Vec<Step>, PathError> {
+pub fn reading_path(index: &Searcher, from: usize, n: usize) -> Result<Vec<Step>, PathError> {
     if n == 0 {
         return Err(PathError::ZeroSteps);
     }
@@ -108,7 +108,7 @@ pub fn reading_path(index: &Index, from: usize, n: usize) -> Result<Vec<Step>, P
 /// Why a path of `got` steps stops short of the `n` asked for: the list is smaller, or
 /// `stopped` is the next paper of the ranking, too weak a link.
 fn short_path_note(
-    index: &Index,
+    index: &Searcher,
     from: usize,
     got: usize,
     n: usize,
@@ -134,7 +134,7 @@ fn short_path_note(
 
 /// Foundations first: a topological order of `builds_on` among `papers`, choosing at each
 /// point by (survey, built on by another path paper, year, position in `papers`).
-fn teaching_order(index: &Index, papers: &[usize]) -> Vec<usize> {
+fn teaching_order(index: &Searcher, papers: &[usize]) -> Vec<usize> {
     let relations = index.relations();
     let inside: HashSet<usize> = papers.iter().copied().collect();
     let is_foundation = |i: usize| relations.children[i].iter().any(|c| inside.contains(c));
@@ -176,7 +176,7 @@ fn teaching_order(index: &Index, papers: &[usize]) -> Vec<usize> {
 
 /// The shortest chain of related papers from `from` to `to` over the related-work graph
 /// (hops count 1 each, plus a little for weaker links: ties go to the closer pairs).
-pub fn path_between(index: &Index, from: usize, to: usize) -> Result<Vec<Step>, PathError> {
+pub fn path_between(index: &Searcher, from: usize, to: usize) -> Result<Vec<Step>, PathError> {
     let n = index.len();
     for i in [from, to] {
         if i >= n {
@@ -217,7 +217,7 @@ pub fn path_between(index: &Index, from: usize, to: usize) -> Result<Vec<Step>, 
 
 /// The papers from `from` to `to` (both included) along the related-work graph, or `None`
 /// when no chain links them.
-fn chain(index: &Index, from: usize, to: usize) -> Option<Vec<usize>> {
+fn chain(index: &Searcher, from: usize, to: usize) -> Option<Vec<usize>> {
     if index.uses_graph() {
         return chain_on_demand(index, from, to);
     }
@@ -266,7 +266,7 @@ const MAX_EXPANDED: usize = 20_000;
 /// a breadth-first search from both ends that computes the links of the papers it reaches
 /// only (each hop is still a pair of papers one of which is among the other's closest), the
 /// smaller frontier first, each frontier in paper order (deterministic).
-fn chain_on_demand(index: &Index, from: usize, to: usize) -> Option<Vec<usize>> {
+fn chain_on_demand(index: &Searcher, from: usize, to: usize) -> Option<Vec<usize>> {
     use rayon::prelude::*;
     use std::collections::HashMap;
     let links = |frontier: &[usize]| -> Vec<Vec<usize>> {

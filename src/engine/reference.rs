@@ -13,7 +13,7 @@
 //! nine in ten of the list's papers match their nearest neighbour.
 
 use crate::corpus::Paper;
-use crate::index::{Index, IndexError, Script};
+use crate::index::{Index, IndexError, Script, Searcher};
 
 /// A list gets a reference only when its median paper is described in at least this many words
 /// (a CJK character counts as half a word) beyond its title: an abstract, not a one-line note.
@@ -39,7 +39,7 @@ fn description_words(p: &Paper) -> f32 {
 }
 
 /// Whether the median of the `sample` papers is described in [`MIN_DESCRIPTION_WORDS`] or more.
-pub(crate) fn described(index: &Index, sample: &[usize]) -> bool {
+pub(crate) fn described(index: &Searcher, sample: &[usize]) -> bool {
     median_described(
         sample
             .iter()
@@ -81,7 +81,7 @@ pub const WEAK_MATCH: f32 = 0.10;
 /// short names would set the bar too low (on the shipped list as titles and abstracts, 4 of 22
 /// English queries from other fields fell below a bar set by titles). The papers are the
 /// [`REFERENCE_QUERIES`] spread evenly over the list ([`sample`]) that have such a text.
-pub fn reference_queries(index: &Index, script: Script) -> Vec<(usize, String)> {
+pub fn reference_queries(index: &Searcher, script: Script) -> Vec<(usize, String)> {
     sample(index.len())
         .into_iter()
         .filter_map(|i| {
@@ -199,7 +199,7 @@ fn is_byline(sentence: &str) -> bool {
 /// the *other* papers of `index`; `queries` pairs a paper with its own text's query vector.
 /// `None` with fewer than 10 usable queries (too few to place a percentile) or in a list of
 /// one paper.
-pub fn reference_cuts(index: &Index, queries: &[(usize, Vec<f32>)]) -> Option<Vec<f32>> {
+pub fn reference_cuts(index: &Searcher, queries: &[(usize, Vec<f32>)]) -> Option<Vec<f32>> {
     use rayon::prelude::*;
     if index.len() < 2 {
         return None;
@@ -231,23 +231,29 @@ pub type QueryEmbedder<'a, E> = dyn FnMut(&[&str]) -> Result<Vec<Vec<f32>>, E> +
 /// never loads the model). Every build that users query goes through this, after
 /// [`super::calibrated`].
 pub fn with_reference<E: From<IndexError>>(
-    mut index: Index,
+    index: Index,
     embed: &mut QueryEmbedder<'_, E>,
 ) -> Result<Index, E> {
-    if !described(&index, &sample(index.len())) {
-        return Ok(index);
+    let searcher = Searcher::new(index);
+    if !described(&searcher, &sample(searcher.len())) {
+        return Ok(searcher.into_index());
     }
+    let mut measured = Vec::new();
     for script in [Script::Latin, Script::Cjk] {
-        let queries = reference_queries(&index, script);
+        let queries = reference_queries(&searcher, script);
         if queries.len() < 10 {
             continue;
         }
         let texts: Vec<&str> = queries.iter().map(|(_, t)| t.as_str()).collect();
         let vectors = embed(&texts)?;
         let pairs: Vec<(usize, Vec<f32>)> = queries.iter().map(|(i, _)| *i).zip(vectors).collect();
-        if let Some(cuts) = reference_cuts(&index, &pairs) {
-            index = index.with_match_reference(script, &cuts)?;
+        if let Some(cuts) = reference_cuts(&searcher, &pairs) {
+            measured.push((script, cuts));
         }
+    }
+    let mut index = searcher.into_index();
+    for (script, cuts) in &measured {
+        index = index.with_match_reference(*script, cuts)?;
     }
     Ok(index)
 }

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::corpus::Paper;
 use crate::corpus::fields::{normalize_arxiv, normalize_doi};
-use crate::index::Index;
+use crate::index::Searcher;
 use crate::text::name_key;
 
 use super::Interest;
@@ -104,7 +104,7 @@ pub fn mentions(text: &str, word: &str) -> bool {
 
 /// The library's interests: its own sections or collections (the papers' topics) when at least
 /// two cover half the library, else the engine's topic clusters, else the library as one.
-pub fn interests(index: &Index) -> Vec<Interest> {
+pub fn interests(index: &Searcher) -> Vec<Interest> {
     let papers = index.papers();
     let mut order: Vec<&str> = Vec::new();
     let mut members: HashMap<&str, Vec<usize>> = HashMap::new();

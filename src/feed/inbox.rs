@@ -10,7 +10,7 @@ use super::rating::{self, RateError};
 use super::records::{FeedRecord, record};
 use super::state::{StateError, Verdict};
 use super::{Feedback, Learner, Library, lexical_similarities, rank_with};
-use crate::index::Index;
+use crate::index::Searcher;
 use crate::text::name_key;
 
 /// What an Inbox request asks.
@@ -37,7 +37,7 @@ pub struct Inbox {
 
 impl Inbox {
     /// `candidates` and their passage vectors (one each, of the index's model), for `index`.
-    pub fn new(index: &Index, candidates: Vec<Candidate>, vectors: Vec<Vec<f32>>) -> Inbox {
+    pub fn new(index: &Searcher, candidates: Vec<Candidate>, vectors: Vec<Vec<f32>>) -> Inbox {
         let library = Library::of_index(index);
         let centred = vectors.iter().map(|v| library.center(v)).collect();
         let papers: Vec<&crate::corpus::Paper> = candidates.iter().map(|c| &c.paper).collect();
@@ -72,7 +72,7 @@ impl Inbox {
     /// The ranked candidates with the reader's ratings kept by `home`.
     pub fn records(
         &self,
-        index: &Index,
+        index: &Searcher,
         home: &dyn Home,
         q: &InboxQuery,
     ) -> Result<Vec<FeedRecord>, StateError> {
@@ -122,7 +122,7 @@ impl Inbox {
     /// Rates `id` (a candidate, a paper a feed showed, or a library paper); `None` forgets.
     pub fn rate(
         &self,
-        index: &Index,
+        index: &Searcher,
         home: &dyn Home,
         id: &str,
         verdict: Option<Verdict>,

@@ -89,7 +89,7 @@ impl Library {
 
     /// The whole index as a library: its papers, centred on their own mean, with its interests
     /// ([`candidates::interests`]).
-    pub fn of_index(index: &crate::index::Index) -> Library {
+    pub fn of_index(index: &crate::index::Searcher) -> Library {
         let n = index.len().max(1) as f32;
         let mut centroid = vec![0.0f32; index.dim()];
         for i in 0..index.len() {

@@ -6,7 +6,7 @@
 use super::candidates;
 use super::home::Home;
 use super::state::{Rating, State, StateError, Verdict};
-use crate::index::Index;
+use crate::index::Searcher;
 use crate::text::name_key;
 use crate::util::date::today;
 
@@ -44,7 +44,7 @@ pub type Extra<'a> = &'a dyn Fn(&str) -> Option<(String, String, Vec<f32>)>;
 /// Records `verdict` (`None`: forget the rating) for the paper `id` names, in the reader's state
 /// kept by `home`; returns the paper's title. Atomic: on any error the state is as it was.
 pub fn rate(
-    index: &Index,
+    index: &Searcher,
     home: &dyn Home,
     id: &str,
     verdict: Option<Verdict>,

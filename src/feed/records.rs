@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::candidates::Candidate;
 use super::{Library, Scored};
 use crate::corpus::Paper;
-use crate::index::Index;
+use crate::index::Searcher;
 
 /// One result as `--format json` prints it.
 #[derive(Debug, Serialize)]
@@ -29,7 +29,13 @@ pub struct FeedRecord {
 }
 
 /// The why of a result: the library papers of its interest it is closest to.
-pub fn record(index: &Index, lib: &Library, c: &Candidate, s: &Scored, rank: usize) -> FeedRecord {
+pub fn record(
+    index: &Searcher,
+    lib: &Library,
+    c: &Candidate,
+    s: &Scored,
+    rank: usize,
+) -> FeedRecord {
     let near: Vec<&Paper> = s.near.iter().map(|&(i, _)| &index.papers()[i]).collect();
     let why = format!(
         "close to {}",

@@ -5,7 +5,8 @@
 //! takes an embedding function, so this module knows nothing about how vectors are made.
 //!
 //! Here: the types and the storage views. The build is in `build`, opening and validation in
-//! `open`, the sections added after the build in `sections`, query-time reads in `query`.
+//! `open`, the sections added after the build in `sections`; query-time state is a
+//! [`Searcher`] (`searcher`).
 
 pub mod ann;
 mod build;
@@ -20,8 +21,8 @@ mod output;
 pub mod own_tags;
 pub mod papers;
 pub mod plan;
-mod query;
 pub mod reuse;
+mod searcher;
 mod sections;
 mod storage;
 
@@ -41,6 +42,7 @@ pub use lexical::{Lexical, LexicalData};
 pub use output::{OutputError, check_output};
 pub use papers::PaperTable;
 pub use reuse::{Reuse, build_incremental};
+pub use searcher::Searcher;
 pub use sections::{SearchTokenData, SearchTokens};
 
 use sections::width;
@@ -179,8 +181,8 @@ pub struct IndexMeta {
 pub const GRAPH_MIN_PAPERS: usize = 2_000;
 
 /// Where a large index's nearest neighbours come from instead of its stored graph (the store's
-/// pgvector HNSW index, `crate::store::query`). Only [`Index::nearest`] asks it, and only where
-/// the graph would answer ([`Index::uses_graph`], not `exact`): every signal is still computed
+/// pgvector HNSW index, `crate::store::query`). Only [`Searcher::nearest`] asks it, and only where
+/// the graph would answer ([`Searcher::uses_graph`], not `exact`): every signal is still computed
 /// from the index itself.
 pub trait NearestSource: Send + Sync {
     /// The `k` papers nearest `query` as (position, cosine), best first; `None` when the
@@ -189,28 +191,17 @@ pub trait NearestSource: Send + Sync {
 }
 
 /// A loaded, validated index. The arrays stay in the mapped file; papers are materialized
-/// on demand ([`Index::paper`]) or all at once on first use of [`Index::papers`].
+/// on demand ([`Index::paper`]) or all at once on first use of [`Index::papers`]. Queries go
+/// through a [`Searcher`], which owns one and keeps what they build on first use.
 pub struct Index {
     pub meta: IndexMeta,
     storage: Storage,
     layout: Layout,
     papers: OnceLock<Vec<Paper>>,
-    ann: OnceLock<Ann>,
-    centroid: OnceLock<evidence::Centroid>,
-    tags: OnceLock<evidence::Tags>,
-    /// The list's own tags, with its sections and without ([`own_tags`]).
-    own_tags: [OnceLock<own_tags::OwnTags>; 2],
-    relations: OnceLock<evidence::Relations>,
-    spelling: OnceLock<Option<evidence::Spelling>>,
-    surfaces: OnceLock<evidence::Surfaces>,
     /// The stored ranking plan ([`Index::plan`]), decoded at open, or the revision found
     /// when it is not this recommend's (0: none stored).
     plan: Result<plan::Plan, u32>,
     path: Option<PathBuf>,
-    /// `--exact`: never walk the graph, whatever the size.
-    exact_scan: bool,
-    /// Asked before the stored graph ([`Index::set_nearest_source`]).
-    nearest_source: Option<std::sync::Arc<dyn NearestSource>>,
 }
 
 /// The text embedded for a paper: its names, its English summary and its highlight, never its
@@ -596,10 +587,12 @@ mod tests {
                 .lines()
                 .map(|l| serde_json::from_str(l).unwrap())
                 .collect();
-            Index::build(papers, "papers.jsonl", "m", &mut |t| {
-                Ok(vec![vec![1.0]; t.len()])
-            })
-            .unwrap()
+            Searcher::new(
+                Index::build(papers, "papers.jsonl", "m", &mut |t| {
+                    Ok(vec![vec![1.0]; t.len()])
+                })
+                .unwrap(),
+            )
         };
         let bare = build(concat!(
             "{\"id\":\"a\",\"title\":\"DAPO\"}\n",

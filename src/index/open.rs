@@ -41,17 +41,8 @@ impl Index {
             storage,
             layout,
             papers: OnceLock::new(),
-            ann: OnceLock::new(),
-            centroid: OnceLock::new(),
-            tags: OnceLock::new(),
-            own_tags: [OnceLock::new(), OnceLock::new()],
-            relations: OnceLock::new(),
-            spelling: OnceLock::new(),
-            surfaces: OnceLock::new(),
             plan,
             path,
-            exact_scan: false,
-            nearest_source: None,
         };
         index.check_views().map_err(bad)?;
         Ok(index)

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::{Focus, MapCluster, MapData, MapPoint};
 use crate::engine::{communities, path::PathError, reading, topics::TopicError};
-use crate::index::Index;
+use crate::index::Searcher;
 use crate::util::vector::dot;
 
 /// Related papers shown per paper, and the length of the focus's reading path.
@@ -24,13 +24,16 @@ pub enum MapError {
 
 /// The map of `index` (topics as clusters; with `focus`, that paper, its neighbours and its
 /// reading path).
-pub fn map_data(index: &Index, focus: Option<usize>) -> Result<MapData, MapError> {
+pub fn map_data(index: &Searcher, focus: Option<usize>) -> Result<MapData, MapError> {
     Ok(map_parts(index, focus)?.0)
 }
 
 /// [`map_data`] and the links it was built from (each paper's
 /// [`communities::NEIGHBOURS`] most related papers, best first).
-fn map_parts(index: &Index, focus: Option<usize>) -> Result<(MapData, Vec<Vec<usize>>), MapError> {
+fn map_parts(
+    index: &Searcher,
+    focus: Option<usize>,
+) -> Result<(MapData, Vec<Vec<usize>>), MapError> {
     // One set of links serves the topics, each paper's related papers (the best `RELATED` of
     // its `communities::NEIGHBOURS`, the same as `neighbours(i, RELATED)`) and, on a large
     // index, the layout's neighbour candidates.
@@ -94,7 +97,7 @@ fn map_parts(index: &Index, focus: Option<usize>) -> Result<(MapData, Vec<Vec<us
 }
 
 /// The map of `index` as a self-contained HTML page, or as an SVG picture.
-pub fn draw(index: &Index, focus: Option<usize>, svg: bool) -> Result<String, MapError> {
+pub fn draw(index: &Searcher, focus: Option<usize>, svg: bool) -> Result<String, MapError> {
     let (data, lists) = map_parts(index, focus)?;
     let xy = if index.uses_graph() {
         // The layout's exact kNN search is O(n^2 d); a large index finds the neighbours from
@@ -116,7 +119,7 @@ pub fn draw(index: &Index, focus: Option<usize>, svg: bool) -> Result<String, Ma
 /// neighbour descent (the nearest of the candidates' own nearest) then fills what they miss.
 /// Without a stored graph the related papers alone are the candidates. About 300 dot products
 /// per paper, where a graph search per paper computes thousands.
-fn layout_neighbours(index: &Index, lists: &[Vec<usize>]) -> Vec<Vec<usize>> {
+fn layout_neighbours(index: &Searcher, lists: &[Vec<usize>]) -> Vec<Vec<usize>> {
     use rayon::prelude::*;
     let n = index.len();
     let graph = index.graph().filter(|g| g.len() == n);
@@ -143,7 +146,7 @@ fn layout_neighbours(index: &Index, lists: &[Vec<usize>]) -> Vec<Vec<usize>> {
 
 /// The `k` candidates (rows other than `i`, duplicates allowed) most similar to row `i`, most
 /// similar first, ties to the lower row.
-fn nearest_of(index: &Index, i: usize, mut cand: Vec<usize>, k: usize) -> Vec<usize> {
+fn nearest_of(index: &Searcher, i: usize, mut cand: Vec<usize>, k: usize) -> Vec<usize> {
     let n = index.len();
     cand.retain(|&j| j < n && j != i);
     cand.sort_unstable();

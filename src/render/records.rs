@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::{Document, col, wrap};
 use crate::corpus::{Kind, Paper};
 use crate::engine::Hit;
-use crate::index::Index;
+use crate::index::Searcher;
 
 /// One result as `--format json` prints it (and `recommend serve` answers it).
 #[derive(Serialize)]
@@ -52,7 +52,7 @@ pub fn blurb(p: &Paper) -> &str {
 }
 
 /// The records of ranked `hits` of `index`, ranks from 1, scores rounded to 4 decimals.
-pub fn result_records<'a>(index: &Index, hits: &'a [Hit]) -> Vec<ResultRecord<'a>> {
+pub fn result_records<'a>(index: &Searcher, hits: &'a [Hit]) -> Vec<ResultRecord<'a>> {
     hits.iter()
         .enumerate()
         .map(|(r, h)| {
@@ -84,7 +84,7 @@ pub fn result_records<'a>(index: &Index, hits: &'a [Hit]) -> Vec<ResultRecord<'a
 }
 
 /// Ranked results as a document: rank, title (linked), topic, score, why, highlight, link.
-pub fn results_document(index: &Index, hits: &[Hit]) -> Document {
+pub fn results_document(index: &Searcher, hits: &[Hit]) -> Document {
     let mut doc = Document::new(vec![
         col("#"),
         wrap("title"),
@@ -127,7 +127,7 @@ pub struct PaperRecord {
 
 impl PaperRecord {
     /// Paper `i` of `index`, with the papers of the index it builds on and that build on it.
-    pub fn new(index: &Index, i: usize) -> PaperRecord {
+    pub fn new(index: &Searcher, i: usize) -> PaperRecord {
         let paper = index.paper(i).into_owned();
         let rel = index.relations();
         let named = |v: &[usize]| -> Vec<(String, String)> {

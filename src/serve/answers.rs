@@ -35,7 +35,7 @@ pub(super) fn like(s: &Session, q: RawQuery) -> Result<Value, ApiError> {
             }
         })
     })?;
-    Ok(results(s.index(), &hits))
+    Ok(results(s.searcher(), &hits))
 }
 
 /// `/api/search?q=...`; a dense or hybrid search without the model is a 503 that names
@@ -57,7 +57,7 @@ pub(super) fn search(s: &Session, q: RawQuery) -> Result<Value, ApiError> {
         })?;
     }
     let hits = s.search(&text, &args).map_err(|e| api_error(e, &|_| "q"))?;
-    Ok(results(s.index(), &hits))
+    Ok(results(s.searcher(), &hits))
 }
 
 /// `/api/path?like=...&to=...&n=...`.
@@ -86,9 +86,9 @@ pub(super) fn paper(
     id: Result<UrlPath<String>, PathRejection>,
 ) -> Result<Value, ApiError> {
     let UrlPath(id) = id.map_err(|e| bad("id", format!("malformed paper id: {e}")))?;
-    let i =
-        recommend::engine::resolve(s.index(), &id).map_err(|e| api_error(e.into(), &|_| "id"))?;
-    serde_json::to_value(s.index().paper(i).into_owned()).map_err(|e| bad("", e))
+    let i = recommend::engine::resolve(s.searcher(), &id)
+        .map_err(|e| api_error(e.into(), &|_| "id"))?;
+    serde_json::to_value(s.searcher().paper(i).into_owned()).map_err(|e| bad("", e))
 }
 
 /// `/api/topics[?k=N]`: `k` clusters when asked for, else the index's default topics, which
@@ -121,13 +121,13 @@ pub(super) fn default_topics(s: &Session) -> Result<Value, String> {
 /// The `/map` page of `s`, as the cache of a router keeps it; refused above
 /// [`MAP_MAX_PAPERS`], since the map computes the neighbours of every paper.
 pub(super) fn map_html(s: &Session) -> Result<String, String> {
-    let len = s.index().len();
+    let len = s.searcher().len();
     if len > MAP_MAX_PAPERS {
         return Err(format!(
             "the map is drawn for indexes of up to {MAP_MAX_PAPERS} papers; this one has {len}"
         ));
     }
-    recommend::map::draw(s.index(), None, false).map_err(|e| format!("{e:#}"))
+    recommend::map::draw(s.searcher(), None, false).map_err(|e| format!("{e:#}"))
 }
 
 /// The model's state as `/healthz` reports it: `loading`, `ready` or `unavailable` (with why).

@@ -37,7 +37,7 @@ fn params(
 /// Where the request's reader's state is: beside the served index file, or with a store the
 /// rows of the reader the `user` parameter names.
 fn home_of(s: &Session, store: Option<&Arc<Store>>, p: &Params) -> Result<Box<dyn Home>, ApiError> {
-    let index = s.index();
+    let index = s.searcher();
     let Some(store) = store else {
         return Ok(Box::new(Files::beside(
             s.index_path(),
@@ -82,7 +82,7 @@ impl Reading<'_> {
         };
         let home = home_of(s, store, &p)?;
         let records = inbox
-            .records(s.index(), home.as_ref(), &query)
+            .records(s.searcher(), home.as_ref(), &query)
             .map_err(|e| {
                 ApiError(
                     StatusCode::INTERNAL_SERVER_ERROR,
@@ -117,7 +117,7 @@ impl Reading<'_> {
         };
         let home = home_of(s, store, &p)?;
         let title = inbox
-            .rate(s.index(), home.as_ref(), &id, verdict)
+            .rate(s.searcher(), home.as_ref(), &id, verdict)
             .map_err(|e| {
                 let status = match &e {
                     RateError::Unknown { .. } | RateError::NoRating(_) => StatusCode::NOT_FOUND,

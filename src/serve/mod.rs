@@ -44,7 +44,7 @@ use recommend::corpus::Paper;
 use recommend::engine::{Hit, ResolveError};
 use recommend::feed::inbox::Inbox;
 use recommend::feed::rating::RateError;
-use recommend::index::Index;
+use recommend::index::Searcher;
 use recommend::model::Embedder;
 use recommend::render::records::{ResultRecord, result_records};
 use recommend::session::{Session, SessionError, chain_text, parse_kind};
@@ -92,8 +92,8 @@ impl AppState {
         self.session.embedder().map_err(|e| e.to_string())
     }
 
-    fn index(&self) -> &Index {
-        self.session.index()
+    fn searcher(&self) -> &Searcher {
+        self.session.searcher()
     }
 }
 
@@ -109,7 +109,7 @@ pub fn run(mut session: Session, addr: SocketAddr, inbox: Option<Inbox>) -> Resu
     });
     let describe = format!(
         "{} papers from {}",
-        state.index().len(),
+        state.searcher().len(),
         state.session.index_path().display()
     );
     let loader = Arc::clone(&state);
@@ -351,7 +351,7 @@ struct ApiRecord<'a> {
     summary: String,
 }
 
-fn results(index: &Index, hits: &[Hit]) -> Value {
+fn results(index: &Searcher, hits: &[Hit]) -> Value {
     let out: Vec<ApiRecord> = result_records(index, hits)
         .into_iter()
         .zip(hits)
@@ -408,11 +408,11 @@ async fn healthz(State(state): State<Arc<AppState>>) -> Json<Value> {
     let (model, detail) = answers::model_state(&state.session);
     Json(json!({
         "status": "ok",
-        "papers": state.index().len(),
+        "papers": state.searcher().len(),
         "index": state.session.index_path().display().to_string(),
         "model": model,
         "model_error": detail,
-        "graph": state.index().uses_graph(),
+        "graph": state.searcher().uses_graph(),
         "version": env!("CARGO_PKG_VERSION"),
     }))
 }
@@ -458,14 +458,14 @@ async fn papers(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
             })?,
         };
         let limit = p.number("limit", 100, MAX_LIMIT)?;
-        let matching: Vec<usize> = (0..s.index().len())
-            .filter(|&i| filters.accepts_at(s.index(), i))
+        let matching: Vec<usize> = (0..s.searcher().len())
+            .filter(|&i| filters.accepts_at(s.searcher(), i))
             .collect();
         let page: Vec<Paper> = matching
             .iter()
             .skip(offset)
             .take(limit)
-            .map(|&i| s.index().paper(i).into_owned())
+            .map(|&i| s.searcher().paper(i).into_owned())
             .collect();
         Ok(json!({"total": matching.len(), "offset": offset, "limit": limit, "papers": page}))
     })

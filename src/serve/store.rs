@@ -232,7 +232,7 @@ where
     let inbox = match inbox {
         None => None,
         Some(make) => {
-            let index = session.index();
+            let index = session.searcher();
             // The vector cache is shared by every reader, so the reader named here is never read.
             let cache = FeedHome::new(
                 Arc::clone(&store),
@@ -259,7 +259,7 @@ where
     std::thread::spawn(move || listen(&listener));
     let describe = format!(
         "{} papers, version {} of the store {}",
-        live.session().index().len(),
+        live.session().searcher().len(),
         live.version.load(Ordering::Acquire),
         live.store.target()
     );
@@ -331,10 +331,10 @@ async fn healthz(State(live): State<Arc<Live>>) -> Response {
             "status": if store.is_ok() { "ok" } else { "store unavailable" },
             "store": live.store.target().to_string(),
             "version": live.version.load(Ordering::Acquire),
-            "papers": s.index().len(),
+            "papers": s.searcher().len(),
             "model": model,
             "model_error": detail,
-            "graph": s.index().uses_graph(),
+            "graph": s.searcher().uses_graph(),
         });
         match store {
             Ok(()) => Json(body).into_response(),

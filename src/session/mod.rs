@@ -25,7 +25,7 @@ use crate::corpus::{Corpus, CorpusError, LoadOptions};
 use crate::engine::path::{PathError, Step};
 use crate::engine::topics::{Topic, TopicError};
 use crate::engine::{self, Filters, Hit, Matched, Mode, ResolveError};
-use crate::index::{Index, IndexError};
+use crate::index::{Index, IndexError, Searcher};
 use crate::model::{self, Embedder, EmbedderOptions, ModelError, Role};
 
 /// Why a session could not open or answer. [`SessionError::is_input`] tells a mistake in what
@@ -167,7 +167,7 @@ type OnGuess = dyn Fn(&Guess) + Send + Sync;
 pub struct Session {
     index_path: PathBuf,
     model_dir: PathBuf,
-    index: Index,
+    index: Searcher,
     embedder: OnceLock<Result<Embedder, String>>,
     /// A model load started by [`Session::open_loading_model`], taken by the first
     /// [`Session::embedder`].
@@ -204,11 +204,11 @@ impl Session {
     /// A session over an index already in memory: the published version of a store
     /// ([`crate::store::Snapshot`]), named `label` (the store's target) in messages. The store
     /// checked the index when it was pushed; the model is checked against it as for a file.
-    pub fn from_index(index: Index, label: PathBuf, model_dir: PathBuf) -> Session {
+    pub fn from_index(index: impl Into<Searcher>, label: PathBuf, model_dir: PathBuf) -> Session {
         Session {
             index_path: label,
             model_dir,
-            index,
+            index: index.into(),
             embedder: OnceLock::new(),
             preload: std::sync::Mutex::new(None),
             resident: false,
@@ -218,7 +218,8 @@ impl Session {
 
     /// Replace the index (a newer version of the store), keeping the model loaded; refused
     /// when the new index comes from another model than the loaded one.
-    pub fn replace_index(&mut self, index: Index) -> Result<(), SessionError> {
+    pub fn replace_index(&mut self, index: impl Into<Searcher>) -> Result<(), SessionError> {
+        let index = index.into();
         if let Some(Ok(e)) = self.embedder.get()
             && e.model_id() != index.meta.model_id
         {
@@ -259,12 +260,13 @@ impl Session {
         Ok(session)
     }
 
-    pub fn index(&self) -> &Index {
+    /// The opened index and its query-time state.
+    pub fn searcher(&self) -> &Searcher {
         &self.index
     }
 
     /// `--exact`: answer every query by the exact scan, never the HNSW graph
-    /// ([`Index::set_exact_scan`]); it applies to topics and paths too, not to one query.
+    /// ([`Searcher::set_exact_scan`]); it applies to topics and paths too, not to one query.
     pub fn set_exact_scan(&mut self, exact: bool) {
         self.index.set_exact_scan(exact);
     }

@@ -4,7 +4,7 @@
 //! [`Snapshot::load`] reads the metadata and every plan row of one version in one
 //! repeatable-read transaction, so a push publishing meanwhile is either wholly seen or not at
 //! all, and validates the plan as `index.bin` is validated (checksums included). On a list
-//! large enough for the graph ([`crate::index::Index::uses_graph`]) the index's dense
+//! large enough for the graph ([`crate::index::Searcher::uses_graph`]) the index's dense
 //! candidates then come from the store's HNSW index ([`PgNearest`]), filtered to the rows of
 //! this version; a query that cannot reach the store meanwhile falls back to the plan's own
 //! graph, so an answer is never torn or lost mid-query. [`current_version`] is the cheap check a
@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use super::schema;
 use super::{Store, StoreError};
-use crate::index::{Index, NearestSource};
+use crate::index::{Index, NearestSource, Searcher};
 
 /// pgvector's HNSW search returns at most `hnsw.ef_search` rows (default 40): the beam is set
 /// per query to what is asked, plus room for rows of other versions, within pgvector's limit,
@@ -28,7 +28,8 @@ const MIN_EF: usize = 100;
 /// One published version of the store, opened as an index.
 pub struct Snapshot {
     pub version: i64,
-    pub index: Index,
+    /// The version's index, its nearest neighbours from pgvector on a large one.
+    pub index: Searcher,
 }
 
 /// The store's published version (0: nothing published yet).
@@ -83,10 +84,11 @@ impl Snapshot {
             tx.commit().map_err(fail)?;
             Ok((meta.version, bytes))
         })?;
-        let mut index = Index::from_bytes(&bytes).map_err(|e| StoreError::Damaged {
-            target: target.clone(),
-            detail: e.to_string(),
-        })?;
+        let mut index =
+            Searcher::new(Index::from_bytes(&bytes).map_err(|e| StoreError::Damaged {
+                target: target.clone(),
+                detail: e.to_string(),
+            })?);
         if index.uses_graph() {
             let digests = super::push::digests(&index);
             let positions = (0..index.len())

@@ -127,7 +127,9 @@ pub fn related_ids(seeds: &[&str], negatives: &[&str], top: usize) -> Vec<String
     let resolve = |names: &[&str]| -> Vec<usize> {
         names
             .iter()
-            .map(|n| recommend::engine::resolve::resolve(s.index(), n).expect("the name resolves"))
+            .map(|n| {
+                recommend::engine::resolve::resolve(s.searcher(), n).expect("the name resolves")
+            })
             .collect()
     };
     let q = recommend::session::QueryOptions {
@@ -137,7 +139,7 @@ pub fn related_ids(seeds: &[&str], negatives: &[&str], top: usize) -> Vec<String
     s.related(&resolve(seeds), &resolve(negatives), &q)
         .expect("related works")
         .into_iter()
-        .map(|h| s.index().table().id(h.paper).to_string())
+        .map(|h| s.searcher().table().id(h.paper).to_string())
         .collect()
 }
 
@@ -171,6 +173,6 @@ pub fn search_ids(s: &recommend::session::Session, text: &str, top: usize) -> Ve
     s.search(text, &q)
         .expect("search works")
         .into_iter()
-        .map(|h| s.index().table().id(h.paper).to_string())
+        .map(|h| s.searcher().table().id(h.paper).to_string())
         .collect()
 }

@@ -33,7 +33,7 @@ pub use set::{Grades, Judged, load};
 
 use super::tfidf::Tfidf;
 use crate::engine::{self, Filters, Mode};
-use crate::index::Index;
+use crate::index::Searcher;
 use crate::index::ann::sort_hits;
 use crate::model::{Embedder, ModelError, Role};
 
@@ -79,7 +79,7 @@ pub type QueryInput = (Vec<f32>, Option<crate::model::TokenStates>);
 /// vector and token states of one model run per query (`Session::search`'s way), else the
 /// vectors of one batched run.
 pub fn query_inputs(
-    index: &Index,
+    index: &Searcher,
     embedder: &Embedder,
     queries: &[&str],
 ) -> Result<Vec<QueryInput>, ModelError> {
@@ -103,7 +103,7 @@ pub fn query_inputs(
 /// [`WeakMatchScore`] of the shipped search on `judged` and `offtopic` (queries from other
 /// fields); `None` when the index has no search reference.
 pub fn weak_match_score(
-    index: &Index,
+    index: &Searcher,
     judged: &Judged,
     offtopic: &[String],
     embedder: &Embedder,
@@ -214,7 +214,7 @@ pub struct WeakLinkScore {
 }
 
 /// [`WeakLinkScore`] on `judged`; `None` when the index has no link strengths.
-pub fn weak_link_score(index: &Index, judged: &Judged) -> Option<WeakLinkScore> {
+pub fn weak_link_score(index: &Searcher, judged: &Judged) -> Option<WeakLinkScore> {
     index.link_strengths()?;
     // (results, judged unrelated, judged related) with the flag, then without
     let mut counts = [(0usize, 0usize, 0usize); 2];
@@ -246,7 +246,7 @@ pub fn weak_link_score(index: &Index, judged: &Judged) -> Option<WeakLinkScore> 
 pub const PATH_STEPS: usize = 6;
 
 /// Judge the reading path of every judged seed.
-pub fn path_scores(index: &Index, judged: &Judged) -> PathScore {
+pub fn path_scores(index: &Searcher, judged: &Judged) -> PathScore {
     let relations = index.relations();
     let (mut steps, mut related, mut backwards) = (0usize, 0usize, 0usize);
     let (mut recall, mut recall_seeds) = (0.0f64, 0usize);
@@ -319,7 +319,7 @@ pub fn ndcg(ranked: &[usize], grades: &Grades, k: usize) -> f64 {
 pub type LikeRanker<'a> = Box<dyn Fn(usize) -> Vec<usize> + 'a>;
 
 /// The systems every related-work measurement compares, on `index`.
-pub fn like_systems(index: &Index) -> Vec<(&'static str, LikeRanker<'_>)> {
+pub fn like_systems(index: &Searcher) -> Vec<(&'static str, LikeRanker<'_>)> {
     let engine = |mode: Mode| -> LikeRanker<'_> {
         Box::new(move |s| {
             engine::related(index, &[s], &[], 10, mode, &Filters::default())
@@ -381,7 +381,7 @@ pub fn reciprocal_rank_fusion(rankings: &[Vec<usize>]) -> Vec<usize> {
 pub type SeedRankings = Vec<(&'static str, Vec<Vec<usize>>)>;
 
 /// [`SeedRankings`] of `judged` on `index`.
-pub fn rank_seeds(index: &Index, judged: &Judged) -> SeedRankings {
+pub fn rank_seeds(index: &Searcher, judged: &Judged) -> SeedRankings {
     like_systems(index)
         .into_iter()
         .map(|(name, rank)| (name, judged.like.iter().map(|(s, _)| rank(*s)).collect()))
@@ -477,7 +477,7 @@ fn language_score(
 
 /// Search figures per language for the shipped search, its halves and the baselines.
 pub fn search_scores(
-    index: &Index,
+    index: &Searcher,
     judged: &Judged,
     embedder: &Embedder,
 ) -> Result<Vec<SearchScore>, ModelError> {

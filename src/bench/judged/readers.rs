@@ -126,7 +126,7 @@ pub fn reader_agreement(rankings: &SeedRankings, judged: &Judged) -> Option<Read
 mod tests {
     use super::super::{load, rank_seeds};
     use super::*;
-    use crate::index::Index;
+    use crate::index::{Index, Searcher};
 
     #[test]
     fn two_readers_are_compared_on_the_seeds_both_judged() {
@@ -135,10 +135,12 @@ mod tests {
             .map(|id| serde_json::from_str(&format!(r#"{{"id":"{id}","title":"{id} paper"}}"#)))
             .collect::<Result<_, _>>()
             .unwrap();
-        let index = Index::build(papers, "papers.jsonl", "m", &mut |t| {
-            Ok((0..t.len()).map(|i| vec![1.0, i as f32 / 10.0]).collect())
-        })
-        .unwrap();
+        let index = Searcher::new(
+            Index::build(papers, "papers.jsonl", "m", &mut |t| {
+                Ok((0..t.len()).map(|i| vec![1.0, i as f32 / 10.0]).collect())
+            })
+            .unwrap(),
+        );
         let dir = tempfile::tempdir().unwrap();
         let write = |name: &str, text: &str| {
             let path = dir.path().join(name);

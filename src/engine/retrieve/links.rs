@@ -5,8 +5,8 @@
 use super::super::fusion;
 use super::scope::Scope;
 use super::{Filters, Mode, scored_related};
-use crate::index::Index;
 use crate::index::ann::top_hits;
+use crate::index::{Index, Searcher};
 
 /// Seeds sampled to measure a list's link strengths: every paper up to this many, else an even
 /// spread of this many (about a second at 10k papers, 2 cores).
@@ -16,7 +16,7 @@ const STRENGTH_SEEDS: usize = 400;
 /// papers of `index` (all of them, or [`STRENGTH_SEEDS`] evenly spread): what
 /// [`crate::index::Index::with_link_strengths`] stores. `None` for a list too small to have
 /// five links per paper.
-pub fn link_strength_cuts(index: &Index) -> Option<Vec<f32>> {
+pub fn link_strength_cuts(index: &Searcher) -> Option<Vec<f32>> {
     use rayon::prelude::*;
     let n = index.len();
     if n < 6 {
@@ -39,9 +39,10 @@ pub fn link_strength_cuts(index: &Index) -> Option<Vec<f32>> {
 /// `index` with its link strengths measured and stored ([`link_strength_cuts`]); as it was
 /// when the list is too small to measure them. Every build that users query goes through this.
 pub fn calibrated(index: Index) -> Result<Index, crate::index::IndexError> {
-    match link_strength_cuts(&index) {
-        Some(cuts) => index.with_link_strengths(&cuts),
-        None => Ok(index),
+    let searcher = Searcher::new(index);
+    match link_strength_cuts(&searcher) {
+        Some(cuts) => searcher.into_index().with_link_strengths(&cuts),
+        None => Ok(searcher.into_index()),
     }
 }
 
@@ -54,8 +55,9 @@ const _: () = assert!(fusion::LIKE_RECIPROCAL_K == crate::index::plan::NEIGHBOUR
 /// large index 15 candidate searches per query, which is why reciprocity used to be off there.
 pub fn with_like_neighbours(index: Index) -> Result<Index, crate::index::IndexError> {
     use rayon::prelude::*;
+    let index = Searcher::new(index);
     if !super::super::plan::weights(&index).reciprocal {
-        return Ok(index);
+        return Ok(index.into_index());
     }
     let k = fusion::LIKE_RECIPROCAL_K;
     let lists: Vec<u32> = (0..index.len())
@@ -68,7 +70,7 @@ pub fn with_like_neighbours(index: Index) -> Result<Index, crate::index::IndexEr
             l.into_iter().map(|p| p as u32)
         })
         .collect();
-    index.with_like_neighbours(&lists)
+    index.into_index().with_like_neighbours(&lists)
 }
 
 /// Candidates per retriever for [`neighbours`] on a large index: enough for a top 10.
@@ -78,7 +80,7 @@ const NEIGHBOUR_POOL: usize = 50;
 /// explanations): the links of the graph topics and reading paths are built on. `sections`:
 /// whether the sections the list files papers under count as evidence (not for topics, which
 /// are measured against those sections).
-pub fn neighbours(index: &Index, seed: usize, k: usize, sections: bool) -> Vec<usize> {
+pub fn neighbours(index: &Searcher, seed: usize, k: usize, sections: bool) -> Vec<usize> {
     let scope = if index.uses_graph() {
         Scope::candidates_of(index, &[seed], NEIGHBOUR_POOL.max(k), sections, |i| {
             i != seed

@@ -25,7 +25,7 @@ use serde::Serialize;
 use super::explain;
 use super::fusion;
 use crate::corpus::{Kind, Paper};
-use crate::index::Index;
+use crate::index::Searcher;
 use crate::index::ann::top_hits;
 
 /// Which signals rank the results.
@@ -73,7 +73,7 @@ impl Filters {
     }
 
     /// [`Filters::accepts`] for paper `i` of `index`, reading only the fields it needs.
-    pub fn accepts_at(&self, index: &Index, i: usize) -> bool {
+    pub fn accepts_at(&self, index: &Searcher, i: usize) -> bool {
         if self.is_empty() {
             return true;
         }
@@ -145,7 +145,7 @@ pub struct Hit {
 
 /// Papers related to `seeds` and unlike `negatives`, best first; never a seed or a negative.
 pub fn related(
-    index: &Index,
+    index: &Searcher,
     seeds: &[usize],
     negatives: &[usize],
     k: usize,
@@ -170,7 +170,7 @@ pub fn related(
 /// [`related`]'s ranking alone: the hits with their scores, without link strengths or
 /// explanations (what measuring the link strengths needs, 2,000 times per build).
 fn scored_related(
-    index: &Index,
+    index: &Searcher,
     seeds: &[usize],
     negatives: &[usize],
     k: usize,
@@ -212,7 +212,7 @@ fn scored_related(
 /// The scores of every member of `scope`'s pool (in pool order) as related work of `seeds`
 /// and unlike `negatives`: fused, dense and lexical.
 fn pool_scores(
-    index: &Index,
+    index: &Searcher,
     scope: &Scope,
     seeds: &[usize],
     negatives: &[usize],
@@ -269,7 +269,7 @@ fn ranked_among(
 /// Pseudo-relevance feedback: add the mean fused score, seen from each of the best
 /// [`fusion::LIKE_FEEDBACK_TOP`] candidates, to every candidate (each feedback paper's own
 /// entry counts zero, as a seed's would).
-fn feedback(index: &Index, scope: &Scope, score: &mut [f32]) {
+fn feedback(index: &Searcher, scope: &Scope, score: &mut [f32]) {
     let scored: Vec<(usize, f32)> = score.iter().copied().enumerate().collect();
     let top = top_hits(scored, fusion::LIKE_FEEDBACK_TOP);
     if top.is_empty() {
@@ -302,7 +302,7 @@ fn feedback(index: &Index, scope: &Scope, score: &mut [f32]) {
 /// 0.849 -> 0.839, hence the condition. At any size: each candidate's closest papers are read
 /// from the lists stored at build ([`with_like_neighbours`]); an index without them (one being
 /// built) ranks them here.
-fn reciprocity(index: &Index, seeds: &[usize], pool: &[usize], score: &mut [f32]) {
+fn reciprocity(index: &Searcher, seeds: &[usize], pool: &[usize], score: &mut [f32]) {
     let scored: Vec<(usize, f32)> = score.iter().copied().enumerate().collect();
     for (j, _) in top_hits(scored, fusion::LIKE_RECIPROCAL_TOP) {
         let theirs: Vec<usize> = match index.like_neighbours(pool[j]) {

@@ -5,7 +5,7 @@
 
 use super::super::fusion;
 use super::{Mode, best_positive};
-use crate::index::Index;
+use crate::index::Searcher;
 use crate::index::evidence::Relation;
 
 /// The per-paper signals of related work, seen from one seed (one value per paper of the
@@ -30,7 +30,7 @@ pub(super) struct Signals {
 ///
 /// On a small index (or with `--exact`) every paper is a candidate and the scores
 /// are standardized over the candidates, as the judged figures (BENCHMARKS.md, Quality on the
-/// shipped list) were measured. On a large index ([`Index::uses_graph`]) scoring every paper costs
+/// shipped list) were measured. On a large index ([`Searcher::uses_graph`]) scoring every paper costs
 /// a scan per signal pass (six passes per `--like` with feedback, one per paper for topics and
 /// paths), so only candidates are scored: the seed's nearest papers from the stored HNSW graph,
 /// its best lexical and tag matches and its `builds_on` relatives. Candidates are the top of each
@@ -46,7 +46,7 @@ pub(super) struct Scope {
     /// The lexical and tag similarities of the seeds, computed once to find the candidates
     /// and reused by [`Scope::signals`] (each is a pass over the corpus).
     seen: Vec<(usize, Similarities)>,
-    /// Whether a paper's section counts among its own tags ([`Index::own_tags`]); not for
+    /// Whether a paper's section counts among its own tags ([`Searcher::own_tags`]); not for
     /// topics, which are compared with the sections.
     pub(super) sections: bool,
 }
@@ -61,7 +61,7 @@ struct Similarities {
 }
 
 impl Similarities {
-    fn of(index: &Index, seed: usize, sections: bool) -> Similarities {
+    fn of(index: &Searcher, seed: usize, sections: bool) -> Similarities {
         Similarities {
             lexical: index.lexical().similar_to(seed),
             own_tags: index.own_tags(sections).similar_to(seed),
@@ -84,7 +84,7 @@ fn sample(n: usize) -> Vec<usize> {
 
 impl Scope {
     /// Every paper `keep` accepts, scored and standardized over themselves.
-    pub(super) fn everything(index: &Index, keep: impl Fn(usize) -> bool) -> Scope {
+    pub(super) fn everything(index: &Searcher, keep: impl Fn(usize) -> bool) -> Scope {
         Scope {
             pool: (0..index.len()).filter(|&i| keep(i)).collect(),
             scored: None,
@@ -97,7 +97,7 @@ impl Scope {
     /// The candidates of `seeds` that `keep` accepts ([`candidates`], `per_seed` from each
     /// retriever), standardized over a fixed corpus sample.
     pub(super) fn candidates_of(
-        index: &Index,
+        index: &Searcher,
         seeds: &[usize],
         per_seed: usize,
         sections: bool,
@@ -119,7 +119,7 @@ impl Scope {
     /// `pool` scored with `seeds` and the fixed corpus sample ([`sample`]), standardized over
     /// the sample.
     fn on_sample(
-        index: &Index,
+        index: &Searcher,
         seeds: &[usize],
         pool: Vec<usize>,
         seen: Vec<(usize, Similarities)>,
@@ -144,7 +144,7 @@ impl Scope {
     /// Filters are applied to the ranking, never to the scope: standardizing over the filtered
     /// papers alone would reorder what a filter keeps.
     pub(super) fn for_seeds(
-        index: &Index,
+        index: &Searcher,
         seeds: &[usize],
         per_seed: usize,
         keep: impl Fn(usize) -> bool,
@@ -159,13 +159,17 @@ impl Scope {
     /// Every paper `keep` accepts, standardized over the fixed corpus sample that
     /// [`Scope::candidates_of`] uses: the scan of a large index whose candidates ran dry
     /// under a filter, on the same scale as its candidates.
-    pub(super) fn sampled(index: &Index, seeds: &[usize], keep: impl Fn(usize) -> bool) -> Scope {
+    pub(super) fn sampled(
+        index: &Searcher,
+        seeds: &[usize],
+        keep: impl Fn(usize) -> bool,
+    ) -> Scope {
         let pool: Vec<usize> = (0..index.len()).filter(|&i| keep(i)).collect();
         Scope::on_sample(index, seeds, pool, Vec::new(), true)
     }
 
     /// The signals of `seed` over this scope.
-    pub(super) fn signals(&self, index: &Index, seed: usize) -> Signals {
+    pub(super) fn signals(&self, index: &Searcher, seed: usize) -> Signals {
         let sims = match self.seen.iter().find(|(s, _)| *s == seed) {
             Some((_, sims)) => sims.clone(),
             None => Similarities::of(index, seed, self.sections),
@@ -183,7 +187,13 @@ impl Scope {
 /// Adds to `out` the papers a large index scores for `seed`: its `size` nearest by the stored
 /// graph, its best `size` by lexical, tag and spelling similarity, and its `builds_on`
 /// relatives.
-fn candidates(index: &Index, seed: usize, size: usize, sims: &Similarities, out: &mut Vec<usize>) {
+fn candidates(
+    index: &Searcher,
+    seed: usize,
+    size: usize,
+    sims: &Similarities,
+    out: &mut Vec<usize>,
+) {
     let v = index.vector(seed).to_vec();
     out.extend(
         index
@@ -205,7 +215,7 @@ fn candidates(index: &Index, seed: usize, size: usize, sims: &Similarities, out:
 
 /// The signals of `seed` (whose lexical and tag similarities are `sims`); the dense cosine for
 /// the papers of `scored` only (all when `None`).
-fn signals(index: &Index, seed: usize, scored: Option<&[usize]>, sims: Similarities) -> Signals {
+fn signals(index: &Searcher, seed: usize, scored: Option<&[usize]>, sims: Similarities) -> Signals {
     let seed_vector = index.vector(seed).to_vec();
     let dense = match scored {
         None => index.similarities(&seed_vector),

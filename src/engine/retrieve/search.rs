@@ -5,13 +5,13 @@
 
 use super::super::{explain, fusion};
 use super::{Filters, Hit, Mode, POOL, best_positive, ranked};
-use crate::index::Index;
+use crate::index::Searcher;
 use crate::index::ann::top_hits;
 
 /// Free-text search. `query_vector` is the query's embedding (role "query"); without one only
 /// lexical search is possible, and asking for dense or hybrid is the caller's error to report.
 pub fn search(
-    index: &Index,
+    index: &Searcher,
     query: &str,
     query_vector: Option<&[f32]>,
     query_tokens: Option<&crate::model::TokenStates>,

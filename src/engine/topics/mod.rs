@@ -130,7 +130,7 @@ pub(crate) fn topics_from_labels(
     papers: &[Paper],
     vectors: ArrayView2<f32>,
     labels: &[usize],
-    index: Option<&crate::index::Index>,
+    index: Option<&crate::index::Searcher>,
 ) -> Vec<Topic> {
     let mut topics = build_topics(papers, &Dense(vectors), labels);
     let position: std::collections::HashMap<&str, usize> = papers

@@ -1,10 +1,46 @@
-//! What queries read from an index beyond its arrays: dense similarities and nearest papers
-//! (scan or stored graph), and the evidence built on first use (centroid, tags, relations,
-//! spelling, word forms). Apart from storage so that query-time state is found in one place.
+//! Query-time state beside the stored index (tantivy's `Index` / `Searcher` split): the
+//! evidence built on first use from the stored columns (centroid, tags, relations, spelling,
+//! word forms, an in-memory graph) and the query modes (`--exact`, a nearest-neighbour source).
+//! [`Index`] is the validated file and its views; a [`Searcher`] owns one and answers dense
+//! queries (scan or stored graph). It derefs to its index, so storage reads go straight through.
 
 use std::borrow::Cow;
+use std::ops::Deref;
+use std::sync::{Arc, OnceLock};
 
-use super::{Ann, GRAPH_MIN_PAPERS, GraphView, Index, ann, evidence, passage_text};
+use super::{Ann, GRAPH_MIN_PAPERS, GraphView, Index, NearestSource, ann, evidence, passage_text};
+
+/// An index opened for queries, with what queries build on first use (see the module
+/// documentation). Cheap to make: nothing is computed until asked for.
+pub struct Searcher {
+    index: Index,
+    ann: OnceLock<Ann>,
+    centroid: OnceLock<evidence::Centroid>,
+    tags: OnceLock<evidence::Tags>,
+    /// The list's own tags, with its sections and without ([`super::own_tags`]).
+    own_tags: [OnceLock<super::own_tags::OwnTags>; 2],
+    relations: OnceLock<evidence::Relations>,
+    spelling: OnceLock<Option<evidence::Spelling>>,
+    surfaces: OnceLock<evidence::Surfaces>,
+    /// `--exact`: never walk the graph, whatever the size.
+    exact_scan: bool,
+    /// Asked before the stored graph ([`Searcher::set_nearest_source`]).
+    nearest_source: Option<Arc<dyn NearestSource>>,
+}
+
+impl Deref for Searcher {
+    type Target = Index;
+
+    fn deref(&self) -> &Index {
+        &self.index
+    }
+}
+
+impl From<Index> for Searcher {
+    fn from(index: Index) -> Searcher {
+        Searcher::new(index)
+    }
+}
 
 impl Index {
     /// Cosine similarity of `query` (unit length, `dim` values) with every paper, in paper order.
@@ -24,6 +60,53 @@ impl Index {
                 }
             });
         out
+    }
+
+    /// The stored HNSW graph (validated at load), if the index has one.
+    pub fn graph(&self) -> Option<GraphView<'_>> {
+        let g = self.layout.graph.as_ref()?;
+        Some(GraphView::trusted(
+            &self.storage.bytes()[g[0].clone()],
+            self.slice(&g[1]),
+            self.slice(&g[2]),
+            self.slice(&g[3]),
+            self.slice(&g[4]),
+        ))
+    }
+
+    /// Whether the graph answers this index's dense queries unless `--exact`: it has one and
+    /// holds at least [`GRAPH_MIN_PAPERS`] papers.
+    pub fn graph_answers(&self) -> bool {
+        self.len() >= GRAPH_MIN_PAPERS && self.graph().is_some()
+    }
+}
+
+impl Searcher {
+    /// A searcher over `index`, in the default mode (the graph where it answers).
+    pub fn new(index: Index) -> Searcher {
+        Searcher {
+            index,
+            ann: OnceLock::new(),
+            centroid: OnceLock::new(),
+            tags: OnceLock::new(),
+            own_tags: [OnceLock::new(), OnceLock::new()],
+            relations: OnceLock::new(),
+            spelling: OnceLock::new(),
+            surfaces: OnceLock::new(),
+            exact_scan: false,
+            nearest_source: None,
+        }
+    }
+
+    /// The stored index.
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// The stored index, for a build step that adds a section; what this searcher built is
+    /// dropped (a new index is a new list of evidence).
+    pub fn into_index(self) -> Index {
+        self.index
     }
 
     /// The mean passage vector and each paper's dot product with it, computed on first use.
@@ -83,22 +166,10 @@ impl Index {
             .get(i, || passage_text(&self.paper(i)))
     }
 
-    /// The stored HNSW graph (validated at load), if the index has one.
-    pub fn graph(&self) -> Option<GraphView<'_>> {
-        let g = self.layout.graph.as_ref()?;
-        Some(GraphView::trusted(
-            &self.storage.bytes()[g[0].clone()],
-            self.slice(&g[1]),
-            self.slice(&g[2]),
-            self.slice(&g[3]),
-            self.slice(&g[4]),
-        ))
-    }
-
-    /// Whether [`Index::nearest`] without `exact` walks the graph: the index has one and holds
-    /// at least [`GRAPH_MIN_PAPERS`] papers.
+    /// Whether [`Searcher::nearest`] without `exact` walks the graph: not `--exact`, and
+    /// [`Index::graph_answers`].
     pub fn uses_graph(&self) -> bool {
-        !self.exact_scan && self.len() >= GRAPH_MIN_PAPERS && self.graph().is_some()
+        !self.exact_scan && self.graph_answers()
     }
 
     /// Answer every query of this index by the exact scan (`--exact`): no approximation, at
@@ -107,14 +178,14 @@ impl Index {
         self.exact_scan = exact;
     }
 
-    /// Whether [`Index::set_exact_scan`] is on.
+    /// Whether [`Searcher::set_exact_scan`] is on.
     pub fn exact_scan(&self) -> bool {
         self.exact_scan
     }
 
     /// The `k` papers whose vectors are most similar to `query` (unit length, `dim` values), as
     /// (paper, cosine), best first, ties by paper. `exact` forces the exact scan; otherwise large
-    /// indexes ([`Index::uses_graph`]) answer from the stored HNSW graph with the beam measured
+    /// indexes ([`Searcher::uses_graph`]) answer from the stored HNSW graph with the beam measured
     /// for it at build time (approximate: recall@10 0.99 on the index's own papers; held-out
     /// queries at 100k and 1M: BENCHMARKS.md, Speed and scale) and small ones from the scan. A
     /// `query` of another length compares the common prefix: wrong but never a panic.
@@ -140,13 +211,13 @@ impl Index {
     }
 
     /// Take the approximate nearest neighbours from `source` rather than the stored graph (see
-    /// [`super::NearestSource`]); `None` goes back to the graph.
-    pub fn set_nearest_source(&mut self, source: Option<std::sync::Arc<dyn super::NearestSource>>) {
+    /// [`NearestSource`]); `None` goes back to the graph.
+    pub fn set_nearest_source(&mut self, source: Option<Arc<dyn NearestSource>>) {
         self.nearest_source = source;
     }
 
     /// An in-memory hnsw_rs graph, rebuilt from the vectors on first use (minutes at 100k
-    /// papers). Queries use the stored graph ([`Index::nearest`]); this is for comparisons.
+    /// papers). Queries use the stored graph ([`Searcher::nearest`]); this is for comparisons.
     pub fn ann(&self) -> &Ann {
         self.ann
             .get_or_init(|| Ann::build(self.vectors(), self.meta.hnsw))
