@@ -44,6 +44,7 @@
 //! re-exported here.
 
 mod agreement;
+mod headings;
 mod kmeans;
 mod labels;
 mod select;
@@ -153,12 +154,16 @@ pub(crate) fn topics_from_labels(
         .map(|p| paper_terms(p).into_iter().map(|(key, _)| key).collect())
         .collect();
     let tagged = index.is_some_and(|ix| !ix.tags().is_empty());
+    // Lists without curated tags are headed by their titles' phrases (`headings`).
+    let phrases = (!tagged).then(|| headings::paper_phrases(papers));
+    let chinese = headings::chinese_list(papers);
     for (t, m) in topics.iter_mut().zip(&members) {
         let keywords = distinctive(&terms, m, &t.keywords);
-        t.label = match tagged.then(|| tag_label(papers, m, &terms)).flatten() {
-            Some(label) => label,
-            None => make_label(&keywords),
+        let label = match &phrases {
+            Some(phrases) => headings::heading(phrases, m, chinese, &keywords),
+            None => tag_label(papers, m, &terms),
         };
+        t.label = label.unwrap_or_else(|| make_label(&keywords));
         t.keywords = keywords;
     }
     topics
