@@ -16,8 +16,8 @@ use serde::Serialize;
 use super::judged::Margin;
 use super::tfidf::Tfidf;
 use crate::corpus::Paper;
-use crate::feed::{Feedback, Interest, Learner, Library, rank, rank_with};
-use crate::index::Index;
+use crate::feed::{Feedback, Interest, Learner, Library, lexical_similarities, rank, rank_with};
+use crate::index::{Index, LexicalData};
 use crate::util::vector::dot;
 
 /// Results a reader looks at.
@@ -212,22 +212,11 @@ pub fn report(index: &Index) -> Option<FeedReport> {
             .collect();
         let lib = Library::new(&refs, &centroid, interests);
         let cands: Vec<Vec<f32>> = candidates.iter().map(|&c| lib.center(&vector(c))).collect();
-        let lexical = index.lexical();
-        let lex_rows: Vec<Vec<f32>> = candidates
-            .iter()
-            .map(|&c| {
-                let all = lexical.similar_to(c);
-                library.iter().map(|&i| all[i]).collect()
-            })
-            .collect();
-        let lex_of = |rows: &[usize]| {
-            let mut m = ndarray::Array2::<f32>::zeros((rows.len(), library.len()));
-            for (mut r, &c) in m.rows_mut().into_iter().zip(rows) {
-                r.assign(&ndarray::ArrayView1::from(&lex_rows[c][..]));
-            }
-            m
-        };
-        let lex_all = lex_of(&(0..candidates.len()).collect::<Vec<_>>());
+        // The reader's library is its own index, as `recommend feed` reads `index.bin`.
+        let library_papers: Vec<Paper> = library.iter().map(|&i| papers[i].clone()).collect();
+        let library_lexical = LexicalData::build(&library_papers);
+        let candidate_papers: Vec<&Paper> = candidates.iter().map(|&c| &papers[c]).collect();
+        let lex_all = lexical_similarities(library_lexical.view(), &candidate_papers);
         let ours = rank_with(
             &lib,
             &cands,
@@ -323,7 +312,7 @@ pub fn report(index: &Index) -> Option<FeedReport> {
             .collect();
         let left_vectors: Vec<Vec<f32>> = left.iter().map(|&c| cands[c].clone()).collect();
         let left_relevant = |k: usize| relevant(left[k]);
-        let left_lex = lex_of(&left);
+        let left_lex = lex_all.select(ndarray::Axis(0), &left);
         for (k, learner) in [
             Learner::None,
             Learner::Rocchio,
