@@ -175,6 +175,16 @@ pub fn report(index: &Index) -> Option<FeedReport> {
     }
     let vector = |i: usize| index.vector(i).to_vec();
     let tfidf = Tfidf::fit_papers(papers);
+    // The lexical side as `recommend feed` computes it: the candidates through the lexical index
+    // of a library that never saw them, here the list before the split (a reader's one or two
+    // sections, 5 to 17 papers, are too few to weigh a field's words by).
+    let earlier: Vec<usize> = (0..papers.len()).filter(|&i| before(i)).collect();
+    let earlier_papers: Vec<Paper> = earlier.iter().map(|&i| papers[i].clone()).collect();
+    let candidate_papers: Vec<&Paper> = candidates.iter().map(|&c| &papers[c]).collect();
+    let lex_earlier = lexical_similarities(
+        LexicalData::build(&earlier_papers).view(),
+        &candidate_papers,
+    );
 
     let names = [
         "ours (several interests)",
@@ -212,11 +222,11 @@ pub fn report(index: &Index) -> Option<FeedReport> {
             .collect();
         let lib = Library::new(&refs, &centroid, interests);
         let cands: Vec<Vec<f32>> = candidates.iter().map(|&c| lib.center(&vector(c))).collect();
-        // The reader's library is its own index, as `recommend feed` reads `index.bin`.
-        let library_papers: Vec<Paper> = library.iter().map(|&i| papers[i].clone()).collect();
-        let library_lexical = LexicalData::build(&library_papers);
-        let candidate_papers: Vec<&Paper> = candidates.iter().map(|&c| &papers[c]).collect();
-        let lex_all = lexical_similarities(library_lexical.view(), &candidate_papers);
+        let columns: Vec<usize> = library
+            .iter()
+            .filter_map(|i| earlier.binary_search(i).ok())
+            .collect();
+        let lex_all = lex_earlier.select(ndarray::Axis(1), &columns);
         let ours = rank_with(
             &lib,
             &cands,

@@ -435,7 +435,10 @@ pub fn rank_with(
     learner: Learner,
 ) -> Vec<Scored> {
     use rayon::prelude::*;
-    let lexical = lexical.filter(|l| l.nrows() == candidates.len() && l.ncols() == library.len());
+    // Rows are read as slices: a matrix in another layout (a column selection) is copied once.
+    let lexical = lexical
+        .filter(|l| l.nrows() == candidates.len() && l.ncols() == library.len())
+        .map(|l| l.as_standard_layout());
     let seeding = learner == Learner::Seeds && !feedback.up.is_empty();
     // Each paper rated up joins the interest it serves best.
     let up_interest: Vec<usize> = if seeding {
@@ -468,7 +471,10 @@ pub fn rank_with(
                 .enumerate()
                 .map(|(j, (v, s))| {
                     let c = b * BLOCK + j;
-                    let lex = lexical.and_then(|l| l.row(c).to_slice()).unwrap_or(&[]);
+                    let lex = lexical
+                        .as_ref()
+                        .and_then(|l| l.row(c).to_slice())
+                        .unwrap_or(&[]);
                     let mut seeds = Vec::new();
                     if !up_interest.is_empty() {
                         seeds = vec![Vec::new(); library.interests.len()];
@@ -744,6 +750,22 @@ mod tests {
         assert_eq!(fused[0].candidate, 2, "{fused:?}");
         assert_eq!(fused[0].interest, 1, "the interest whose words it shares");
         assert_eq!(fused[2].candidate, 0, "no shared words, last");
+        // The same matrix in column-major order (as a column selection makes) reads the same.
+        let columns = lexical
+            .t()
+            .as_standard_layout()
+            .into_owned()
+            .reversed_axes();
+        assert!(!columns.is_standard_layout());
+        let again = rank_with(
+            &lib,
+            &cands,
+            Some(&columns),
+            &Feedback::default(),
+            Learner::None,
+        );
+        let order = |r: &[Scored]| r.iter().map(|s| s.candidate).collect::<Vec<_>>();
+        assert_eq!(order(&again), order(&fused));
         // A lexical matrix of the wrong shape is ignored rather than misread.
         let wrong = ndarray::Array2::<f32>::ones((2, 2));
         let r = rank_with(
