@@ -177,7 +177,7 @@ pub fn report(index: &Index) -> Option<FeedReport> {
     let tfidf = Tfidf::fit_papers(papers);
     // The lexical side as `recommend feed` computes it: the candidates through the lexical index
     // of a library that never saw them, here the list before the split (a reader's one or two
-    // sections, 5 to 17 papers, are too few to weigh a field's words by).
+    // sections, 5 to 17 papers on average, are too few to weigh a field's words by).
     let earlier: Vec<usize> = (0..papers.len()).filter(|&i| before(i)).collect();
     let earlier_papers: Vec<Paper> = earlier.iter().map(|&i| papers[i].clone()).collect();
     let candidate_papers: Vec<&Paper> = candidates.iter().map(|&c| &papers[c]).collect();
