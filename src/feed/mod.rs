@@ -10,8 +10,9 @@
 //! that names the interest's methods is closer than its embedding alone says. On the time split
 //! (BENCHMARKS.md, The feed) the lexical side lifts precision@10 on every list: 0.500 -> 0.507,
 //! 0.527 -> 0.573, 0.500 -> 0.640. Ratings the reader gave are evidence on top: a profile of the
-//! papers rated up minus those rated down ([`Learner::Rocchio`]), or a linear model over the same signals fitted
-//! to the ratings ([`Learner::Linear`], arxiv-sanity's idea over this engine's signals).
+//! papers rated up minus those rated down ([`Learner::Rocchio`]), or a linear model over the
+//! same signals fitted to the ratings ([`Learner::Linear`], arxiv-sanity's idea over this
+//! engine's signals).
 //!
 //! Like the engine, this module never loads the model and never prints: callers hand it
 //! vectors, and the time-split benchmark (`bench::feed`) runs the very same [`rank`].
@@ -135,8 +136,8 @@ impl Library {
 /// frequencies ([`Lexical::vector_of`]), and each is scored through the postings of its own
 /// terms: 1,000 candidates against 5,000 papers in 45 ms, where re-indexing library and
 /// candidates together takes 431 ms (benches/feed.rs, BENCHMARKS.md, The feed). A library too
-/// small to weigh a field's words by (a reader's 5-17 papers on average on the time split) makes the side
-/// noise: precision@10 fell below the dense-only ranking on two lists there.
+/// small to weigh a field's words by (a reader's 5-17 papers on average on the time split)
+/// makes the side noise: precision@10 fell below the dense-only ranking on two lists there.
 pub fn lexical_similarities(library: Lexical<'_>, candidates: &[&Paper]) -> ndarray::Array2<f32> {
     let n = library.len();
     let mut m = ndarray::Array2::<f32>::zeros((candidates.len(), n));
