@@ -276,7 +276,7 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
         }
     }
     let papers: Vec<&recommend::corpus::Paper> = kept.iter().map(|c| &c.paper).collect();
-    let lexical = lexical_similarities(index.papers(), &papers);
+    let lexical = lexical_similarities(index.lexical(), &papers);
     let ranked: Vec<Scored> = rank_with(&lib, &centred, Some(&lexical), &feedback, o.learner)
         .into_iter()
         .filter(|s| o.args.min_score.is_none_or(|m| s.score >= m))

@@ -16,8 +16,8 @@ use serde::Serialize;
 use super::judged::Margin;
 use super::tfidf::Tfidf;
 use crate::corpus::Paper;
-use crate::feed::{Feedback, Interest, Learner, Library, rank, rank_with};
-use crate::index::Searcher;
+use crate::feed::{Feedback, Interest, Learner, Library, lexical_similarities, rank, rank_with};
+use crate::index::{LexicalData, Searcher};
 use crate::util::vector::dot;
 
 /// Results a reader looks at.
@@ -175,6 +175,16 @@ pub fn report(index: &Searcher) -> Option<FeedReport> {
     }
     let vector = |i: usize| index.vector(i).to_vec();
     let tfidf = Tfidf::fit_papers(papers);
+    // The lexical side as `recommend feed` computes it: the candidates through the lexical index
+    // of a library that never saw them, here the list before the split (a reader's one or two
+    // sections, 5 to 17 papers on average, are too few to weigh a field's words by).
+    let earlier: Vec<usize> = (0..papers.len()).filter(|&i| before(i)).collect();
+    let earlier_papers: Vec<Paper> = earlier.iter().map(|&i| papers[i].clone()).collect();
+    let candidate_papers: Vec<&Paper> = candidates.iter().map(|&c| &papers[c]).collect();
+    let lex_earlier = lexical_similarities(
+        LexicalData::build(&earlier_papers).view(),
+        &candidate_papers,
+    );
 
     let names = [
         "ours (several interests)",
@@ -212,22 +222,11 @@ pub fn report(index: &Searcher) -> Option<FeedReport> {
             .collect();
         let lib = Library::new(&refs, &centroid, interests);
         let cands: Vec<Vec<f32>> = candidates.iter().map(|&c| lib.center(&vector(c))).collect();
-        let lexical = index.lexical();
-        let lex_rows: Vec<Vec<f32>> = candidates
+        let columns: Vec<usize> = library
             .iter()
-            .map(|&c| {
-                let all = lexical.similar_to(c);
-                library.iter().map(|&i| all[i]).collect()
-            })
+            .filter_map(|i| earlier.binary_search(i).ok())
             .collect();
-        let lex_of = |rows: &[usize]| {
-            let mut m = ndarray::Array2::<f32>::zeros((rows.len(), library.len()));
-            for (mut r, &c) in m.rows_mut().into_iter().zip(rows) {
-                r.assign(&ndarray::ArrayView1::from(&lex_rows[c][..]));
-            }
-            m
-        };
-        let lex_all = lex_of(&(0..candidates.len()).collect::<Vec<_>>());
+        let lex_all = lex_earlier.select(ndarray::Axis(1), &columns);
         let ours = rank_with(
             &lib,
             &cands,
@@ -323,7 +322,7 @@ pub fn report(index: &Searcher) -> Option<FeedReport> {
             .collect();
         let left_vectors: Vec<Vec<f32>> = left.iter().map(|&c| cands[c].clone()).collect();
         let left_relevant = |k: usize| relevant(left[k]);
-        let left_lex = lex_of(&left);
+        let left_lex = lex_all.select(ndarray::Axis(0), &left);
         for (k, learner) in [
             Learner::None,
             Learner::Rocchio,

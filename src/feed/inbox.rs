@@ -41,7 +41,7 @@ impl Inbox {
         let library = Library::of_index(index);
         let centred = vectors.iter().map(|v| library.center(v)).collect();
         let papers: Vec<&crate::corpus::Paper> = candidates.iter().map(|c| &c.paper).collect();
-        let lexical = lexical_similarities(index.papers(), &papers);
+        let lexical = lexical_similarities(index.lexical(), &papers);
         Inbox {
             candidates,
             raw: vectors,

@@ -8,10 +8,11 @@
 //! e5 space), plus, beside it, the mean of its three highest TF-IDF cosines there (the engine's
 //! own analyzer, [`lexical_similarities`]) rescaled to the dense scores' spread: a new paper
 //! that names the interest's methods is closer than its embedding alone says. On the time split
-//! (BENCHMARKS.md, The feed) the lexical side lifts precision@10 on every list: 0.500 -> 0.513,
-//! 0.527 -> 0.555, 0.500 -> 0.580. Ratings the reader gave are evidence on top: a profile of the papers rated up
-//! minus those rated down ([`Learner::Rocchio`]), or a linear model over the same signals fitted
-//! to the ratings ([`Learner::Linear`], arxiv-sanity's idea over this engine's signals).
+//! (BENCHMARKS.md, The feed) the lexical side lifts precision@10 on every list: 0.500 -> 0.507,
+//! 0.527 -> 0.573, 0.500 -> 0.640. Ratings the reader gave are evidence on top: a profile of the
+//! papers rated up minus those rated down ([`Learner::Rocchio`]), or a linear model over the
+//! same signals fitted to the ratings ([`Learner::Linear`], arxiv-sanity's idea over this
+//! engine's signals).
 //!
 //! Like the engine, this module never loads the model and never prints: callers hand it
 //! vectors, and the time-split benchmark (`bench::feed`) runs the very same [`rank`].
@@ -26,6 +27,7 @@ pub mod state;
 use serde::Serialize;
 
 use crate::corpus::Paper;
+use crate::index::Lexical;
 use crate::util::vector::dot;
 
 /// Papers of an interest a candidate is compared with: the mean of its closest this many.
@@ -47,6 +49,10 @@ pub struct Library {
     rows: ndarray::Array2<f32>,
     centroid: Vec<f32>,
     pub interests: Vec<Interest>,
+    /// Every (paper, interest) membership, by paper: a candidate's scores are read in the
+    /// order they lie in memory, not interest by interest (in `per_interest`: 43% of
+    /// `rank_with`'s time when it read them by interest, benches/feed.rs).
+    memberships: Vec<(usize, usize)>,
 }
 
 /// `v - centroid`, normalized (zero when `v` is the centroid).
@@ -79,11 +85,18 @@ impl Library {
                 i
             })
             .filter(|i| !i.members.is_empty())
+            .collect::<Vec<Interest>>();
+        let mut memberships: Vec<(usize, usize)> = interests
+            .iter()
+            .enumerate()
+            .flat_map(|(k, i)| i.members.iter().map(move |&m| (m, k)))
             .collect();
+        memberships.sort_unstable();
         Library {
             rows,
             centroid: centroid.to_vec(),
             interests,
+            memberships,
         }
     }
 
@@ -117,22 +130,27 @@ impl Library {
     }
 }
 
-/// The lexical side of [`rank_with`]: each candidate's TF-IDF cosine with each library paper
-/// (candidates x papers), by the engine's own analyzer over the library and the candidates
-/// together (so a term every candidate carries weighs little, as in an index of them all).
-pub fn lexical_similarities(library: &[Paper], candidates: &[&Paper]) -> ndarray::Array2<f32> {
-    let mut all: Vec<Paper> = library.to_vec();
-    all.extend(candidates.iter().map(|&p| p.clone()));
-    let data = crate::index::LexicalData::build(&all);
-    let view = data.view();
+/// The lexical side of [`rank_with`]: each candidate's TF-IDF cosine with each paper of
+/// `library` (the library's own lexical index, `index.bin`: candidates x papers). Only the
+/// candidates are analysed, by the engine's analyzer and with the library's document
+/// frequencies ([`Lexical::vector_of`]), and each is scored through the postings of its own
+/// terms: 1,000 candidates against 5,000 papers in 45 ms, where re-indexing library and
+/// candidates together takes 431 ms (benches/feed.rs, BENCHMARKS.md, The feed). A library too
+/// small to weigh a field's words by (a reader's 5-17 papers on average on the time split)
+/// makes the side noise: precision@10 fell below the dense-only ranking on two lists there.
+pub fn lexical_similarities(library: Lexical<'_>, candidates: &[&Paper]) -> ndarray::Array2<f32> {
     let n = library.len();
-    // Rows are independent, so they are computed on every core.
-    use rayon::prelude::*;
-    let rows: Vec<f32> = (0..candidates.len())
-        .into_par_iter()
-        .flat_map_iter(|j| view.similar_to(n + j).into_iter().take(n))
-        .collect();
-    ndarray::Array2::from_shape_vec((candidates.len(), n), rows).expect("one row per candidate")
+    let mut m = ndarray::Array2::<f32>::zeros((candidates.len(), n));
+    if let Some(all) = m.as_slice_mut()
+        && n > 0
+    {
+        // Rows are independent, so they are computed on every core.
+        use rayon::prelude::*;
+        all.par_chunks_mut(n)
+            .zip(candidates.par_iter())
+            .for_each(|(row, p)| library.similar_to_paper(p, row));
+    }
+    m
 }
 
 /// How ratings change the ranking.
@@ -193,43 +211,90 @@ fn closest(rows: &[Vec<f32>], v: &[f32]) -> f32 {
     rows.iter().map(|r| dot(r, v)).fold(0.0f32, f32::max)
 }
 
-/// The mean of the [`NEAREST`] largest of `scores` (by member), with those members, best first.
-fn nearest(scores: impl Iterator<Item = (usize, f32)>) -> (f32, Vec<(usize, f32)>) {
-    let mut near: Vec<(usize, f32)> = scores.collect();
-    let by_score = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-    if near.len() > NEAREST {
-        near.select_nth_unstable_by(NEAREST - 1, by_score);
-        near.truncate(NEAREST);
-    }
-    near.sort_by(by_score);
-    let score = near.iter().map(|n| n.1).sum::<f32>() / near.len().max(1) as f32;
-    (score, near)
+/// The [`NEAREST`] largest scores of an interest's members, best first (ties by member), kept
+/// in place: an interest's nearest papers are found for every candidate and interest (70,000
+/// times in benches/feed.rs), so they are never collected first.
+#[derive(Debug, Clone, Copy)]
+struct Nearest {
+    best: [(usize, f32); NEAREST],
+    len: usize,
 }
 
-/// One candidate against every interest: the dense score and nearest papers, and the lexical
-/// score, per interest.
+/// A member that seeds add to an interest ([`Learner::Seeds`]): it counts, but is no paper.
+const SEED: usize = usize::MAX;
+
+impl Nearest {
+    /// Their mean (0 without members).
+    fn score(&self) -> f32 {
+        self.best[..self.len].iter().map(|n| n.1).sum::<f32>() / self.len.max(1) as f32
+    }
+
+    /// The library papers among them, best first.
+    fn papers(&self) -> Vec<(usize, f32)> {
+        self.best[..self.len]
+            .iter()
+            .copied()
+            .filter(|n| n.0 != SEED)
+            .collect()
+    }
+}
+
+impl Nearest {
+    const NONE: Nearest = Nearest {
+        best: [(0, 0.0); NEAREST],
+        len: 0,
+    };
+
+    /// Counts `x` (member, score) in.
+    fn push(&mut self, x: (usize, f32)) {
+        let before = |a: &(usize, f32), b: &(usize, f32)| {
+            b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)) == std::cmp::Ordering::Less
+        };
+        // Most members are below the third: one float comparison says so (exact: `<` of
+        // two non-NaN floats implies `total_cmp` Less, and NaN takes the full comparison).
+        if self.len == NEAREST
+            && (x.1 < self.best[NEAREST - 1].1 || !before(&x, &self.best[NEAREST - 1]))
+        {
+            return;
+        }
+        self.len = (self.len + 1).min(NEAREST);
+        let mut i = self.len - 1;
+        while i > 0 && before(&x, &self.best[i - 1]) {
+            self.best[i] = self.best[i - 1];
+            i -= 1;
+        }
+        self.best[i] = x;
+    }
+}
+
+/// One candidate against every interest: the dense nearest papers, and the lexical score, per
+/// interest.
 struct PerInterest {
-    dense: Vec<(f32, Vec<(usize, f32)>)>,
+    dense: Vec<Nearest>,
     lexical: Vec<f32>,
 }
 
 /// A candidate against every interest, its cosines with the library's papers being `sims`
 /// and its lexical similarities `lex` (empty without a lexical side). `seeds[k]` are
-/// cosines with the papers rated up that serve interest `k`: they join its members.
+/// cosines with the papers rated up that serve interest `k` (empty without seeds): they join
+/// its members.
 fn per_interest(library: &Library, sims: &[f32], lex: &[f32], seeds: &[Vec<f32>]) -> PerInterest {
-    let mut dense = Vec::with_capacity(library.interests.len());
-    let mut lexical = Vec::new();
-    for (k, interest) in library.interests.iter().enumerate() {
-        let members = interest.members.iter().map(|&m| (m, sims[m]));
-        let extra = seeds.get(k).into_iter().flatten().map(|&x| (usize::MAX, x));
-        let (score, mut near) = nearest(members.chain(extra));
-        near.retain(|n| n.0 != usize::MAX);
-        dense.push((score, near));
-        if !lex.is_empty() {
-            lexical.push(nearest(interest.members.iter().map(|&m| (m, lex[m]))).0);
+    let k = library.interests.len();
+    let mut dense = vec![Nearest::NONE; k];
+    let mut lexical = vec![Nearest::NONE; if lex.is_empty() { 0 } else { k }];
+    for &(m, i) in &library.memberships {
+        dense[i].push((m, sims[m]));
+        if let Some(l) = lexical.get_mut(i) {
+            l.push((m, lex[m]));
         }
     }
-    PerInterest { dense, lexical }
+    for (near, extra) in dense.iter_mut().zip(seeds) {
+        extra.iter().for_each(|&x| near.push((SEED, x)));
+    }
+    PerInterest {
+        dense,
+        lexical: lexical.iter().map(Nearest::score).collect(),
+    }
 }
 
 /// Mean and standard deviation of `xs` (standard deviation floored above zero).
@@ -246,7 +311,7 @@ fn moments(xs: impl Iterator<Item = f32> + Clone) -> (f32, f32) {
 fn choose(all: Vec<PerInterest>, feedback: &Feedback, cands: &[Vec<f32>]) -> Vec<Signals> {
     let lexical = all.iter().any(|p| !p.lexical.is_empty());
     let (scale, offset) = if lexical {
-        let (_, sd_d) = moments(all.iter().flat_map(|p| p.dense.iter().map(|d| d.0)));
+        let (_, sd_d) = moments(all.iter().flat_map(|p| p.dense.iter().map(Nearest::score)));
         let (mu_l, sd_l) = moments(all.iter().flat_map(|p| p.lexical.iter().copied()));
         (LEXICAL_WEIGHT * sd_d / sd_l, mu_l)
     } else {
@@ -258,7 +323,7 @@ fn choose(all: Vec<PerInterest>, feedback: &Feedback, cands: &[Vec<f32>]) -> Vec
             let mut best: Option<(usize, f32)> = None;
             for (k, d) in p.dense.iter().enumerate() {
                 let l = p.lexical.get(k).map_or(0.0, |l| scale * (l - offset));
-                let s = d.0 + l;
+                let s = d.score() + l;
                 if best.is_none_or(|b| s > b.1) {
                     best = Some((k, s));
                 }
@@ -266,9 +331,8 @@ fn choose(all: Vec<PerInterest>, feedback: &Feedback, cands: &[Vec<f32>]) -> Vec
             let (interest, base) = best.unwrap_or((0, 0.0));
             let near = p
                 .dense
-                .into_iter()
-                .nth(interest)
-                .map(|d| d.1)
+                .get(interest)
+                .map(Nearest::papers)
                 .unwrap_or_default();
             Signals {
                 interest,
@@ -390,7 +454,10 @@ pub fn rank_with(
     learner: Learner,
 ) -> Vec<Scored> {
     use rayon::prelude::*;
-    let lexical = lexical.filter(|l| l.nrows() == candidates.len() && l.ncols() == library.len());
+    // Rows are read as slices: a matrix in another layout (a column selection) is copied once.
+    let lexical = lexical
+        .filter(|l| l.nrows() == candidates.len() && l.ncols() == library.len())
+        .map(|l| l.as_standard_layout());
     let seeding = learner == Learner::Seeds && !feedback.up.is_empty();
     // Each paper rated up joins the interest it serves best.
     let up_interest: Vec<usize> = if seeding {
@@ -423,12 +490,18 @@ pub fn rank_with(
                 .enumerate()
                 .map(|(j, (v, s))| {
                     let c = b * BLOCK + j;
-                    let lex = lexical.map(|l| l.row(c).to_vec()).unwrap_or_default();
-                    let mut seeds = vec![Vec::new(); library.interests.len()];
-                    for (u, &k) in feedback.up.iter().zip(&up_interest) {
-                        seeds[k].push(dot(u, v));
+                    let lex = lexical
+                        .as_ref()
+                        .and_then(|l| l.row(c).to_slice())
+                        .unwrap_or(&[]);
+                    let mut seeds = Vec::new();
+                    if !up_interest.is_empty() {
+                        seeds = vec![Vec::new(); library.interests.len()];
+                        for (u, &k) in feedback.up.iter().zip(&up_interest) {
+                            seeds[k].push(dot(u, v));
+                        }
                     }
-                    per_interest(library, s.as_slice().unwrap_or(&[]), &lex, &seeds)
+                    per_interest(library, s.as_slice().unwrap_or(&[]), lex, &seeds)
                 })
                 .collect::<Vec<_>>()
         })
@@ -561,6 +634,110 @@ mod tests {
     }
 
     #[test]
+    fn the_lexical_side_is_the_tfidf_cosine_with_the_librarys_own_weights() {
+        use crate::index::LexicalData;
+        use crate::index::lexical::{MAX_DF, MAX_DF_MIN_DOCS, paper_terms};
+        let words = [
+            "reward",
+            "web",
+            "geometry",
+            "robot",
+            "grasping",
+            "curriculum",
+            "math",
+            "search",
+            "planning",
+            "memory",
+            "tool",
+            "retrieval",
+        ];
+        let paper = |title: String| Paper {
+            title,
+            ..Paper::default()
+        };
+        // 24 papers: "agents" (8) and "study" (16) are over the cap of 30%.
+        let library: Vec<Paper> = (0..24)
+            .map(|i| {
+                let last = if i % 3 == 0 { "agents" } else { "study" };
+                paper(format!(
+                    "{} {} {last}",
+                    words[i % 12],
+                    words[(i * 5 + 3) % 12]
+                ))
+            })
+            .collect();
+        let candidates = [
+            paper("web agents: reward, reward and the zebra".into()),
+            library[4].clone(),
+            paper("quokka".into()),
+            paper("planning memory math".into()),
+        ];
+        let refs: Vec<&Paper> = candidates.iter().collect();
+        let data = LexicalData::build(&library);
+        let lex = lexical_similarities(data.view(), &refs);
+        assert_eq!(lex.dim(), (4, 24));
+
+        // Brute force: every term vector by hand, with the library's document frequencies.
+        let docs: Vec<Vec<(String, f32)>> = library.iter().map(paper_terms).collect();
+        let n = library.len();
+        let df = |t: &str| {
+            docs.iter()
+                .filter(|d| d.iter().any(|(x, _)| x == t))
+                .count()
+        };
+        let vector = |terms: Vec<(String, f32)>| -> Vec<(String, f32)> {
+            let mut v: Vec<(String, f32)> = terms
+                .into_iter()
+                .filter(|(t, _)| {
+                    let df = df(t);
+                    df > 0 && !(n >= MAX_DF_MIN_DOCS && df as f32 > MAX_DF * n as f32)
+                })
+                .map(|(t, tf)| {
+                    let idf = ((1.0 + n as f32) / (1.0 + df(&t) as f32)).ln() + 1.0;
+                    (t, (1.0 + tf.ln()) * idf)
+                })
+                .collect();
+            let norm = v.iter().map(|x| x.1 * x.1).sum::<f32>().sqrt();
+            v.iter_mut().for_each(|x| x.1 /= norm.max(1e-12));
+            v
+        };
+        let cosine = |a: &[(String, f32)], b: &[(String, f32)]| -> f32 {
+            a.iter()
+                .map(|(t, w)| w * b.iter().find(|x| &x.0 == t).map_or(0.0, |x| x.1))
+                .sum()
+        };
+        let library_vectors: Vec<_> = docs.iter().cloned().map(vector).collect();
+        for (c, p) in candidates.iter().enumerate() {
+            let v = vector(paper_terms(p));
+            for (d, l) in library_vectors.iter().enumerate() {
+                let want = cosine(&v, l);
+                assert!(
+                    (lex[[c, d]] - want).abs() < 1e-5,
+                    "{c} x {d}: {} != {want}",
+                    lex[[c, d]]
+                );
+            }
+        }
+        // The words the library never saw weigh nothing: the first candidate is as close to
+        // "web reward" papers as its known words make it, and "quokka" to nothing.
+        assert!(lex.row(0).iter().any(|&x| x > 0.5), "{:?}", lex.row(0));
+        assert!(lex.row(2).iter().all(|&x| x == 0.0));
+        // A library paper offered again is its own closest paper, at cosine 1.
+        assert!((lex[[1, 4]] - 1.0).abs() < 1e-5);
+        // Each candidate's best member per interest feeds the ranking: the fused order follows.
+        let interests = vec![Interest {
+            name: "all".into(),
+            members: (0..24).collect(),
+        }];
+        let flat: Vec<Vec<f32>> = (0..24).map(|_| vec![1.0, 0.0]).collect();
+        let rows: Vec<&[f32]> = flat.iter().map(Vec::as_slice).collect();
+        let lib = Library::new(&rows, &[0.0, 1.0], interests);
+        let same: Vec<Vec<f32>> = (0..4).map(|_| lib.center(&[1.0, 0.0])).collect();
+        let ranked = rank_with(&lib, &same, Some(&lex), &Feedback::default(), Learner::None);
+        assert_eq!(ranked.last().map(|s| s.candidate), Some(2), "{ranked:?}");
+    }
+
+    #[test]
     fn the_lexical_side_breaks_what_the_dense_one_cannot_tell_apart() {
         let papers = [unit(&[1.0, 0.1, 0.0]), unit(&[0.0, 1.0, 0.1])];
         let refs: Vec<&[f32]> = papers.iter().map(Vec::as_slice).collect();
@@ -582,25 +759,21 @@ mod tests {
         let lexical = ndarray::arr2(&[[0.0, 0.0], [0.1, 0.0], [0.0, 0.6]]);
         let dense = rank(&lib, &cands, &Feedback::default(), Learner::None);
         assert_eq!(dense[0].candidate, 0, "ties by position: {dense:?}");
-        let fused = rank_with(
-            &lib,
-            &cands,
-            Some(&lexical),
-            &Feedback::default(),
-            Learner::None,
-        );
+        let fused_with = |lex: &ndarray::Array2<f32>| {
+            rank_with(&lib, &cands, Some(lex), &Feedback::default(), Learner::None)
+        };
+        let fused = fused_with(&lexical);
         assert_eq!(fused[0].candidate, 2, "{fused:?}");
         assert_eq!(fused[0].interest, 1, "the interest whose words it shares");
         assert_eq!(fused[2].candidate, 0, "no shared words, last");
+        // The same matrix in column-major order (as a column selection makes) reads the same.
+        let columns = lexical.t().as_standard_layout().into_owned();
+        let columns = columns.reversed_axes();
+        assert!(!columns.is_standard_layout());
+        let order = |r: &[Scored]| r.iter().map(|s| s.candidate).collect::<Vec<_>>();
+        assert_eq!(order(&fused_with(&columns)), order(&fused));
         // A lexical matrix of the wrong shape is ignored rather than misread.
-        let wrong = ndarray::Array2::<f32>::ones((2, 2));
-        let r = rank_with(
-            &lib,
-            &cands,
-            Some(&wrong),
-            &Feedback::default(),
-            Learner::None,
-        );
+        let r = fused_with(&ndarray::Array2::<f32>::ones((2, 2)));
         assert_eq!(r[0].candidate, 0);
     }
 }

@@ -35,6 +35,25 @@ fn over_cap(df: usize, n: usize) -> bool {
     n >= MAX_DF_MIN_DOCS && df as f32 > MAX_DF * n as f32
 }
 
+/// The IDF of paper-to-paper similarity for a term in `df` of `n` documents (smoothed, so a
+/// term of every document still weighs 1).
+fn similarity_idf(df: usize, n: usize) -> f32 {
+    ((1.0 + n.max(1) as f32) / (1.0 + df as f32)).ln() + 1.0
+}
+
+/// The L2-normalized TF-IDF vector of `(term, field-weighted frequency, idf)`: the one weighting
+/// of an indexed document and of a paper compared with the index ([`Lexical::vector_of`]).
+fn unit_tfidf(terms: impl Iterator<Item = (u32, f32, f32)>) -> Vec<(u32, f32)> {
+    let mut v: Vec<(u32, f32)> = terms
+        .map(|(t, tf, idf)| (t, (1.0 + tf.ln()) * idf))
+        .collect();
+    let norm = v.iter().map(|(_, w)| w * w).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|(_, w)| *w /= norm);
+    }
+    v
+}
+
 /// The lexical index as built: flat arrays (compressed sparse rows), ready to be written as
 /// sections of `index.bin` and read back without decoding. Query it through [`LexicalData::view`].
 #[derive(Debug, Clone, Default)]
@@ -99,10 +118,9 @@ impl LexicalData {
             }
             doc_tf.push(merged);
         }
-        let n = papers.len().max(1) as f32;
         let idf: Vec<f32> = postings
             .iter()
-            .map(|p| ((1.0 + n) / (1.0 + p.len() as f32)).ln() + 1.0)
+            .map(|p| similarity_idf(p.len(), papers.len()))
             .collect();
         let mut out = LexicalData {
             doc_len,
@@ -128,15 +146,11 @@ impl LexicalData {
             .collect();
         let capped = |t: u32| over_cap(postings[t as usize].len(), papers.len());
         for tf in doc_tf {
-            let mut v: Vec<(u32, f32)> = tf
-                .into_iter()
-                .filter(|&(t, _)| !capped(t))
-                .map(|(t, w)| (t, (1.0 + w.ln()) * idf[t as usize]))
-                .collect();
-            let norm = v.iter().map(|(_, w)| w * w).sum::<f32>().sqrt();
-            if norm > 0.0 {
-                v.iter_mut().for_each(|(_, w)| *w /= norm);
-            }
+            let v = unit_tfidf(
+                tf.into_iter()
+                    .filter(|&(t, _)| !capped(t))
+                    .map(|(t, w)| (t, w, idf[t as usize])),
+            );
             for &(t, w) in &v {
                 out.posting_weights[cursor[t as usize]] = w;
                 cursor[t as usize] += 1;
@@ -399,7 +413,43 @@ impl<'a> Lexical<'a> {
     pub fn similar_to(&self, doc: usize) -> Vec<f32> {
         let mut scores = vec![0.0f32; self.len()];
         let (terms, weights) = self.doc(doc);
-        for (&t, &w) in terms.iter().zip(weights) {
+        self.accumulate(
+            terms.iter().copied().zip(weights.iter().copied()),
+            &mut scores,
+        );
+        scores
+    }
+
+    /// A paper outside the index as a TF-IDF vector of the index (ascending term ids): its terms
+    /// by the index's analyzer ([`paper_terms`]), weighted by the index's own document
+    /// frequencies as an indexed document is. Terms the index never saw, and those over the
+    /// cap ([`MAX_DF`]), are left out, norm included: they say nothing about which indexed
+    /// paper it is close to, so a paper full of new words is not pushed away from all of them.
+    pub fn vector_of(&self, paper: &Paper) -> Vec<(u32, f32)> {
+        let n = self.len();
+        let mut found: Vec<(u32, f32, f32)> = paper_terms(paper)
+            .into_iter()
+            .filter_map(|(term, tf)| {
+                let t = self.term_id(&term)?;
+                let df = self.postings(t).0.len();
+                (!over_cap(df, n)).then(|| (t as u32, tf, similarity_idf(df, n)))
+            })
+            .collect();
+        found.sort_by_key(|&(t, _, _)| t);
+        unit_tfidf(found.into_iter())
+    }
+
+    /// TF-IDF cosine of a paper outside the index ([`Lexical::vector_of`]) with every document,
+    /// written into `scores` (one per document): a pass over its terms' postings, so the cost
+    /// is those postings, not the index's size.
+    pub fn similar_to_paper(&self, paper: &Paper, scores: &mut [f32]) {
+        scores.iter_mut().for_each(|s| *s = 0.0);
+        self.accumulate(self.vector_of(paper).into_iter(), scores);
+    }
+
+    /// Adds `w * weight` of every posting of each `(term, w)` to its document's score.
+    fn accumulate(&self, vector: impl Iterator<Item = (u32, f32)>, scores: &mut [f32]) {
+        for (t, w) in vector {
             let r = self.a.posting_offsets[t as usize] as usize
                 ..self.a.posting_offsets[t as usize + 1] as usize;
             for (&d, &pw) in self.a.posting_docs[r.clone()]
@@ -409,7 +459,6 @@ impl<'a> Lexical<'a> {
                 scores[d as usize] += w * pw;
             }
         }
-        scores
     }
 
     /// TF-IDF cosine of documents `a` and `b`.
