@@ -97,6 +97,26 @@ impl AppState {
     }
 }
 
+/// What a server answers from: the session of its index file, or that of the store's loaded
+/// version (`store::Live`). The answers themselves are one set of functions (`answers`).
+trait Backend: Send + Sync + 'static {
+    /// `f` of the session to answer from, or why none can answer now (a store that is down
+    /// answers 503).
+    fn with_session<T>(
+        self: &Arc<Self>,
+        f: impl FnOnce(&Session) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError>;
+}
+
+impl Backend for AppState {
+    fn with_session<T>(
+        self: &Arc<Self>,
+        f: impl FnOnce(&Session) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
+        f(&self.session)
+    }
+}
+
 /// Serve the opened `session` on `addr` until SIGINT or SIGTERM; with `inbox`, also the Inbox
 /// page and its API (`/inbox`, `/api/feed`, `POST /api/rate`).
 pub fn run(mut session: Session, addr: SocketAddr, inbox: Option<Inbox>) -> Result<()> {
@@ -206,22 +226,27 @@ async fn shutdown_signal() {
     }
 }
 
-fn router(state: Arc<AppState>) -> Router {
+/// The routes both servers answer alike, whatever they answer from.
+fn shared_routes<B: Backend>() -> Router<Arc<B>> {
     Router::new()
         .route("/", get(page))
+        .route("/api/like", get(like::<B>))
+        .route("/api/search", get(search::<B>))
+        .route("/api/path", get(path::<B>))
+        .route("/api/papers/{id}", get(paper::<B>))
+        .fallback(not_found)
+        .method_not_allowed_fallback(only_get)
+}
+
+fn router(state: Arc<AppState>) -> Router {
+    shared_routes::<AppState>()
         .route("/map", get(map_page))
         .route("/healthz", get(healthz))
-        .route("/api/like", get(like))
-        .route("/api/search", get(search))
-        .route("/api/path", get(path))
         .route("/api/topics", get(topics))
         .route("/api/papers", get(papers))
-        .route("/api/papers/{id}", get(paper))
         .route("/inbox", get(inbox_page))
         .route("/api/feed", get(feed))
         .route("/api/rate", axum::routing::post(rate))
-        .fallback(not_found)
-        .method_not_allowed_fallback(only_get)
         .layer(middleware::from_fn(limits))
         .with_state(state)
 }
@@ -281,9 +306,10 @@ fn api_error(e: SessionError, parameter: &dyn Fn(&str) -> &'static str) -> ApiEr
 }
 
 /// Run `f` on a blocking thread (the engine is CPU work); a panic becomes a 500.
-async fn blocking<F>(state: Arc<AppState>, f: F) -> Response
+async fn blocking<S, F>(state: Arc<S>, f: F) -> Response
 where
-    F: FnOnce(&AppState) -> Result<Value, ApiError> + Send + 'static,
+    S: Send + Sync + 'static,
+    F: FnOnce(&Arc<S>) -> Result<Value, ApiError> + Send + 'static,
 {
     match tokio::task::spawn_blocking(move || f(&state)).await {
         Ok(Ok(v)) => Json(v).into_response(),
@@ -417,16 +443,16 @@ async fn healthz(State(state): State<Arc<AppState>>) -> Json<Value> {
     }))
 }
 
-async fn like(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
-    blocking(state, move |s| answers::like(&s.session, q)).await
+async fn like<B: Backend>(State(b): State<Arc<B>>, q: RawQuery) -> Response {
+    blocking(b, move |b| b.with_session(|s| answers::like(s, q))).await
 }
 
-async fn search(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
-    blocking(state, move |s| answers::search(&s.session, q)).await
+async fn search<B: Backend>(State(b): State<Arc<B>>, q: RawQuery) -> Response {
+    blocking(b, move |b| b.with_session(|s| answers::search(s, q))).await
 }
 
-async fn path(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
-    blocking(state, move |s| answers::path(&s.session, q)).await
+async fn path<B: Backend>(State(b): State<Arc<B>>, q: RawQuery) -> Response {
+    blocking(b, move |b| b.with_session(|s| answers::path(s, q))).await
 }
 
 async fn topics(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
@@ -472,9 +498,9 @@ async fn papers(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
     .await
 }
 
-async fn paper(
-    State(state): State<Arc<AppState>>,
+async fn paper<B: Backend>(
+    State(b): State<Arc<B>>,
     id: Result<UrlPath<String>, PathRejection>,
 ) -> Response {
-    blocking(state, move |s| answers::paper(&s.session, id)).await
+    blocking(b, move |b| b.with_session(|s| answers::paper(s, id))).await
 }

@@ -21,9 +21,7 @@ use std::sync::{Arc, Mutex, RwLock, TryLockError};
 use std::time::Duration;
 
 use anyhow::Result;
-use axum::Router;
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::middleware;
 use axum::response::{IntoResponse, Json, Response};
@@ -263,20 +261,13 @@ where
         live.version.load(Ordering::Acquire),
         live.store.target()
     );
-    let app = Router::new()
-        .route("/", get(super::page))
+    let app = super::shared_routes::<Live>()
         .route("/healthz", get(healthz))
-        .route("/api/like", get(like))
-        .route("/api/search", get(search))
-        .route("/api/papers/{id}", get(paper))
-        .route("/api/path", get(path))
         .route("/api/topics", get(topics))
         .route("/map", get(map_page))
         .route("/inbox", get(inbox_routes::inbox_page))
         .route("/api/feed", get(inbox_feed))
         .route("/api/rate", axum::routing::post(inbox_rate))
-        .fallback(super::not_found)
-        .method_not_allowed_fallback(super::only_get)
         .layer(middleware::from_fn(super::limits))
         .with_state(Arc::clone(&live));
     let loader = Arc::clone(&live);
@@ -293,33 +284,28 @@ where
     super::listen_and_serve(addr, blocking, app, warm, describe)
 }
 
-/// Run `f` on a blocking thread with the store's current version loaded; a panic is a 500.
-async fn blocking<F>(live: Arc<Live>, f: F) -> Response
-where
-    F: FnOnce(&Session) -> Result<Value, ApiError> + Send + 'static,
-{
-    blocking_live(live, move |l| f(&l.session())).await
+impl super::Backend for Live {
+    /// The session of the store's current version, loaded first when a newer one is published.
+    fn with_session<T>(
+        self: &Arc<Self>,
+        f: impl FnOnce(&Session) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
+        self.fresh()?;
+        f(&self.session())
+    }
 }
 
-/// [`blocking`] for handlers that also use the per-version caches.
+/// Run `f` on a blocking thread with the store's current version loaded, for handlers that
+/// also use the per-version caches; a panic is a 500.
 async fn blocking_live<F>(live: Arc<Live>, f: F) -> Response
 where
     F: FnOnce(&Live) -> Result<Value, ApiError> + Send + 'static,
 {
-    let answer = tokio::task::spawn_blocking(move || {
-        live.fresh()?;
-        f(&live)
+    super::blocking(live, move |l| {
+        l.fresh()?;
+        f(l)
     })
-    .await;
-    match answer {
-        Ok(Ok(v)) => Json(v).into_response(),
-        Ok(Err(e)) => e.into_response(),
-        Err(_) => ApiError(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            json!({"error": "internal error while answering; see the server's log"}),
-        )
-        .into_response(),
-    }
+    .await
 }
 
 async fn healthz(State(live): State<Arc<Live>>) -> Response {
@@ -343,25 +329,6 @@ async fn healthz(State(live): State<Arc<Live>>) -> Response {
     })
     .await;
     answer.unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
-}
-
-async fn like(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
-    blocking(live, move |s| answers::like(s, q)).await
-}
-
-async fn search(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
-    blocking(live, move |s| answers::search(s, q)).await
-}
-
-async fn paper(
-    State(live): State<Arc<Live>>,
-    id: Result<UrlPath<String>, PathRejection>,
-) -> Response {
-    blocking(live, move |s| answers::paper(s, id)).await
-}
-
-async fn path(State(live): State<Arc<Live>>, q: RawQuery) -> Response {
-    blocking(live, move |s| answers::path(s, q)).await
 }
 
 /// `f` of the loaded version (`s`, the session the caller holds), from `cache` when it was
