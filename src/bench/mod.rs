@@ -401,6 +401,18 @@ pub fn run(
         _ => None,
     };
     let abstracts = match embedder {
+        // A list that is already titles and abstracts would be built a second time, to give
+        // its own figures again.
+        Some(_) if papers.iter().all(|p| titles_and_abstracts(p) == *p) => {
+            if papers.iter().any(|p| !p.summary.is_empty()) {
+                notes.push(
+                    "titles + abstracts form skipped: the list is in that form (its figures \
+                     are the list's own)"
+                        .into(),
+                );
+            }
+            None
+        }
         Some(e) if papers.iter().any(|p| !p.summary.is_empty()) => {
             Some(uncurated_report(papers, titles_and_abstracts, e, opts)?)
         }
