@@ -384,9 +384,13 @@ pub(crate) fn stem(word: &str) -> String {
         .into_owned()
 }
 
-/// The lexical terms `text` writes as names: words with an uppercase letter after their first
-/// character, or a digit ("ALFWorld", "AIME24", "UIUC"), each as itself and as its stem, as
-/// opposed to ordinary words ("tackles", "Reports").
+/// Whether `word` is written as a name: an uppercase letter after its first character, or a
+/// digit ("ALFWorld", "AIME24", "UIUC"), as opposed to an ordinary word ("tackles", "Reports").
+pub fn is_name(word: &str) -> bool {
+    word.chars().skip(1).any(char::is_uppercase) || word.chars().any(|c| c.is_ascii_digit())
+}
+
+/// The lexical terms `text` writes as names ([`is_name`]), each as itself and as its stem.
 pub fn names_in(text: &str) -> std::collections::HashSet<String> {
     let mut out = std::collections::HashSet::new();
     for w in fold_width(text)
@@ -394,7 +398,7 @@ pub fn names_in(text: &str) -> std::collections::HashSet<String> {
         .map(|w| w.trim_matches('-'))
         .filter(|w| !w.is_empty())
     {
-        if w.chars().skip(1).any(char::is_uppercase) || w.chars().any(|c| c.is_ascii_digit()) {
+        if is_name(w) {
             let lower = w.to_lowercase();
             out.insert(stem(&lower));
             out.insert(lower);

@@ -117,32 +117,22 @@ fn english_phrases(title: &str, out: &mut Phrases) {
         }
         clause.clear();
     };
-    for token in title.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\'')) {
-        let word = token.trim_matches(|c| c == '-' || c == '\'');
-        let lower = word.to_lowercase();
-        let is_word = word.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-            && word.chars().count() >= 2
-            && !word.chars().any(text::is_cjk);
-        if !is_word || text::is_stopword(&lower) || BREAKS.contains(&lower.as_str()) {
-            flush(&mut clause, out);
-        } else {
-            clause.push(word);
+    // A clause ends where the title's punctuation ends one (":", ",", "(").
+    for part in title.split(|c: char| ":;,.!?()[]".contains(c)) {
+        for token in part.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\'')) {
+            let word = token.trim_matches(|c| c == '-' || c == '\'');
+            let lower = word.to_lowercase();
+            let is_word = word.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && word.chars().count() >= 2
+                && !word.chars().any(text::is_cjk);
+            if !is_word || text::is_stopword(&lower) || BREAKS.contains(&lower.as_str()) {
+                flush(&mut clause, out);
+            } else {
+                clause.push(word);
+            }
         }
-        // A clause also ends where the title's punctuation ends one (":", ",", "(").
-        if title[title_offset(title, token) + token.len()..]
-            .chars()
-            .next()
-            .is_some_and(|c| ":;,.!?()[]".contains(c))
-        {
-            flush(&mut clause, out);
-        }
+        flush(&mut clause, out);
     }
-    flush(&mut clause, out);
-}
-
-/// Where `token`, a subslice of `title`, starts in it.
-fn title_offset(title: &str, token: &str) -> usize {
-    token.as_ptr() as usize - title.as_ptr() as usize
 }
 
 /// Words as a heading writes them: the first capitalized, names and acronyms as written
@@ -150,10 +140,7 @@ fn title_offset(title: &str, token: &str) -> usize {
 /// of a hyphenated word on its own ("Multi-Turn" -> "multi-turn", "LLM-Based" -> "LLM-based").
 fn heading_case(words: &[&str]) -> String {
     let part = |p: &str| {
-        if p.chars()
-            .skip(1)
-            .any(|c| c.is_uppercase() || c.is_ascii_digit())
-        {
+        if text::is_name(p) {
             p.to_string()
         } else {
             p.to_lowercase()
@@ -301,11 +288,7 @@ fn count(phrases: &[Phrases], of: impl Iterator<Item = usize>) -> BTreeMap<&Stri
 /// is a name ("Tool use" -> "tool use", "GUI agents" stays).
 fn lower_first(phrase: &str) -> String {
     let first = phrase.split([' ', '-']).next().unwrap_or_default();
-    if first
-        .chars()
-        .skip(1)
-        .any(|c| c.is_uppercase() || c.is_ascii_digit())
-    {
+    if text::is_name(first) {
         return phrase.to_string();
     }
     let mut c = phrase.chars();

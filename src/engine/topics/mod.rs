@@ -156,7 +156,7 @@ pub(crate) fn topics_from_labels(
     let tagged = index.is_some_and(|ix| !ix.tags().is_empty());
     // Lists without curated tags are headed by their titles' phrases (`headings`).
     let phrases = (!tagged).then(|| headings::paper_phrases(papers));
-    let chinese = headings::chinese_list(papers);
+    let chinese = phrases.is_some() && headings::chinese_list(papers);
     for (t, m) in topics.iter_mut().zip(&members) {
         let keywords = distinctive(&terms, m, &t.keywords);
         let label = match &phrases {
