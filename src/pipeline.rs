@@ -146,15 +146,10 @@ impl<'a> Builder<'a> {
         let index = searcher.into_index();
         let kept_tokens = unchanged
             .filter(|p| {
-                (p.alignment().is_some() || !align)
+                (p.has_alignment() || !align)
                     && (p.search_tokens().is_some_and(|t| !t.basis.is_empty()) || !search)
             })
-            .map(|p| {
-                (
-                    p.alignment().map(<[f32]>::to_vec),
-                    p.search_tokens().map(|t| t.to_data()),
-                )
-            });
+            .map(|p| (p.alignment_data(), p.search_tokens().map(|t| t.to_data())));
         drop(previous);
         let index = match kept_tokens {
             Some((alignment, search)) => {
@@ -164,7 +159,7 @@ impl<'a> Builder<'a> {
                     index = index.with_search_tokens(&tokens)?;
                 }
                 if let Some(scores) = alignment {
-                    index = index.with_alignment(&scores)?;
+                    index = index.with_alignment_data(&scores)?;
                 }
                 index
             }

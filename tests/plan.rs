@@ -201,3 +201,97 @@ fn on_a_large_index_a_filter_only_removes_results() {
     assert_eq!(got.len(), passing);
     assert!(got.iter().all(|h| filters.accepts(&index.paper(h.paper))));
 }
+
+/// Token states for a synthetic paper of topic `topic`: three tokens of its topic (shared with
+/// the topic's other papers, each along its own axis) and one of its own.
+fn synthetic_tokens(topic: usize, own: usize) -> recommend::model::TokenStates {
+    let dim = recommend::model::DIM;
+    let mut ids = Vec::new();
+    let mut states = Vec::new();
+    for (id, axis) in [
+        (1_000 + topic as u32 * 3, topic * 3),
+        (1_001 + topic as u32 * 3, topic * 3 + 1),
+        (1_002 + topic as u32 * 3, topic * 3 + 2),
+        (10_000 + own as u32, 200 + own % 150),
+    ] {
+        let mut v = vec![0.0f32; dim];
+        v[axis % dim] = 1.0;
+        v[(axis + 11) % dim] = 0.3;
+        ids.push(id);
+        states.extend(v);
+    }
+    recommend::model::TokenStates { ids, states }
+}
+
+#[test]
+fn above_500_papers_token_alignment_runs_over_each_papers_candidate_pool() {
+    use engine::alignment;
+    let n = alignment::MAX_PAPERS + 100;
+    let (mut papers, vectors) = synthetic::corpus(n, 64, 40, 17);
+    let topic_of: Vec<usize> = papers
+        .iter()
+        .map(|p| {
+            p.topic_en
+                .trim_start_matches("Synthetic topic ")
+                .parse::<usize>()
+                .unwrap()
+        })
+        .collect();
+    // Described papers: summaries of 40 words, the length the plan asks of a described list.
+    for p in &mut papers {
+        p.summary = format!("{} {}", p.title, "method results analysis ".repeat(12));
+    }
+    let mut given = Some(vectors);
+    let index = Index::build(papers, "papers.jsonl", "m", &mut |_| {
+        given.take().ok_or_else(|| "embedded twice".to_string())
+    })
+    .unwrap();
+    let states: Vec<_> = (0..n).map(|i| synthetic_tokens(topic_of[i], i)).collect();
+    let mut calls = 0;
+    let index = alignment::with_tokens::<recommend::index::IndexError>(index, &mut |texts| {
+        calls += 1;
+        assert_eq!(texts.len(), n);
+        Ok(states.clone())
+    })
+    .unwrap();
+    assert_eq!(calls, 1);
+    let index = Searcher::new(engine::plan::with_plan(index).unwrap());
+
+    // The signal exists at this size, in its pooled form, and the plan says how.
+    assert!(index.alignment().is_none());
+    let pooled = index.pooled_alignment().expect("pooled alignment stored");
+    let plan = index.plan().unwrap();
+    assert_eq!(plan.related.alignment, engine::fusion::LIKE_ALIGNMENT);
+    let line = plan
+        .signals
+        .iter()
+        .find(|s| s.signal.contains("token alignment"))
+        .unwrap();
+    assert!(line.scope.contains("50 closest"), "{line:?}");
+
+    // A pair's pooled score is its every-pair score, bit for bit.
+    let every = alignment::scores(states.clone());
+    let mut pairs = 0;
+    for a in (0..n).step_by(37) {
+        for (b, v) in pooled.row(a) {
+            assert_eq!(v.to_bits(), every[a * n + b as usize].to_bits());
+            pairs += 1;
+        }
+    }
+    assert!(pairs > 16 * 50, "{pairs} pairs checked");
+
+    // Each paper's pool holds what `--like` ranks first.
+    for seed in (0..n).step_by(53) {
+        let partners: Vec<usize> = pooled.row(seed).map(|(p, _)| p as usize).collect();
+        let top =
+            engine::retrieve::related(&index, &[seed], &[], 10, Mode::Hybrid, &Filters::default());
+        assert_eq!(top.len(), 10);
+        for h in &top {
+            assert!(
+                partners.contains(&h.paper),
+                "seed {seed}: {} not in its pool",
+                h.paper
+            );
+        }
+    }
+}

@@ -9,7 +9,7 @@
 //! after a build is what every ranking runs. A signal that does not apply to the list has
 //! weight zero and says why; the index's size chooses how a signal is approximated (graph
 //! candidates, a fixed standardization sample), never whether it exists, except where a line
-//! says so (spelling, token alignment: their costs are quadratic).
+//! says so (spelling: its cost is quadratic).
 
 use std::borrow::Cow;
 
@@ -33,7 +33,7 @@ impl RelatedWeights {
                 fusion::like_own_tags_weight(curated),
             ),
             spelling: on(index.spelling().is_some(), fusion::LIKE_SPELLING),
-            alignment: on(index.alignment().is_some(), fusion::LIKE_ALIGNMENT),
+            alignment: on(index.has_alignment(), fusion::LIKE_ALIGNMENT),
             // At any size: the neighbour lists it reads are stored at build
             // (`retrieve::with_like_neighbours`), so the graph changes how they are found,
             // never whether the signal exists.
@@ -172,13 +172,19 @@ pub fn derive(index: &Searcher) -> Plan {
             ["related", "token alignment"],
             on_off(related.alignment),
             [
-                if alignment { "every pair" } else { "-" },
+                if !alignment {
+                    "-"
+                } else if index.alignment().is_some() {
+                    "every pair"
+                } else {
+                    "each paper's 50 closest by dense and 50 by TF-IDF"
+                },
                 if alignment { "computed at build" } else { "-" },
             ],
             if alignment {
-                "described papers, no curated evidence, 3-500 papers"
+                "described papers, no curated evidence"
             } else {
-                "needs described papers, no curated evidence and 3-500 papers"
+                "needs described papers and no curated evidence"
             },
         ),
         line(

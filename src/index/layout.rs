@@ -32,6 +32,14 @@ pub(super) mod section {
     /// Every pair's token alignment score ([`super::super::Index::alignment`]): optional, on
     /// the lists the engine measures it for.
     pub const ALIGNMENT: &str = "like.alignment";
+    /// The same for a list too large for every pair: each paper's aligned partners
+    /// ([`super::super::Index::alignment_row`]), as row offsets (`n + 1` u32), partner positions
+    /// (u32, ascending within a row) and scores (f32); optional, all three or none.
+    pub const ALIGNMENT_POOLED: [&str; 3] = [
+        "like.alignment.offsets",
+        "like.alignment.partners",
+        "like.alignment.values",
+    ];
     /// The ranking plan derived at build (JSON, [`super::super::plan::Plan`]): every build of
     /// this format stores it; absent only while a build is under way.
     pub const PLAN: &str = "plan";
@@ -95,6 +103,9 @@ pub(super) struct Layout {
     pub(super) match_reference: [Option<Range<usize>>; 2],
     /// [`section::ALIGNMENT`]: `n x n` finite scores in [0, 1].
     pub(super) alignment: Option<Range<usize>>,
+    /// [`section::ALIGNMENT_POOLED`]: offsets, partners and scores, checked by
+    /// [`check_pooled_alignment`].
+    pub(super) alignment_pooled: Option<[Range<usize>; 3]>,
     /// [`section::PLAN`]: JSON that decodes as a plan (checked in `open`).
     pub(super) plan: Option<Range<usize>>,
     /// [`section::LIKE_NEIGHBOURS`]: `n x 10` paper positions below `n`.
@@ -249,6 +260,11 @@ impl Layout {
             link_strengths: container.range(section::LINK_STRENGTHS),
             match_reference: section::MATCH_REFERENCE.map(|s| container.range(s)),
             alignment: container.range(section::ALIGNMENT),
+            alignment_pooled: match section::ALIGNMENT_POOLED.map(|s| container.range(s)) {
+                [Some(o), Some(p), Some(v)] => Some([o, p, v]),
+                [None, None, None] => None,
+                _ => return Err("the pooled alignment sections are incomplete".into()),
+            },
             plan: container.range(section::PLAN),
             like_neighbours: container.range(section::LIKE_NEIGHBOURS),
             search_tokens: {
@@ -286,6 +302,9 @@ impl Layout {
                     "the alignment scores are not {n} x {n} finite values in [0, 1]"
                 ));
             }
+        }
+        if let Some(r) = &layout.alignment_pooled {
+            check_pooled_alignment(bytes, r, n)?;
         }
         if let Some(r) = &layout.like_neighbours
             && !super::plan::valid_neighbours(&bytes[r.clone()], n)
@@ -332,6 +351,43 @@ impl Layout {
         }
         Ok(())
     }
+}
+
+/// The pooled alignment sections: `n + 1` ascending row offsets from 0 to the number of
+/// entries, partner positions below `n` and strictly ascending within a row, and as many finite
+/// scores in [0, 1].
+fn check_pooled_alignment(bytes: &[u8], r: &[Range<usize>; 3], n: usize) -> Result<(), String> {
+    let bad = || {
+        Err(format!(
+            "the pooled alignment of {n} papers is inconsistent"
+        ))
+    };
+    let (Ok(offsets), Ok(partners), Ok(values)) = (
+        bytemuck::try_cast_slice::<u8, u32>(&bytes[r[0].clone()]),
+        bytemuck::try_cast_slice::<u8, u32>(&bytes[r[1].clone()]),
+        bytemuck::try_cast_slice::<u8, f32>(&bytes[r[2].clone()]),
+    ) else {
+        return bad();
+    };
+    let ends_right = offsets.first() == Some(&0)
+        && offsets.len() == n + 1
+        && offsets.last().map(|&e| e as usize) == Some(partners.len())
+        && values.len() == partners.len();
+    if !ends_right || offsets.windows(2).any(|w| w[0] > w[1]) {
+        return bad();
+    }
+    let rows_ok = offsets.windows(2).all(|w| {
+        let row = &partners[w[0] as usize..w[1] as usize];
+        row.iter().all(|&p| (p as usize) < n) && row.windows(2).all(|p| p[0] < p[1])
+    });
+    if !rows_ok
+        || !values
+            .iter()
+            .all(|x| x.is_finite() && (0.0..=1.0).contains(x))
+    {
+        return bad();
+    }
+    Ok(())
 }
 
 /// The search token sections: `n + 1` ascending row offsets ending at the number of rows,

@@ -43,7 +43,9 @@ pub use output::{OutputError, check_output};
 pub use papers::PaperTable;
 pub use reuse::{Reuse, build_incremental};
 pub use searcher::Searcher;
-pub use sections::{SearchTokenData, SearchTokens};
+pub use sections::{
+    AlignmentData, PooledAlignment, PooledAlignmentData, SearchTokenData, SearchTokens,
+};
 
 use sections::width;
 
@@ -428,7 +430,7 @@ mod tests {
     fn alignment_is_an_optional_validated_section() {
         let (_, _, built) = synthetic_index(60);
         assert_eq!(built.alignment(), None);
-        assert_eq!(built.alignment_row(3), None);
+        assert_eq!(built.alignment_row(3).as_deref(), None);
         let n = built.len();
         let scores: Vec<f32> = (0..n * n).map(|k| (k % 7) as f32 / 10.0).collect();
         let dir = tempfile::tempdir().unwrap();
@@ -436,7 +438,10 @@ mod tests {
         built.with_alignment(&scores).unwrap().save(&path).unwrap();
         let loaded = Index::load(&path).unwrap();
         assert_eq!(loaded.alignment(), Some(&scores[..]));
-        assert_eq!(loaded.alignment_row(2), Some(&scores[2 * n..3 * n]));
+        assert_eq!(
+            loaded.alignment_row(2).as_deref(),
+            Some(&scores[2 * n..3 * n])
+        );
         let bytes = std::fs::read(&path).unwrap();
         let mut nan = scores.clone();
         nan[5] = f32::NAN;
@@ -448,6 +453,72 @@ mod tests {
                 Ok(_) => panic!("accepted bad alignment scores"),
             };
             assert!(err.contains("alignment scores"), "{err}");
+        }
+    }
+
+    /// Alignment over candidate pools is three optional sections: a paper's row holds its
+    /// partners' scores and zeros; the every-pair form and the pooled one replace each other;
+    /// rows that do not cover the papers, a partner out of range or repeated, or a score out of
+    /// range are refused.
+    #[test]
+    fn pooled_alignment_is_validated_and_replaces_the_every_pair_form() {
+        let (_, _, built) = synthetic_index(60);
+        let n = built.len();
+        let mut pooled = PooledAlignmentData {
+            offsets: vec![0],
+            ..PooledAlignmentData::default()
+        };
+        for i in 0..n {
+            for p in [(i + 1) % n, (i + 7) % n] {
+                let p = p as u32;
+                if !pooled.partners[*pooled.offsets.last().unwrap() as usize..].contains(&p) {
+                    pooled.partners.push(p);
+                    pooled.values.push(0.25);
+                }
+            }
+            let row = *pooled.offsets.last().unwrap() as usize;
+            pooled.partners[row..].sort_unstable();
+            pooled.offsets.push(pooled.partners.len() as u32);
+        }
+        let every = AlignmentData::Every(vec![0.5; n * n]);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.bin");
+        built
+            .with_alignment_data(&every)
+            .unwrap()
+            .with_alignment_data(&AlignmentData::Pooled(pooled.clone()))
+            .unwrap()
+            .save(&path)
+            .unwrap();
+        let loaded = Index::load(&path).unwrap();
+        assert!(loaded.alignment().is_none() && loaded.has_alignment());
+        assert_eq!(
+            loaded.alignment_data(),
+            Some(AlignmentData::Pooled(pooled.clone()))
+        );
+        let row = loaded.alignment_row(3).unwrap();
+        assert_eq!(row.len(), n);
+        assert_eq!((row[4], row[10], row[5]), (0.25, 0.25, 0.0));
+        let back = loaded.with_alignment_data(&every).unwrap();
+        assert!(back.pooled_alignment().is_none());
+        assert_eq!(back.alignment_row(3).as_deref(), Some(&[0.5; 60][..]));
+
+        let mut short = pooled.clone();
+        short.offsets.pop();
+        let mut outside = pooled.clone();
+        outside.partners[0] = n as u32;
+        let mut repeated = pooled.clone();
+        repeated.partners[1] = repeated.partners[0];
+        let mut high = pooled.clone();
+        high.values[2] = 1.5;
+        let bytes = std::fs::read(&path).unwrap();
+        for bad in [short, outside, repeated, high] {
+            let fresh = Index::from_bytes(&bytes).unwrap();
+            let err = match fresh.with_alignment_data(&AlignmentData::Pooled(bad)) {
+                Err(e) => e.to_string(),
+                Ok(_) => panic!("accepted a bad pooled alignment"),
+            };
+            assert!(err.contains("pooled alignment"), "{err}");
         }
     }
 

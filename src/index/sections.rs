@@ -2,6 +2,8 @@
 //! scores and the passages' token states. The engine measures them on a built index, so each
 //! comes as a rewrite of the index bytes with one more section; their readers live here too.
 
+use std::borrow::Cow;
+
 use super::format;
 use super::storage::Storage;
 use super::{Index, IndexError, IndexMeta, Script, layout};
@@ -76,6 +78,50 @@ impl SearchTokenData {
     }
 }
 
+/// Alignment scores measured over each paper's candidate pool: paper `i`'s partners are
+/// `partners[offsets[i]..offsets[i + 1]]` (ascending), with their scores in `values`.
+#[derive(Debug, Clone, Copy)]
+pub struct PooledAlignment<'a> {
+    pub offsets: &'a [u32],
+    pub partners: &'a [u32],
+    pub values: &'a [f32],
+}
+
+impl<'a> PooledAlignment<'a> {
+    /// Paper `i`'s partners and their scores.
+    pub fn row(&self, i: usize) -> impl Iterator<Item = (u32, f32)> + 'a {
+        let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
+        self.partners[a..b]
+            .iter()
+            .copied()
+            .zip(self.values[a..b].iter().copied())
+    }
+
+    /// An owned copy.
+    pub fn to_data(&self) -> PooledAlignmentData {
+        PooledAlignmentData {
+            offsets: self.offsets.to_vec(),
+            partners: self.partners.to_vec(),
+            values: self.values.to_vec(),
+        }
+    }
+}
+
+/// [`PooledAlignment`], owned.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PooledAlignmentData {
+    pub offsets: Vec<u32>,
+    pub partners: Vec<u32>,
+    pub values: Vec<f32>,
+}
+
+/// Alignment scores as stored: every pair (`n x n`), or each paper's candidate pool.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AlignmentData {
+    Every(Vec<f32>),
+    Pooled(PooledAlignmentData),
+}
+
 impl Index {
     /// How strong this list's related-work links run: the fused scores at the percentiles 0,
     /// 1, ..., 100 of its papers' top-5 results, as [`Index::with_link_strengths`] stored them
@@ -117,15 +163,68 @@ impl Index {
         self.layout.alignment.as_ref().map(|r| self.slice(r))
     }
 
-    /// Paper `i`'s row of [`Index::alignment`].
-    pub fn alignment_row(&self, i: usize) -> Option<&[f32]> {
+    /// Paper `i`'s alignment score with every paper (`n` values): its row of
+    /// [`Index::alignment`], or, on a list aligned over candidate pools
+    /// ([`Index::pooled_alignment`]), its partners' scores and zero elsewhere; `None` for a list
+    /// it was not measured for.
+    pub fn alignment_row(&self, i: usize) -> Option<Cow<'_, [f32]>> {
         let n = self.len();
-        self.alignment().and_then(|a| a.get(i * n..(i + 1) * n))
+        if let Some(a) = self.alignment() {
+            return a.get(i * n..(i + 1) * n).map(Cow::Borrowed);
+        }
+        let pooled = self.pooled_alignment()?;
+        let mut row = vec![0.0f32; n];
+        for (p, v) in pooled.row(i) {
+            row[p as usize] = v;
+        }
+        Some(Cow::Owned(row))
+    }
+
+    /// Whether the list has alignment scores of either form.
+    pub fn has_alignment(&self) -> bool {
+        self.layout.alignment.is_some() || self.layout.alignment_pooled.is_some()
+    }
+
+    /// The alignment scores measured over each paper's candidate pool, as
+    /// [`Index::with_pooled_alignment`] stored them; `None` for a list without.
+    pub fn pooled_alignment(&self) -> Option<PooledAlignment<'_>> {
+        let [o, p, v] = self.layout.alignment_pooled.as_ref()?;
+        Some(PooledAlignment {
+            offsets: self.slice(o),
+            partners: self.slice(p),
+            values: self.slice(v),
+        })
+    }
+
+    /// The alignment scores in the form they are stored, owned (to keep them in a rebuilt index).
+    pub fn alignment_data(&self) -> Option<AlignmentData> {
+        match (self.alignment(), self.pooled_alignment()) {
+            (Some(every), _) => Some(AlignmentData::Every(every.to_vec())),
+            (None, Some(p)) => Some(AlignmentData::Pooled(p.to_data())),
+            (None, None) => None,
+        }
     }
 
     /// This index with `scores` (`n x n`, see [`Index::alignment`]) stored as one more section.
     pub fn with_alignment(self, scores: &[f32]) -> Result<Index, IndexError> {
         self.with_section(layout::section::ALIGNMENT, scores)
+    }
+
+    /// This index with `scores` stored in their form ([`AlignmentData`]), without the other form.
+    pub fn with_alignment_data(self, scores: &AlignmentData) -> Result<Index, IndexError> {
+        let pooled = layout::section::ALIGNMENT_POOLED;
+        match scores {
+            AlignmentData::Every(v) => self.rewrite(&pooled, &[], &[])?.with_alignment(v),
+            AlignmentData::Pooled(p) => self.rewrite(
+                &[layout::section::ALIGNMENT],
+                &pooled.map(str::to_string),
+                &[
+                    bytemuck::cast_slice(&p.offsets),
+                    bytemuck::cast_slice(&p.partners),
+                    bytemuck::cast_slice(&p.values),
+                ],
+            ),
+        }
     }
 
     /// The passages' token states for search (`engine::alignment::query_match`), as
