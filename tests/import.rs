@@ -8,7 +8,7 @@ use predicates::str::contains;
 use recommend::corpus::{Corpus, CorpusError, Format, Kind, LoadOptions, Paper};
 use recommend::index::Index;
 
-use crate::support::{ok_json, recommend, with_model};
+use crate::support::{ok_json, ok_stderr, recommend, with_model};
 
 const FIXTURES: &str = "tests/fixtures/import";
 
@@ -625,16 +625,9 @@ fn bad_bytes_and_shapes_get_clear_messages_never_a_panic() {
 
 use predicates::prelude::PredicateBooleanExt;
 
+/// `recommend --index INDEX ARGS` with the model, required to succeed; its stderr.
 fn stderr_of(args: &[&str], index: &Path) -> String {
-    let out = with_model(&mut recommend())
-        .arg("--index")
-        .arg(index)
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    ok_stderr(with_model(&mut recommend()).arg("--index").arg(index).args(args))
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {

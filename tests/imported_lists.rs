@@ -19,7 +19,7 @@ use std::fs;
 
 use serde_json::Value;
 
-use crate::support::{ok_json, recommend, root};
+use crate::support::{ok_json, ok_stderr, recommend, root};
 
 #[test]
 fn imported_lists_topics_and_judged_rankings_beat_the_baselines() {
@@ -442,17 +442,14 @@ fn a_list_with_abstracts_is_aligned_token_by_token_once_per_change() {
     let t = tempfile::tempdir().unwrap();
     let out = t.path().join("index.bin");
     let abstracts = root().join("bench/corpora/abstracts/Awesome-Agent-RL-Papers.jsonl");
+    // `recommend index --corpus CORPUS --out OUT`.
     let build = |corpus: &std::path::Path, out: &std::path::Path| {
-        recommend()
-            .args(["index", "--corpus", corpus.to_str().unwrap(), "--out"])
-            .arg(out)
-            .assert()
-            .success()
-            .get_output()
-            .stderr
-            .clone()
+        let mut cmd = recommend();
+        cmd.args(["index", "--corpus", corpus.to_str().unwrap(), "--out"])
+            .arg(out);
+        cmd
     };
-    let first = String::from_utf8(build(&abstracts, &out)).unwrap();
+    let first = ok_stderr(&mut build(&abstracts, &out));
     assert!(first.contains("reading the tokens of 88 papers"), "{first}");
     let index = recommend::index::Index::load(&out).unwrap();
     let n = index.len();
@@ -488,16 +485,10 @@ fn a_list_with_abstracts_is_aligned_token_by_token_once_per_change() {
     );
     drop(index);
     let before = std::fs::read(&out).unwrap();
-    let again = recommend()
-        .args(["index", "--corpus", abstracts.to_str().unwrap(), "--out"])
-        .arg(&out)
-        .env("RECOMMEND_MODEL_DIR", t.path().join("no-model-here"))
-        .assert()
-        .success()
-        .get_output()
-        .stderr
-        .clone();
-    assert!(!String::from_utf8_lossy(&again).contains("reading the tokens"));
+    let again = ok_stderr(
+        build(&abstracts, &out).env("RECOMMEND_MODEL_DIR", t.path().join("no-model-here")),
+    );
+    assert!(!again.contains("reading the tokens"), "{again}");
     assert_eq!(std::fs::read(&out).unwrap(), before);
     // Search's tokens are stored projected; an index from before that stores them whole
     // (as older binaries wrote it) still loads, and a rebuild measures them again.
@@ -521,14 +512,14 @@ fn a_list_with_abstracts_is_aligned_token_by_token_once_per_change() {
     let loaded = recommend::index::Index::load(&old).unwrap();
     assert_eq!(loaded.search_tokens().unwrap().width(), loaded.dim());
     drop(loaded);
-    let upgraded = String::from_utf8(build(&abstracts, &old)).unwrap();
+    let upgraded = ok_stderr(&mut build(&abstracts, &old));
     assert!(upgraded.contains("reading the tokens"), "{upgraded}");
     assert_eq!(std::fs::read(&old).unwrap(), before);
     let notes_out = t.path().join("notes.bin");
-    build(
+    ok_stderr(&mut build(
         &root().join("bench/corpora/Awesome-Agent-RL-Papers.jsonl"),
         &notes_out,
-    );
+    ));
     let notes = recommend::index::Index::load(&notes_out).unwrap();
     assert_eq!(
         notes.alignment(),
