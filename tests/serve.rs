@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::support::server::Server;
+use crate::support::{ok_json, recommend};
 
 /// Requests as the tests send them.
 impl Server {
@@ -66,17 +67,7 @@ fn enc(s: &str) -> String {
 }
 
 fn cli_json(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_recommend"))
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    ok_json(recommend().args(args).args(["--format", "json"]))
 }
 
 /// The fields the CLI prints, from each record (the API adds links and the summary).

@@ -19,6 +19,10 @@ pub const CHANNEL: &str = "recommend_store";
 
 /// The tables, for a list of `dim`-dimensional vectors.
 fn ddl(dim: usize) -> String {
+    let terms = evidence("terms", "term", " weight real NOT NULL,");
+    let tags = evidence("tags", "tag", "");
+    let builds_on = evidence("builds_on", "parent", "");
+    let topics = evidence("topics", "topic", "");
     format!(
         "CREATE SCHEMA recommend;
          CREATE TABLE recommend.meta (key text PRIMARY KEY, value text NOT NULL);
@@ -31,25 +35,13 @@ fn ddl(dim: usize) -> String {
              PRIMARY KEY (key, digest));
          CREATE INDEX papers_embedding ON recommend.papers
              USING hnsw (embedding vector_cosine_ops);
-         CREATE TABLE recommend.terms (
-             key text NOT NULL, digest text NOT NULL, term text NOT NULL, weight real NOT NULL,
-             PRIMARY KEY (key, digest, term),
-             FOREIGN KEY (key, digest) REFERENCES recommend.papers ON DELETE CASCADE);
+         {terms}
          CREATE INDEX terms_term ON recommend.terms (term);
-         CREATE TABLE recommend.tags (
-             key text NOT NULL, digest text NOT NULL, tag text NOT NULL,
-             PRIMARY KEY (key, digest, tag),
-             FOREIGN KEY (key, digest) REFERENCES recommend.papers ON DELETE CASCADE);
+         {tags}
          CREATE INDEX tags_tag ON recommend.tags (tag);
-         CREATE TABLE recommend.builds_on (
-             key text NOT NULL, digest text NOT NULL, parent text NOT NULL,
-             PRIMARY KEY (key, digest, parent),
-             FOREIGN KEY (key, digest) REFERENCES recommend.papers ON DELETE CASCADE);
+         {builds_on}
          CREATE INDEX builds_on_parent ON recommend.builds_on (parent);
-         CREATE TABLE recommend.topics (
-             key text NOT NULL, digest text NOT NULL, topic text NOT NULL,
-             PRIMARY KEY (key, digest, topic),
-             FOREIGN KEY (key, digest) REFERENCES recommend.papers ON DELETE CASCADE);
+         {topics}
          CREATE TABLE recommend.plan (
              version bigint NOT NULL, seq int NOT NULL, body bytea NOT NULL,
              PRIMARY KEY (version, seq));
@@ -66,6 +58,17 @@ fn ddl(dim: usize) -> String {
              text_key text PRIMARY KEY, embedding vector({dim}) NOT NULL);
          INSERT INTO recommend.meta VALUES
              ('schema_version', '{SCHEMA_VERSION}'), ('version', '0'), ('dim', '{dim}');"
+    )
+}
+
+/// An evidence table: the values `column` (with the `extra` columns) of each paper row, keyed
+/// by the paper's (key, digest) and deleted with it.
+fn evidence(table: &str, column: &str, extra: &str) -> String {
+    format!(
+        "CREATE TABLE recommend.{table} (
+             key text NOT NULL, digest text NOT NULL, {column} text NOT NULL,{extra}
+             PRIMARY KEY (key, digest, {column}),
+             FOREIGN KEY (key, digest) REFERENCES recommend.papers ON DELETE CASCADE);"
     )
 }
 
