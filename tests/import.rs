@@ -34,6 +34,16 @@ fn problems(paths: &[PathBuf], options: &LoadOptions) -> Vec<String> {
     }
 }
 
+/// Requires one of `problems` to contain each of `parts`.
+fn assert_reported(problems: &[String], parts: &[&str]) {
+    assert!(
+        problems
+            .iter()
+            .any(|m| parts.iter().all(|part| m.contains(part))),
+        "{parts:?} in none of {problems:?}"
+    );
+}
+
 fn by_id<'a>(c: &'a Corpus, id: &str) -> &'a Paper {
     c.papers
         .iter()
@@ -242,7 +252,7 @@ fn a_paper_listed_twice_is_merged_with_a_warning() {
         "{w}"
     );
     let p = problems(&[list], &strict());
-    assert!(p.iter().any(|m| m.contains("is ambiguous")), "{p:?}");
+    assert_reported(&p, &["is ambiguous"]);
     // The same title with another paper's link is not a repeat.
     let clash = dir.path().join("clash.md");
     std::fs::write(
@@ -252,11 +262,7 @@ fn a_paper_listed_twice_is_merged_with_a_warning() {
     )
     .unwrap();
     let p = problems(&[clash], &LoadOptions::default());
-    assert!(
-        p.iter()
-            .any(|m| m.contains("clash.md:4") && m.contains("is ambiguous")),
-        "{p:?}"
-    );
+    assert_reported(&p, &["clash.md:4", "is ambiguous"]);
 }
 
 /// Awesome-list tables are read by their header: the title cell's link is the paper's address,
@@ -335,22 +341,10 @@ fn awesome_list_sections_lose_their_emoji_and_its_table_of_contents_is_not_paper
 #[test]
 fn strict_turns_every_warning_into_a_located_error() {
     let p = problems(&[fixture("zotero.bib")], &strict());
-    assert!(
-        p.iter()
-            .any(|m| m.contains("zotero.bib:4: entry vaswaniAttentionAllYou2017: `publisher`")),
-        "{p:?}"
-    );
-    assert!(
-        p.iter()
-            .any(|m| m.contains("zotero.bib:47: entry zoteroNoteWithoutTitle: record has no title")),
-        "{p:?}"
-    );
+    assert_reported(&p, &["zotero.bib:4: entry vaswaniAttentionAllYou2017: `publisher`"]);
+    assert_reported(&p, &["zotero.bib:47: entry zoteroNoteWithoutTitle: record has no title"]);
     let p = problems(&[fixture("arxiv-snapshot.jsonl")], &strict());
-    assert!(
-        p.iter()
-            .any(|m| m.contains("arxiv-snapshot.jsonl:3:") && m.contains("`submitter`")),
-        "{p:?}"
-    );
+    assert_reported(&p, &["arxiv-snapshot.jsonl:3:", "`submitter`"]);
 }
 
 #[test]
@@ -924,11 +918,7 @@ fn one_paper_in_two_lists_is_one_paper_under_all_its_names() {
         ["Credit assignment", "Web agents"]
     );
     let p = problems(std::slice::from_ref(&lists), &strict());
-    assert!(
-        p.iter()
-            .any(|m| m.contains("b.jsonl:1: repeats the paper at ") && m.contains("a.jsonl:1")),
-        "{p:?}"
-    );
+    assert_reported(&p, &["b.jsonl:1: repeats the paper at ", "a.jsonl:1"]);
 
     // The real binary on the real model: the short name resolves, the paper is not its own
     // neighbour, and no paper appears twice.

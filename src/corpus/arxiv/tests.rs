@@ -331,23 +331,21 @@ fn api_error_entry_is_reported() {
 
 #[test]
 fn bounds_are_kept() {
-    let deep = format!(
-        "<feed xmlns=\"{ATOM_NS}\">{}{}</feed>",
-        "<x>".repeat(200),
-        "</x>".repeat(200)
-    );
+    // A feed of `depth` nested elements.
+    let nested = |depth: usize| {
+        format!(
+            "<feed xmlns=\"{ATOM_NS}\">{}{}</feed>",
+            "<x>".repeat(depth),
+            "</x>".repeat(depth)
+        )
+    };
     assert!(matches!(
-        parse_feed(&deep),
+        parse_feed(&nested(200)),
         Err(FeedError::TooDeep { line: 1 })
     ));
     // Far deeper than any stack: refused, not a crash.
-    let deeper = format!(
-        "<feed xmlns=\"{ATOM_NS}\">{}{}</feed>",
-        "<x>".repeat(200_000),
-        "</x>".repeat(200_000)
-    );
     assert!(matches!(
-        parse_feed(&deeper),
+        parse_feed(&nested(200_000)),
         Err(FeedError::TooDeep { .. })
     ));
     let long = "word ".repeat(MAX_FIELD_BYTES / 5 + 1);
