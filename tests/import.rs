@@ -44,6 +44,11 @@ fn assert_reported(problems: &[String], parts: &[&str]) {
     );
 }
 
+/// The ids of `c`'s papers, in order.
+fn paper_ids(c: &Corpus) -> Vec<&str> {
+    c.papers.iter().map(|p| p.id.as_str()).collect()
+}
+
 fn by_id<'a>(c: &'a Corpus, id: &str) -> &'a Paper {
     c.papers
         .iter()
@@ -54,7 +59,7 @@ fn by_id<'a>(c: &'a Corpus, id: &str) -> &'a Paper {
 #[test]
 fn a_zotero_bibtex_export_becomes_papers() {
     let c = load(&fixture("zotero.bib"));
-    let ids: Vec<&str> = c.papers.iter().map(|p| p.id.as_str()).collect();
+    let ids = paper_ids(&c);
     assert_eq!(
         ids,
         [
@@ -154,7 +159,7 @@ fn a_zotero_bibtex_export_becomes_papers() {
 #[test]
 fn arxiv_metadata_snapshot_lines_become_papers() {
     let c = load(&fixture("arxiv-snapshot.jsonl"));
-    let ids: Vec<&str> = c.papers.iter().map(|p| p.id.as_str()).collect();
+    let ids = paper_ids(&c);
     assert_eq!(ids, ["0704.0001", "1706.03762", "math/0406010"]);
     let p = &c.papers[0];
     assert_eq!(p.arxiv.as_deref(), Some("0704.0001"));
@@ -190,7 +195,7 @@ fn arxiv_metadata_snapshot_lines_become_papers() {
 #[test]
 fn a_spreadsheet_csv_becomes_papers() {
     let c = load(&fixture("spreadsheet.csv"));
-    let ids: Vec<&str> = c.papers.iter().map(|p| p.id.as_str()).collect();
+    let ids = paper_ids(&c);
     assert_eq!(ids, ["7QX2WZ8M", "K3P9D2LA", "ZT5M2K9W"]);
     let react = &c.papers[0];
     assert_eq!(
@@ -463,7 +468,7 @@ fn ids_are_taken_as_found_and_derived_when_missing() {
     )
     .unwrap();
     let c = load(&path);
-    let ids: Vec<&str> = c.papers.iter().map(|p| p.id.as_str()).collect();
+    let ids = paper_ids(&c);
     assert_eq!(
         ids,
         [

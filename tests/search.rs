@@ -244,24 +244,12 @@ fn a_user_corpus_can_be_indexed_and_queried() {
         .arg(&out)
         .assert()
         .success();
-    let got = ids(&[
-        "--index",
-        out.to_str().unwrap(),
-        "--like",
-        "GRPO-Lite",
-        "-k",
-        "2",
-    ]);
+    // The ids `recommend --index mine.bin ARGS` answers.
+    let on_mine = |args: &[&str]| ids(&[&["--index", out.to_str().unwrap()][..], args].concat());
+    let got = on_mine(&["--like", "GRPO-Lite", "-k", "2"]);
     assert_eq!(got.len(), 2);
     assert!(!got.contains(&"grpo-lite".to_string()));
-    let got = ids(&[
-        "--index",
-        out.to_str().unwrap(),
-        "search",
-        "工具调用",
-        "-k",
-        "1",
-    ]);
+    let got = on_mine(&["search", "工具调用", "-k", "1"]);
     assert_eq!(got, ["toolbench-tb"]);
     recommend()
         .args([

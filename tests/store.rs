@@ -46,6 +46,18 @@ fn synthetic_index(
     path
 }
 
+/// Two versions of a synthetic corpus of `n`, saved in `dir`: `a.bin` holds its first `first`
+/// papers, `b.bin` all of them with `edit` applied (a later push: papers added, some changed).
+fn versions(
+    dir: &Path,
+    n: usize,
+    first: usize,
+    edit: impl Fn(usize, &mut Paper),
+) -> (PathBuf, PathBuf) {
+    let a = synthetic_index(dir, "a.bin", n, |i| i < first, |_, _| {});
+    (a, synthetic_index(dir, "b.bin", n, |_| true, edit))
+}
+
 /// An `edit` for [`synthetic_index`]: the papers at the positions in `which` get `suffix` added
 /// to their titles (a changed paper, pushed again).
 fn retitled(which: Range<usize>, suffix: &'static str) -> impl Fn(usize, &mut Paper) {
@@ -231,8 +243,7 @@ fn an_incremental_push_writes_only_new_and_changed_papers() {
 #[test]
 fn a_failed_push_changes_no_answer() {
     let (pg, dir, url) = started();
-    let a = synthetic_index(dir.path(), "a.bin", 1800, |i| i < 600, |_, _| {});
-    let b = synthetic_index(dir.path(), "b.bin", 1800, |_| true, retitled(0..600, " v2"));
+    let (a, b) = versions(dir.path(), 1800, 600, retitled(0..600, " v2"));
     push(&a, &url);
     let before = like_syn7(&url);
     let plan = "SELECT value FROM recommend.meta WHERE key = 'plan_sha256'";
@@ -449,8 +460,7 @@ fn serve_store_sees_a_push_and_survives_a_restart_of_the_store() {
 fn two_servers_on_one_store_answer_without_error_while_a_push_runs() {
     let (_pg, dir, url) = started();
     // Large enough for the graph path: candidates from pgvector's HNSW index.
-    let a = synthetic_index(dir.path(), "a.bin", 3500, |i| i < 2500, |_, _| {});
-    let b = synthetic_index(dir.path(), "b.bin", 3500, |_| true, |_, _| {});
+    let (a, b) = versions(dir.path(), 3500, 2500, |_, _| {});
     push(&a, &url);
     let servers = [serve_store(&url), serve_store(&url)];
     let stop = Arc::new(AtomicBool::new(false));
@@ -550,8 +560,7 @@ fn on_a_large_store_pgvector_finds_what_the_scan_finds() {
 #[test]
 fn a_push_whose_connection_is_cut_changes_no_answer() {
     let (pg, dir, url) = started();
-    let a = synthetic_index(dir.path(), "a.bin", 8000, |i| i < 40, |_, _| {});
-    let b = synthetic_index(dir.path(), "b.bin", 8000, |_| true, |_, _| {});
+    let (a, b) = versions(dir.path(), 8000, 40, |_, _| {});
     push(&a, &url);
     let before = like_syn7(&url);
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_recommend"))

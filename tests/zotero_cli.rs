@@ -13,6 +13,7 @@ use recommend::corpus::zotero::DATABASE_FILE;
 
 use crate::support::zotero::{
     add_collections, add_creator, add_item, add_left_out, add_tag, empty_library, file,
+    random_bytes,
 };
 use crate::support::{err_text, ok_json, ok_stderr, recommend, texts, with_model};
 
@@ -208,17 +209,7 @@ fn a_damaged_database_is_reported_by_name_without_an_index() {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("zotero");
     std::fs::create_dir(&folder).unwrap();
-    // Random bytes (xorshift), as a damaged or foreign file would be.
-    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-    let bytes: Vec<u8> = (0..16_384)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect();
-    std::fs::write(folder.join(DATABASE_FILE), bytes).unwrap();
+    std::fs::write(folder.join(DATABASE_FILE), random_bytes(16_384)).unwrap();
     let out = dir.path().join("damaged.bin");
 
     // The data folder and the file itself fail alike.

@@ -83,20 +83,29 @@ pub struct Meta {
     pub papers: usize,
 }
 
-/// Whether the schema exists in the connected database.
-fn exists(c: &mut impl GenericClient, target: &Target) -> Result<bool, StoreError> {
+/// The catalog query of whether the schema exists in the connected database.
+const HAS_SCHEMA: &str = "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'recommend')";
+
+/// The catalog query of whether pgvector is installed in the connected database.
+const HAS_VECTOR: &str = "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')";
+
+/// The answer to `query`, one of the catalog questions above; `doing` names the step in an
+/// error.
+fn holds(
+    c: &mut impl GenericClient,
+    target: &Target,
+    query: &str,
+    doing: &'static str,
+) -> Result<bool, StoreError> {
     let row = c
-        .query_one(
-            "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'recommend')",
-            &[],
-        )
-        .map_err(|e| super::connect::classify(target, &e, "reading the catalog"))?;
+        .query_one(query, &[])
+        .map_err(|e| super::connect::classify(target, &e, doing))?;
     Ok(row.get(0))
 }
 
 /// The store's metadata, refusing a database without a store or with another version.
 pub fn read_meta(c: &mut impl GenericClient, target: &Target) -> Result<Meta, StoreError> {
-    if !exists(c, target)? {
+    if !holds(c, target, HAS_SCHEMA, "reading the catalog")? {
         return Err(StoreError::NoStore {
             target: target.clone(),
         });
@@ -129,14 +138,7 @@ pub fn read_meta(c: &mut impl GenericClient, target: &Target) -> Result<Meta, St
 /// pgvector in the connected database: present, or created now (which needs the extension on
 /// the server and the right to create it).
 fn ensure_vector(c: &mut Client, target: &Target) -> Result<(), StoreError> {
-    let has = c
-        .query_one(
-            "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')",
-            &[],
-        )
-        .map_err(|e| super::connect::classify(target, &e, "reading the catalog"))?
-        .get::<_, bool>(0);
-    if has {
+    if holds(c, target, HAS_VECTOR, "reading the catalog")? {
         return Ok(());
     }
     c.batch_execute("CREATE EXTENSION IF NOT EXISTS vector")
@@ -151,21 +153,14 @@ fn ensure_vector(c: &mut Client, target: &Target) -> Result<(), StoreError> {
 /// The store's metadata, creating the schema first (for `dim`-dimensional vectors) in a
 /// database that has none. Two pushes creating it at once: one wins, the other reads it.
 pub fn ensure(c: &mut Client, target: &Target, dim: usize) -> Result<Meta, StoreError> {
-    if !exists(c, target)? {
+    if !holds(c, target, HAS_SCHEMA, "reading the catalog")? {
         ensure_vector(c, target)?;
         let mut tx = c
             .transaction()
             .map_err(|e| super::connect::classify(target, &e, "creating the store"))?;
         tx.batch_execute("SELECT pg_advisory_xact_lock(7339012)")
             .map_err(|e| super::connect::classify(target, &e, "creating the store"))?;
-        let again = tx
-            .query_one(
-                "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'recommend')",
-                &[],
-            )
-            .map_err(|e| super::connect::classify(target, &e, "creating the store"))?
-            .get::<_, bool>(0);
-        if !again {
+        if !holds(&mut tx, target, HAS_SCHEMA, "creating the store")? {
             tx.batch_execute(&ddl(dim))
                 .map_err(|e| super::connect::classify(target, &e, "creating the store"))?;
         }

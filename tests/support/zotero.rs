@@ -222,6 +222,19 @@ pub fn add_left_out(conn: &Connection, first: i64, paper: i64) {
     trash(conn, trashed);
 }
 
+/// `n` random bytes (xorshift, a fixed seed), as a damaged or foreign `zotero.sqlite` would be.
+pub fn random_bytes(n: usize) -> Vec<u8> {
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
 /// Move `item` to Zotero's trash.
 pub fn trash(conn: &Connection, item: i64) {
     conn.execute("INSERT INTO deletedItems (itemID) VALUES (?1)", [item])

@@ -226,16 +226,7 @@ fn unknown_collection_lists_the_names_closest_first() {
 fn random_bytes_are_not_a_database() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("zotero.sqlite");
-    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-    let bytes: Vec<u8> = (0..8192)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect();
-    fs::write(&db, bytes).unwrap();
+    fs::write(&db, random_bytes(8192)).unwrap();
     let e = read(&db, &ZoteroOptions::default()).unwrap_err();
     assert!(matches!(e, ZoteroError::NotSqlite { .. }), "{e:?}");
     let message = e.to_string();
