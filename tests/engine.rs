@@ -75,12 +75,18 @@ fn aliases_and_loose_spelling_resolve() {
 
 #[test]
 fn unknown_title_exits_2_with_suggestions() {
-    refused(&["--like", "WebAgnt R2 Pro"], &["did you mean", "WebAgent-R1"]);
+    refused(
+        &["--like", "WebAgnt R2 Pro"],
+        &["did you mean", "WebAgent-R1"],
+    );
 }
 
 #[test]
 fn ambiguous_title_lists_candidates() {
-    refused(&["--like", "deepresearch"], &["matches", "Tongyi DeepResearch"]);
+    refused(
+        &["--like", "deepresearch"],
+        &["matches", "Tongyi DeepResearch"],
+    );
 }
 
 #[test]

@@ -346,8 +346,14 @@ fn awesome_list_sections_lose_their_emoji_and_its_table_of_contents_is_not_paper
 #[test]
 fn strict_turns_every_warning_into_a_located_error() {
     let p = problems(&[fixture("zotero.bib")], &strict());
-    assert_reported(&p, &["zotero.bib:4: entry vaswaniAttentionAllYou2017: `publisher`"]);
-    assert_reported(&p, &["zotero.bib:47: entry zoteroNoteWithoutTitle: record has no title"]);
+    assert_reported(
+        &p,
+        &["zotero.bib:4: entry vaswaniAttentionAllYou2017: `publisher`"],
+    );
+    assert_reported(
+        &p,
+        &["zotero.bib:47: entry zoteroNoteWithoutTitle: record has no title"],
+    );
     let p = problems(&[fixture("arxiv-snapshot.jsonl")], &strict());
     assert_reported(&p, &["arxiv-snapshot.jsonl:3:", "`submitter`"]);
 }
@@ -626,7 +632,12 @@ use predicates::prelude::PredicateBooleanExt;
 
 /// `recommend --index INDEX ARGS` with the model, required to succeed; its stderr.
 fn stderr_of(args: &[&str], index: &Path) -> String {
-    ok_stderr(with_model(&mut recommend()).arg("--index").arg(index).args(args))
+    ok_stderr(
+        with_model(&mut recommend())
+            .arg("--index")
+            .arg(index)
+            .args(args),
+    )
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {

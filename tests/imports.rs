@@ -422,7 +422,12 @@ const BUILD: [&str; 4] = ["pipeline", "engine", "index", "model"];
 #[test]
 fn the_build_pipeline_sits_above_index_and_engine() {
     let c = Crate::read();
-    c.check_read(("src/lib.rs", &c.lib), &BUILD, "pipeline", ["index", "engine"]);
+    c.check_read(
+        ("src/lib.rs", &c.lib),
+        &BUILD,
+        "pipeline",
+        ["index", "engine"],
+    );
     let within: BTreeSet<String> = BUILD.iter().map(|m| m.to_string()).collect();
     if let Some(cycle) = find_cycle(&c.g, &within) {
         panic!(

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use predicates::prelude::*;
 use predicates::str::contains;
 
-use crate::support::{copy_dir, err_text, jsonl, ok_json, ok_text, recommend_in as recommend, root};
+use crate::support::{
+    copy_dir, err_text, jsonl, ok_json, ok_text, recommend_in as recommend, root,
+};
 
 fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("recommend")

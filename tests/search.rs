@@ -178,7 +178,11 @@ fn search_modes_and_batch() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("q.txt");
     std::fs::write(&file, "GRPO 的改进\nrobot manipulation with RL\n").unwrap();
-    let out = ok_stdout(recommend().args(["search", "-k", "2", "--queries"]).arg(&file));
+    let out = ok_stdout(
+        recommend()
+            .args(["search", "-k", "2", "--queries"])
+            .arg(&file),
+    );
     let lines = jsonl(&out);
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[1]["query"], "robot manipulation with RL");

@@ -147,10 +147,7 @@ fn the_api_answers_what_the_cli_answers() {
         ],
     );
     as_cli(
-        &format!(
-            "/api/search?q={}&mode=lexical&k=5",
-            enc("GRPO 强化学习")
-        ),
+        &format!("/api/search?q={}&mode=lexical&k=5", enc("GRPO 强化学习")),
         &["search", "--mode", "lexical", "GRPO 强化学习", "-k", "5"],
     );
 

@@ -376,7 +376,10 @@ fn path_to_reaches_the_target() {
     assert_eq!(steps.last().unwrap()["id"], "webagent-r1");
     assert!(steps.len() >= 2);
     refused(&["path", "--like", "GRPO", "--to", "grpo"], &["same paper"]);
-    refused(&["path", "--like", "no such paper qq"], &["no paper matches"]);
+    refused(
+        &["path", "--like", "no such paper qq"],
+        &["no paper matches"],
+    );
     refused(&["path", "--like", "GRPO", "-n", "0"], &[]);
 }
 
@@ -391,7 +394,10 @@ fn a_path_takes_its_start_as_an_argument_too() {
     );
     let steps: Vec<Value> = serde_json::from_slice(&positional).unwrap();
     assert!(steps.iter().any(|s| s["id"] == "dapo"), "{steps:?}");
-    refused(&["path", "DAPO", "--like", "GRPO"], &["cannot be used with"]);
+    refused(
+        &["path", "DAPO", "--like", "GRPO"],
+        &["cannot be used with"],
+    );
     refused(&["path"], &["<TITLE>"]);
 }
 

