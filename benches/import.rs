@@ -208,10 +208,9 @@ fn main() {
     let model_env = model_dir.display().to_string();
     // SAFETY-free: the child inherits the variable, nothing else in this process reads it.
     unsafe { std::env::set_var("RECOMMEND_MODEL_DIR", &model_env) };
-    let (full, rss, log) = run(
-        &["index", "--corpus", "library.bib", "--out", "lib.bin"],
-        dir.path(),
-    );
+    // The same build both times: the second reuses the first's vectors.
+    let build = ["index", "--corpus", "library.bib", "--out", "lib.bin"];
+    let (full, rss, log) = run(&build, dir.path());
     println!(
         "full build: {:.1} s, {:.1} papers/s, peak RSS {rss:.0} MiB ({})",
         full.as_secs_f64(),
@@ -224,10 +223,7 @@ fn main() {
         f.write_all(entry(i, &mut rng).as_bytes()).unwrap();
     }
     drop(f);
-    let (again, rss2, log) = run(
-        &["index", "--corpus", "library.bib", "--out", "lib.bin"],
-        dir.path(),
-    );
+    let (again, rss2, log) = run(&build, dir.path());
     println!(
         "re-index after adding 10: {:.2} s = {:.2}% of the full build, peak RSS {rss2:.0} MiB ({})",
         again.as_secs_f64(),

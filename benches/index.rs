@@ -9,6 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use recommend::bench::speed;
 use recommend::engine::{self, Filters, Mode};
 use recommend::index::{Index, Searcher};
 use recommend::model::{self, Embedder, EmbedderOptions, Role};
@@ -21,7 +22,7 @@ fn config(c: &mut Criterion) -> criterion::BenchmarkGroup<'_, criterion::measure
     g
 }
 
-/// `--like` (related, hybrid, top 10) with seeds `step` apart.
+/// `--like` ([`speed::like_query`]: related, hybrid, top 10) with seeds `step` apart.
 fn bench_like(
     g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     index: &Searcher,
@@ -32,14 +33,7 @@ fn bench_like(
     g.bench_function("like (related, hybrid, top 10)", |b| {
         b.iter(|| {
             s = (s + step) % n;
-            black_box(engine::related(
-                index,
-                &[s],
-                &[],
-                10,
-                Mode::Hybrid,
-                &Filters::default(),
-            ))
+            black_box(speed::like_query(index, s))
         })
     });
 }

@@ -3,11 +3,10 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use assert_cmd::Command;
 use recommend::corpus::paper::problem_name;
 use recommend::corpus::{Corpus, CorpusError, Kind, LoadOptions, Paper};
 
-use crate::support::{corpus_papers, ok_json, recommend, recommend_in};
+use crate::support::{corpus_papers, err_text, ok_json, ok_text, recommend, recommend_in};
 
 /// The curated corpus loads strictly: no unknown key, no untitled record, every tag in the
 /// vocabulary.
@@ -71,17 +70,12 @@ fn seeds_002_and_003_are_covered() {
             .count()
     };
     assert_eq!(from("002"), 6);
-    let caps: HashSet<_> = c
-        .papers
-        .iter()
-        .filter_map(|p| p.capability.clone())
-        .collect();
+    let distinct = |field: fn(&Paper) -> Option<String>| -> HashSet<String> {
+        c.papers.iter().filter_map(field).collect()
+    };
+    let caps = distinct(|p| p.capability.clone());
     assert_eq!(caps.len(), 6, "{caps:?}");
-    let dirs: HashSet<_> = c
-        .papers
-        .iter()
-        .filter_map(|p| p.direction.clone())
-        .collect();
+    let dirs = distinct(|p| p.direction.clone());
     assert_eq!(dirs.len(), 4, "{dirs:?}");
     let names: HashSet<String> = c
         .papers
@@ -378,17 +372,10 @@ fn list_prints_the_corpus_as_json() {
             assert!(r.get(key).is_some(), "{key} missing in {r}");
         }
     }
-    let surveys = Command::cargo_bin("recommend")
-        .unwrap()
-        .args([
-            "list", "--corpus", "corpus", "--kind", "survey", "--format", "jsonl",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let n = String::from_utf8(surveys).unwrap().lines().count();
+    let surveys = ok_text(recommend().args([
+        "list", "--corpus", "corpus", "--kind", "survey", "--format", "jsonl",
+    ]));
+    let n = surveys.lines().count();
     assert!(n >= 5 && n < arr.len());
 }
 
@@ -397,11 +384,6 @@ fn invalid_corpus_exits_2_with_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("c.jsonl");
     std::fs::write(&path, format!("{OK}\n{{\"id\":\"a\",\"title\":\"B\"}}\n")).unwrap();
-    Command::cargo_bin("recommend")
-        .unwrap()
-        .args(["list", "--corpus"])
-        .arg(&path)
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains("c.jsonl:2: duplicate id"));
+    let err = err_text(recommend().args(["list", "--corpus"]).arg(&path), 2);
+    assert!(err.contains("c.jsonl:2: duplicate id"), "{err}");
 }

@@ -11,7 +11,9 @@ use recommend::index::ann::exact_search;
 use recommend::index::{Index, Script, Searcher};
 use serde_json::Value;
 
-use crate::support::{json_rows as json, jsonl, ok_json, pair_ids, recommend, related_ids, texts};
+use crate::support::{
+    json_rows as json, jsonl, ok_json, ok_text, pair_ids, recommend, refused, related_ids, texts,
+};
 
 #[test]
 fn shipped_index_matches_shipped_corpus() {
@@ -73,22 +75,18 @@ fn aliases_and_loose_spelling_resolve() {
 
 #[test]
 fn unknown_title_exits_2_with_suggestions() {
-    recommend()
-        .args(["--like", "WebAgnt R2 Pro"])
-        .assert()
-        .code(2)
-        .stderr(contains("did you mean"))
-        .stderr(contains("WebAgent-R1"));
+    refused(
+        &["--like", "WebAgnt R2 Pro"],
+        &["did you mean", "WebAgent-R1"],
+    );
 }
 
 #[test]
 fn ambiguous_title_lists_candidates() {
-    recommend()
-        .args(["--like", "deepresearch"])
-        .assert()
-        .code(2)
-        .stderr(contains("matches"))
-        .stderr(contains("Tongyi DeepResearch"));
+    refused(
+        &["--like", "deepresearch"],
+        &["matches", "Tongyi DeepResearch"],
+    );
 }
 
 #[test]
@@ -177,39 +175,19 @@ fn filters_restrict_results() {
 
 #[test]
 fn bad_arguments_exit_2() {
-    recommend()
-        .args(["--like", "GRPO", "-k", "0"])
-        .assert()
-        .code(2);
-    recommend()
-        .args(["--like", "GRPO", "--topic", "quantum gravity"])
-        .assert()
-        .code(2)
-        .stderr(contains("topics are"));
-    recommend()
-        .args(["--like", "GRPO", "--kind", "poem"])
-        .assert()
-        .code(2);
-    recommend().args(["--like", "  "]).assert().code(2);
-    recommend()
-        .assert()
-        .code(2)
-        .stderr(contains("nothing to do"));
-    recommend()
-        .args(["search", "   ", "--mode", "lexical"])
-        .assert()
-        .code(2);
+    refused(&["--like", "GRPO", "-k", "0"], &[]);
+    refused(
+        &["--like", "GRPO", "--topic", "quantum gravity"],
+        &["topics are"],
+    );
+    refused(&["--like", "GRPO", "--kind", "poem"], &[]);
+    refused(&["--like", "  "], &[]);
+    refused(&[], &["nothing to do"]);
+    refused(&["search", "   ", "--mode", "lexical"], &[]);
     // Only punctuation: nothing to match; the default (hybrid) mode would rank by noise.
-    recommend()
-        .args(["search", "!!! ？？"])
-        .assert()
-        .code(2)
-        .stderr(contains("has no words"));
+    refused(&["search", "!!! ？？"], &["has no words"]);
     let huge = "强化学习".repeat(1000);
-    recommend()
-        .args(["search", "--mode", "lexical", &huge])
-        .assert()
-        .code(2);
+    refused(&["search", "--mode", "lexical", &huge], &[]);
 }
 
 #[test]
@@ -248,26 +226,15 @@ fn lexical_search_needs_no_model() {
 
 #[test]
 fn other_formats_render() {
-    let md = recommend()
-        .args(["--like", "GRPO", "-k", "3", "--format", "markdown"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let md = String::from_utf8(md).unwrap();
+    let md = ok_text(recommend().args(["--like", "GRPO", "-k", "3", "--format", "markdown"]));
     assert!(md.starts_with("| # | title |"), "{md}");
     assert_eq!(md.lines().count(), 5);
-    let table = recommend()
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "100")
-        .args(["--like", "GRPO", "-k", "3"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let table = String::from_utf8(table).unwrap();
+    let table = ok_text(
+        recommend()
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", "100")
+            .args(["--like", "GRPO", "-k", "3"]),
+    );
     assert!(!table.contains('\u{1b}'), "no escape codes with NO_COLOR");
     for line in table.lines() {
         assert!(unicode_width::UnicodeWidthStr::width(line) <= 100, "{line}");
@@ -514,23 +481,12 @@ fn show_prints_the_whole_record_with_links_and_relations() {
     assert!(parents.contains(&"grpo"), "{parents:?}");
     let children = pair_ids(&r["built_on_by"]);
     assert!(children.contains(&"vapo"), "{children:?}");
-    let table = recommend()
-        .env("COLUMNS", "120")
-        .args(["show", "dapo"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let table = String::from_utf8(table).unwrap();
+    let table = ok_text(recommend().env("COLUMNS", "120").args(["show", "dapo"]));
     assert!(
         table.contains("builds on") && table.contains("GRPO"),
         "{table}"
     );
-    recommend()
-        .args(["show", "no such paper at all"])
-        .assert()
-        .code(2);
+    refused(&["show", "no such paper at all"], &[]);
 }
 
 /// Each related-work result says where it stands among this list's links (`link_strength`,
@@ -722,5 +678,5 @@ fn show_plan_names_every_signal_with_its_weight_and_reason() {
             .iter()
             .all(|s| !s["why"].as_str().unwrap().is_empty())
     );
-    recommend().args(["show"]).assert().code(2);
+    refused(&["show"], &[]);
 }

@@ -15,6 +15,7 @@ use proptest::sample::Index as Pick;
 use proptest::test_runner::{Config, TestRunner};
 
 use recommend::corpus::Paper;
+use recommend::corpus::fields::known_keys;
 use recommend::corpus::load::{parse_file, validate};
 use recommend::engine::{self, Filters, Mode};
 use recommend::index::{Index, Searcher};
@@ -223,25 +224,14 @@ fn field() -> impl Strategy<Value = (String, serde_json::Value)> {
         .prop_map(Value::from),
         (1800u32..2200).prop_map(Value::from),
     ];
-    let key = prop::sample::select(vec![
-        "aliases",
-        "highlight",
-        "summary",
-        "topic",
-        "topic_en",
-        "kind",
-        "open_source",
-        "link",
-        "sources",
-        "arxiv",
-        "year",
-        "url",
-        "code",
-        "authors",
-        "tags",
-        "builds_on",
-        "unknown",
-    ]);
+    // Every key the loader knows (but `id` and `title`, which each record sets), and one it
+    // does not.
+    let key = prop::sample::select(
+        known_keys()
+            .filter(|k| !matches!(*k, "id" | "title"))
+            .chain(["unknown"])
+            .collect::<Vec<_>>(),
+    );
     (key.prop_map(String::from), scalar)
 }
 

@@ -8,7 +8,7 @@ use predicates::str::contains;
 use recommend::corpus::{Corpus, CorpusError, Format, Kind, LoadOptions, Paper};
 use recommend::index::Index;
 
-use crate::support::{ok_json, recommend, with_model};
+use crate::support::{ok_json, ok_stderr, recommend, with_model};
 
 const FIXTURES: &str = "tests/fixtures/import";
 
@@ -34,6 +34,21 @@ fn problems(paths: &[PathBuf], options: &LoadOptions) -> Vec<String> {
     }
 }
 
+/// Requires one of `problems` to contain each of `parts`.
+fn assert_reported(problems: &[String], parts: &[&str]) {
+    assert!(
+        problems
+            .iter()
+            .any(|m| parts.iter().all(|part| m.contains(part))),
+        "{parts:?} in none of {problems:?}"
+    );
+}
+
+/// The ids of `c`'s papers, in order.
+fn paper_ids(c: &Corpus) -> Vec<&str> {
+    c.papers.iter().map(|p| p.id.as_str()).collect()
+}
+
 fn by_id<'a>(c: &'a Corpus, id: &str) -> &'a Paper {
     c.papers
         .iter()
@@ -44,7 +59,7 @@ fn by_id<'a>(c: &'a Corpus, id: &str) -> &'a Paper {
 #[test]
 fn a_zotero_bibtex_export_becomes_papers() {
     let c = load(&fixture("zotero.bib"));
-    let ids: Vec<&str> = c.papers.iter().map(|p| p.id.as_str()).collect();
+    let ids = paper_ids(&c);
     assert_eq!(
         ids,
         [
@@ -144,7 +159,7 @@ fn a_zotero_bibtex_export_becomes_papers() {
 #[test]
 fn arxiv_metadata_snapshot_lines_become_papers() {
     let c = load(&fixture("arxiv-snapshot.jsonl"));
-    let ids: Vec<&str> = c.papers.iter().map(|p| p.id.as_str()).collect();
+    let ids = paper_ids(&c);
     assert_eq!(ids, ["0704.0001", "1706.03762", "math/0406010"]);
     let p = &c.papers[0];
     assert_eq!(p.arxiv.as_deref(), Some("0704.0001"));
@@ -180,7 +195,7 @@ fn arxiv_metadata_snapshot_lines_become_papers() {
 #[test]
 fn a_spreadsheet_csv_becomes_papers() {
     let c = load(&fixture("spreadsheet.csv"));
-    let ids: Vec<&str> = c.papers.iter().map(|p| p.id.as_str()).collect();
+    let ids = paper_ids(&c);
     assert_eq!(ids, ["7QX2WZ8M", "K3P9D2LA", "ZT5M2K9W"]);
     let react = &c.papers[0];
     assert_eq!(
@@ -242,7 +257,7 @@ fn a_paper_listed_twice_is_merged_with_a_warning() {
         "{w}"
     );
     let p = problems(&[list], &strict());
-    assert!(p.iter().any(|m| m.contains("is ambiguous")), "{p:?}");
+    assert_reported(&p, &["is ambiguous"]);
     // The same title with another paper's link is not a repeat.
     let clash = dir.path().join("clash.md");
     std::fs::write(
@@ -252,11 +267,7 @@ fn a_paper_listed_twice_is_merged_with_a_warning() {
     )
     .unwrap();
     let p = problems(&[clash], &LoadOptions::default());
-    assert!(
-        p.iter()
-            .any(|m| m.contains("clash.md:4") && m.contains("is ambiguous")),
-        "{p:?}"
-    );
+    assert_reported(&p, &["clash.md:4", "is ambiguous"]);
 }
 
 /// Awesome-list tables are read by their header: the title cell's link is the paper's address,
@@ -335,22 +346,16 @@ fn awesome_list_sections_lose_their_emoji_and_its_table_of_contents_is_not_paper
 #[test]
 fn strict_turns_every_warning_into_a_located_error() {
     let p = problems(&[fixture("zotero.bib")], &strict());
-    assert!(
-        p.iter()
-            .any(|m| m.contains("zotero.bib:4: entry vaswaniAttentionAllYou2017: `publisher`")),
-        "{p:?}"
+    assert_reported(
+        &p,
+        &["zotero.bib:4: entry vaswaniAttentionAllYou2017: `publisher`"],
     );
-    assert!(
-        p.iter()
-            .any(|m| m.contains("zotero.bib:47: entry zoteroNoteWithoutTitle: record has no title")),
-        "{p:?}"
+    assert_reported(
+        &p,
+        &["zotero.bib:47: entry zoteroNoteWithoutTitle: record has no title"],
     );
     let p = problems(&[fixture("arxiv-snapshot.jsonl")], &strict());
-    assert!(
-        p.iter()
-            .any(|m| m.contains("arxiv-snapshot.jsonl:3:") && m.contains("`submitter`")),
-        "{p:?}"
-    );
+    assert_reported(&p, &["arxiv-snapshot.jsonl:3:", "`submitter`"]);
 }
 
 #[test]
@@ -469,7 +474,7 @@ fn ids_are_taken_as_found_and_derived_when_missing() {
     )
     .unwrap();
     let c = load(&path);
-    let ids: Vec<&str> = c.papers.iter().map(|p| p.id.as_str()).collect();
+    let ids = paper_ids(&c);
     assert_eq!(
         ids,
         [
@@ -625,16 +630,14 @@ fn bad_bytes_and_shapes_get_clear_messages_never_a_panic() {
 
 use predicates::prelude::PredicateBooleanExt;
 
+/// `recommend --index INDEX ARGS` with the model, required to succeed; its stderr.
 fn stderr_of(args: &[&str], index: &Path) -> String {
-    let out = with_model(&mut recommend())
-        .arg("--index")
-        .arg(index)
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    ok_stderr(
+        with_model(&mut recommend())
+            .arg("--index")
+            .arg(index)
+            .args(args),
+    )
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
@@ -931,11 +934,7 @@ fn one_paper_in_two_lists_is_one_paper_under_all_its_names() {
         ["Credit assignment", "Web agents"]
     );
     let p = problems(std::slice::from_ref(&lists), &strict());
-    assert!(
-        p.iter()
-            .any(|m| m.contains("b.jsonl:1: repeats the paper at ") && m.contains("a.jsonl:1")),
-        "{p:?}"
-    );
+    assert_reported(&p, &["b.jsonl:1: repeats the paper at ", "a.jsonl:1"]);
 
     // The real binary on the real model: the short name resolves, the paper is not its own
     // neighbour, and no paper appears twice.

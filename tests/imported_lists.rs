@@ -19,7 +19,7 @@ use std::fs;
 
 use serde_json::Value;
 
-use crate::support::{ok_json, recommend, root};
+use crate::support::{ok_json, ok_stderr, recommend, root};
 
 #[test]
 fn imported_lists_topics_and_judged_rankings_beat_the_baselines() {
@@ -120,13 +120,10 @@ fn with_abstracts_related_work_gains_and_no_baseline_leads_it() {
         ]));
         let like = r["judged"]["like"].as_array().unwrap().clone();
         assert!(like[0]["seeds"].as_u64().unwrap() >= 50, "{name}: {like:?}");
-        let ours = like
-            .iter()
-            .find(|r| r["system"] == "ours (hybrid)")
-            .unwrap();
+        let (ours, others) = ours_and_others(&like);
         let rel = |r: &Value| r["related_at_5"].as_f64().unwrap();
         assert!(rel(ours) > titles_only + 0.08, "{name}: {}", rel(ours));
-        for other in like.iter().filter(|r| r["system"] != "ours (hybrid)") {
+        for other in others {
             let system = other["system"].as_str().unwrap();
             assert!(
                 rel(ours) > rel(other),
@@ -143,6 +140,37 @@ fn with_abstracts_related_work_gains_and_no_baseline_leads_it() {
     }
 }
 
+/// The shipped ranking's row of a judged table (`"ours (hybrid)"`), and the baselines' rows.
+fn ours_and_others(rows: &[Value]) -> (&Value, impl Iterator<Item = &Value>) {
+    let ours = |r: &&Value| r["system"] == "ours (hybrid)";
+    let o = rows.iter().find(ours).expect("a row of ours");
+    (o, rows.iter().filter(move |r| !ours(r)))
+}
+
+/// Related work of the judged set `like` of list `name`: ours ranks above every baseline on
+/// related@5 and nDCG@10 and puts fewer unrelated papers in the top 5 (absurd@5).
+fn related_work_beats_every_baseline(name: &str, like: &[Value]) {
+    let (o, others) = ours_and_others(like);
+    for other in others {
+        for key in ["related_at_5", "ndcg_at_10"] {
+            assert!(
+                o[key].as_f64() > other[key].as_f64(),
+                "{name}: ours {key} {} <= {} {}",
+                o[key],
+                other["system"],
+                other[key]
+            );
+        }
+        assert!(
+            o["absurd_at_5"].as_f64() < other["absurd_at_5"].as_f64(),
+            "{name}: ours absurd@5 {} >= {} {}",
+            o["absurd_at_5"],
+            other["system"],
+            other["absurd_at_5"]
+        );
+    }
+}
+
 /// The shipped ranking against every baseline of `recommend bench`, same run.
 fn judged_rankings_beat_every_baseline(name: &str, judged: &Value) {
     // Results flagged "a weak link for this list" are judged unrelated more often than the
@@ -156,36 +184,10 @@ fn judged_rankings_beat_every_baseline(name: &str, judged: &Value) {
     );
     let like = judged["like"].as_array().unwrap();
     assert!(like[0]["seeds"].as_u64().unwrap() >= 30, "{name}: {judged}");
-    let ours = |rows: &[Value]| -> Value {
-        rows.iter()
-            .find(|r| r["system"] == "ours (hybrid)")
-            .cloned()
-            .unwrap()
-    };
-    let o = ours(like);
-    for key in ["related_at_5", "ndcg_at_10"] {
-        for other in like.iter().filter(|r| r["system"] != "ours (hybrid)") {
-            assert!(
-                o[key].as_f64() > other[key].as_f64(),
-                "{name}: ours {key} {} <= {} {}",
-                o[key],
-                other["system"],
-                other[key]
-            );
-        }
-    }
-    // Fewer unrelated papers in the top 5. On the list of bare titles this held only once the
-    // titles' spelling became a signal (42.5% against rrf's 44.0%: BENCHMARKS.md, Imported
+    // Fewer unrelated papers in the top 5 too. On the list of bare titles this held only once
+    // the titles' spelling became a signal (42.5% against rrf's 44.0%: BENCHMARKS.md, Imported
     // lists; 44.4% before).
-    for other in like.iter().filter(|r| r["system"] != "ours (hybrid)") {
-        assert!(
-            o["absurd_at_5"].as_f64() < other["absurd_at_5"].as_f64(),
-            "{name}: ours absurd@5 {} >= {} {}",
-            o["absurd_at_5"],
-            other["system"],
-            other["absurd_at_5"]
-        );
-    }
+    related_work_beats_every_baseline(name, like);
     let search = |lang: &str| -> Vec<Value> {
         judged["search"]
             .as_array()
@@ -196,9 +198,9 @@ fn judged_rankings_beat_every_baseline(name: &str, judged: &Value) {
             .collect()
     };
     let zh = search("zh");
-    let o = ours(&zh);
+    let (o, others) = ours_and_others(&zh);
     assert!(o["queries"].as_u64().unwrap() >= 10, "{name}: {o}");
-    for other in zh.iter().filter(|r| r["system"] != "ours (hybrid)") {
+    for other in others {
         assert!(
             o["mrr"].as_f64() > other["mrr"].as_f64(),
             "{name}: ours zh MRR {} <= {} {}",
@@ -208,19 +210,19 @@ fn judged_rankings_beat_every_baseline(name: &str, judged: &Value) {
         );
     }
     let en = search("en");
-    let o = ours(&en);
+    let (o, others) = ours_and_others(&en);
     assert!(o["queries"].as_u64().unwrap() >= 10, "{name}: {o}");
     let mrr = |r: &Value| r["mrr"].as_f64().unwrap();
-    for other in en.iter().filter(|r| r["system"] != "ours (hybrid)") {
+    for other in others {
         let margin = if other["system"] == "dense" {
             0.05
         } else {
             0.0
         };
         assert!(
-            mrr(&o) > mrr(other) - margin,
+            mrr(o) > mrr(other) - margin,
             "{name}: ours en MRR {} vs {} {}",
-            mrr(&o),
+            mrr(o),
             other["system"],
             mrr(other)
         );
@@ -278,31 +280,10 @@ fn related_work_wins_on_a_held_out_list() {
             "json",
         ]),
     );
-    let judged = &r["judged"];
-    let like = judged["like"].as_array().unwrap();
-    let o = like
-        .iter()
-        .find(|r| r["system"] == "ours (hybrid)")
-        .unwrap();
+    let like = r["judged"]["like"].as_array().unwrap();
+    let (o, _) = ours_and_others(like);
     assert!(o["seeds"].as_u64().unwrap() >= 30, "{o}");
-    for other in like.iter().filter(|r| r["system"] != "ours (hybrid)") {
-        for key in ["related_at_5", "ndcg_at_10"] {
-            assert!(
-                o[key].as_f64() > other[key].as_f64(),
-                "ours {key} {} <= {} {}",
-                o[key],
-                other["system"],
-                other[key]
-            );
-        }
-        assert!(
-            o["absurd_at_5"].as_f64() < other["absurd_at_5"].as_f64(),
-            "ours absurd@5 {} >= {} {}",
-            o["absurd_at_5"],
-            other["system"],
-            other["absurd_at_5"]
-        );
-    }
+    related_work_beats_every_baseline("awesome-rl-for-agents", like);
 }
 
 /// A temporary directory holding `index.bin` of `bench/corpora/<name>`.
@@ -442,17 +423,14 @@ fn a_list_with_abstracts_is_aligned_token_by_token_once_per_change() {
     let t = tempfile::tempdir().unwrap();
     let out = t.path().join("index.bin");
     let abstracts = root().join("bench/corpora/abstracts/Awesome-Agent-RL-Papers.jsonl");
+    // `recommend index --corpus CORPUS --out OUT`.
     let build = |corpus: &std::path::Path, out: &std::path::Path| {
-        recommend()
-            .args(["index", "--corpus", corpus.to_str().unwrap(), "--out"])
-            .arg(out)
-            .assert()
-            .success()
-            .get_output()
-            .stderr
-            .clone()
+        let mut cmd = recommend();
+        cmd.args(["index", "--corpus", corpus.to_str().unwrap(), "--out"])
+            .arg(out);
+        cmd
     };
-    let first = String::from_utf8(build(&abstracts, &out)).unwrap();
+    let first = ok_stderr(&mut build(&abstracts, &out));
     assert!(first.contains("reading the tokens of 88 papers"), "{first}");
     let index = recommend::index::Index::load(&out).unwrap();
     let n = index.len();
@@ -488,16 +466,10 @@ fn a_list_with_abstracts_is_aligned_token_by_token_once_per_change() {
     );
     drop(index);
     let before = std::fs::read(&out).unwrap();
-    let again = recommend()
-        .args(["index", "--corpus", abstracts.to_str().unwrap(), "--out"])
-        .arg(&out)
-        .env("RECOMMEND_MODEL_DIR", t.path().join("no-model-here"))
-        .assert()
-        .success()
-        .get_output()
-        .stderr
-        .clone();
-    assert!(!String::from_utf8_lossy(&again).contains("reading the tokens"));
+    let again = ok_stderr(
+        build(&abstracts, &out).env("RECOMMEND_MODEL_DIR", t.path().join("no-model-here")),
+    );
+    assert!(!again.contains("reading the tokens"), "{again}");
     assert_eq!(std::fs::read(&out).unwrap(), before);
     // Search's tokens are stored projected; an index from before that stores them whole
     // (as older binaries wrote it) still loads, and a rebuild measures them again.
@@ -521,14 +493,14 @@ fn a_list_with_abstracts_is_aligned_token_by_token_once_per_change() {
     let loaded = recommend::index::Index::load(&old).unwrap();
     assert_eq!(loaded.search_tokens().unwrap().width(), loaded.dim());
     drop(loaded);
-    let upgraded = String::from_utf8(build(&abstracts, &old)).unwrap();
+    let upgraded = ok_stderr(&mut build(&abstracts, &old));
     assert!(upgraded.contains("reading the tokens"), "{upgraded}");
     assert_eq!(std::fs::read(&old).unwrap(), before);
     let notes_out = t.path().join("notes.bin");
-    build(
+    ok_stderr(&mut build(
         &root().join("bench/corpora/Awesome-Agent-RL-Papers.jsonl"),
         &notes_out,
-    );
+    ));
     let notes = recommend::index::Index::load(&notes_out).unwrap();
     assert_eq!(
         notes.alignment(),

@@ -342,33 +342,66 @@ fn find_cycle(g: &Graph, within: &BTreeSet<String>) -> Option<Vec<String>> {
         .find_map(|m| visit(m, g, within, &mut Vec::new(), &mut done))
 }
 
-#[test]
-fn the_front_layer_imports_one_way_and_the_library_never_imports_it() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let lib = declared(&src.join("lib.rs"));
-    let bin = declared(&src.join("main.rs"));
-    let g = graph(&src, &lib, &bin);
-    let shown = show(&g);
-    for m in FRONT {
+/// The crate as the import tests read it: the modules `src/lib.rs` and `src/main.rs` declare,
+/// the import graph between them, and that graph as text for failure messages.
+struct Crate {
+    lib: BTreeSet<String>,
+    bin: BTreeSet<String>,
+    g: Graph,
+    shown: String,
+}
+
+impl Crate {
+    fn read() -> Crate {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let lib = declared(&src.join("lib.rs"));
+        let bin = declared(&src.join("main.rs"));
+        let g = graph(&src, &lib, &bin);
+        let shown = show(&g);
+        Crate { lib, bin, g, shown }
+    }
+
+    /// Requires each of `modules` among `declared`, the modules `file` declares, and `from` to
+    /// import both of `to` (imports any reading of the code finds), so that a test cannot pass
+    /// by reading nothing.
+    fn check_read(
+        &self,
+        (file, declared): (&str, &BTreeSet<String>),
+        modules: &[&str],
+        from: &str,
+        to: [&str; 2],
+    ) {
+        let shown = &self.shown;
+        for m in modules {
+            assert!(
+                declared.contains(*m),
+                "{file} declares no `mod {m};`:\n{shown}"
+            );
+        }
         assert!(
-            bin.contains(m),
-            "src/main.rs declares no `mod {m};`:\n{shown}"
+            self.g
+                .get(from)
+                .is_some_and(|edges| to.iter().all(|t| edges.contains(*t))),
+            "the graph misses {from} -> {}; the reader is broken:\n{shown}",
+            to.join(", ")
         );
     }
-    // The reader reads: the CLI's code imports its arguments and the library.
-    assert!(
-        g.get("app")
-            .is_some_and(|to| to.contains("cli") && to.contains("session")),
-        "the graph misses app -> cli, session; the reader is broken:\n{shown}"
-    );
+}
+
+#[test]
+fn the_front_layer_imports_one_way_and_the_library_never_imports_it() {
+    let c = Crate::read();
+    // The CLI's code imports its arguments and the library.
+    c.check_read(("src/main.rs", &c.bin), &FRONT, "app", ["cli", "session"]);
+    let Crate { lib, bin, g, shown } = &c;
     let mut problems = Vec::new();
-    if let Some(cycle) = find_cycle(&g, &bin) {
+    if let Some(cycle) = find_cycle(g, bin) {
         problems.push(format!(
             "the binary's modules import each other in a cycle: {}",
             cycle.join(" -> ")
         ));
     }
-    for m in &lib {
+    for m in lib {
         for to in g.get(m).into_iter().flatten() {
             if bin.contains(to) {
                 problems.push(format!("the library module {m} imports the binary's {to}"));
@@ -388,24 +421,15 @@ const BUILD: [&str; 4] = ["pipeline", "engine", "index", "model"];
 
 #[test]
 fn the_build_pipeline_sits_above_index_and_engine() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let lib = declared(&src.join("lib.rs"));
-    let bin = declared(&src.join("main.rs"));
-    let g = graph(&src, &lib, &bin);
-    let shown = show(&g);
-    for m in BUILD {
-        assert!(
-            lib.contains(m),
-            "src/lib.rs declares no `mod {m};`:\n{shown}"
-        );
-    }
-    assert!(
-        g.get("pipeline")
-            .is_some_and(|to| to.contains("index") && to.contains("engine")),
-        "the graph misses pipeline -> index, engine; the reader is broken:\n{shown}"
+    let c = Crate::read();
+    c.check_read(
+        ("src/lib.rs", &c.lib),
+        &BUILD,
+        "pipeline",
+        ["index", "engine"],
     );
     let within: BTreeSet<String> = BUILD.iter().map(|m| m.to_string()).collect();
-    if let Some(cycle) = find_cycle(&g, &within) {
+    if let Some(cycle) = find_cycle(&c.g, &within) {
         panic!(
             "the build's modules import each other in a cycle: {}",
             cycle.join(" -> ")

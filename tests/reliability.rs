@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use predicates::prelude::*;
 use predicates::str::contains;
 
-use crate::support::{copy_dir, err_text, jsonl, ok_json, recommend_in as recommend, root};
+use crate::support::{
+    copy_dir, err_text, jsonl, ok_json, ok_text, recommend_in as recommend, root,
+};
 
 fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("recommend")
@@ -839,15 +841,11 @@ fn control_characters_and_bidi_overrides_never_reach_the_terminal() {
     fs::write(d.join("sneaky.jsonl"), format!("{record}\n")).unwrap();
     let hazards = ['\u{202e}', '\u{2066}', '\u{2069}'];
     for format in ["table", "markdown"] {
-        let out = recommend(d)
-            .args(["list", "--corpus", "sneaky.jsonl", "--format", format])
-            .env("COLUMNS", "200")
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        let text = String::from_utf8(out).unwrap();
+        let text = ok_text(
+            recommend(d)
+                .args(["list", "--corpus", "sneaky.jsonl", "--format", format])
+                .env("COLUMNS", "200"),
+        );
         assert!(!text.contains(hazards), "{format}: {text:?}");
         assert!(text.contains("Evil \u{fffd}txet"), "{format}: {text}");
     }

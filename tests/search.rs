@@ -4,7 +4,9 @@ use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 use serde_json::Value;
 
-use crate::support::{err_text, json_rows, jsonl, ok_json, recommend, search_ids, session, texts};
+use crate::support::{
+    err_text, json_rows, jsonl, ok_json, ok_stdout, recommend, search_ids, session, texts,
+};
 
 fn ids(args: &[&str]) -> Vec<String> {
     texts(&json_rows(args), "id")
@@ -176,14 +178,11 @@ fn search_modes_and_batch() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("q.txt");
     std::fs::write(&file, "GRPO 的改进\nrobot manipulation with RL\n").unwrap();
-    let out = recommend()
-        .args(["search", "-k", "2", "--queries"])
-        .arg(&file)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let out = ok_stdout(
+        recommend()
+            .args(["search", "-k", "2", "--queries"])
+            .arg(&file),
+    );
     let lines = jsonl(&out);
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[1]["query"], "robot manipulation with RL");
@@ -249,24 +248,12 @@ fn a_user_corpus_can_be_indexed_and_queried() {
         .arg(&out)
         .assert()
         .success();
-    let got = ids(&[
-        "--index",
-        out.to_str().unwrap(),
-        "--like",
-        "GRPO-Lite",
-        "-k",
-        "2",
-    ]);
+    // The ids `recommend --index mine.bin ARGS` answers.
+    let on_mine = |args: &[&str]| ids(&[&["--index", out.to_str().unwrap()][..], args].concat());
+    let got = on_mine(&["--like", "GRPO-Lite", "-k", "2"]);
     assert_eq!(got.len(), 2);
     assert!(!got.contains(&"grpo-lite".to_string()));
-    let got = ids(&[
-        "--index",
-        out.to_str().unwrap(),
-        "search",
-        "工具调用",
-        "-k",
-        "1",
-    ]);
+    let got = on_mine(&["search", "工具调用", "-k", "1"]);
     assert_eq!(got, ["toolbench-tb"]);
     recommend()
         .args([
@@ -283,21 +270,15 @@ fn a_user_corpus_can_be_indexed_and_queried() {
 
 #[test]
 fn embed_prints_unit_vectors_and_model_status_reports_the_install() {
-    let out = recommend()
-        .args([
-            "embed",
-            "--as",
-            "passage",
-            "强化学习",
-            "reinforcement learning",
-            "--format",
-            "json",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let out = ok_stdout(recommend().args([
+        "embed",
+        "--as",
+        "passage",
+        "强化学习",
+        "reinforcement learning",
+        "--format",
+        "json",
+    ]));
     let rows: Vec<Value> = serde_json::from_slice(&out).unwrap();
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0]["text"], "强化学习");
@@ -310,14 +291,7 @@ fn embed_prints_unit_vectors_and_model_status_reports_the_install() {
     assert_eq!(v.len(), 384);
     let norm: f64 = v.iter().map(|x| x * x).sum::<f64>().sqrt();
     assert!((norm - 1.0).abs() < 1e-3, "norm {norm}");
-    let status = recommend()
-        .args(["model", "status"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let status: Value = serde_json::from_slice(&status).unwrap();
+    let status = ok_json(recommend().args(["model", "status"]));
     assert_eq!(status["installed"], true, "{status}");
 }
 

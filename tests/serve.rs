@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::support::server::Server;
+use crate::support::{ok_json, recommend};
 
 /// Requests as the tests send them.
 impl Server {
@@ -66,17 +67,7 @@ fn enc(s: &str) -> String {
 }
 
 fn cli_json(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_recommend"))
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    ok_json(recommend().args(args).args(["--format", "json"]))
 }
 
 /// The fields the CLI prints, from each record (the API adds links and the summary).
@@ -108,19 +99,26 @@ fn the_api_answers_what_the_cli_answers() {
     assert_eq!(health["status"], "ok");
     assert_eq!(health["papers"].as_u64(), Some(141));
 
-    let (code, like) = s.get("/api/like?title=WebAgent-R1&title=GRPO&unlike=PPO&k=7");
-    assert_eq!(code, 200);
-    let cli = cli_json(&[
-        "--like",
-        "WebAgent-R1",
-        "--like",
-        "GRPO",
-        "--unlike",
-        "PPO",
-        "-k",
-        "7",
-    ]);
-    assert_eq!(cli_fields(&like), cli_fields(&cli));
+    // `target`'s answer, required to be the CLI's answer to `args` in the fields the CLI prints.
+    let as_cli = |target: &str, args: &[&str]| {
+        let (code, answer) = s.get(target);
+        assert_eq!(code, 200, "{target}");
+        assert_eq!(cli_fields(&answer), cli_fields(&cli_json(args)), "{target}");
+        answer
+    };
+    let like = as_cli(
+        "/api/like?title=WebAgent-R1&title=GRPO&unlike=PPO&k=7",
+        &[
+            "--like",
+            "WebAgent-R1",
+            "--like",
+            "GRPO",
+            "--unlike",
+            "PPO",
+            "-k",
+            "7",
+        ],
+    );
     assert_eq!(like.as_array().unwrap().len(), 7);
     let first = &like[0];
     for key in [
@@ -136,26 +134,22 @@ fn the_api_answers_what_the_cli_answers() {
         assert!(first.get(key).is_some(), "result lacks {key}: {first}");
     }
 
-    let (code, filtered) = s.get("/api/like?title=Search-R1&kind=method&open_source=true&k=5");
-    assert_eq!(code, 200);
-    let cli = cli_json(&[
-        "--like",
-        "Search-R1",
-        "--kind",
-        "method",
-        "--open-source",
-        "-k",
-        "5",
-    ]);
-    assert_eq!(cli_fields(&filtered), cli_fields(&cli));
-
-    let (code, lexical) = s.get(&format!(
-        "/api/search?q={}&mode=lexical&k=5",
-        enc("GRPO 强化学习")
-    ));
-    assert_eq!(code, 200);
-    let cli = cli_json(&["search", "--mode", "lexical", "GRPO 强化学习", "-k", "5"]);
-    assert_eq!(cli_fields(&lexical), cli_fields(&cli));
+    as_cli(
+        "/api/like?title=Search-R1&kind=method&open_source=true&k=5",
+        &[
+            "--like",
+            "Search-R1",
+            "--kind",
+            "method",
+            "--open-source",
+            "-k",
+            "5",
+        ],
+    );
+    as_cli(
+        &format!("/api/search?q={}&mode=lexical&k=5", enc("GRPO 强化学习")),
+        &["search", "--mode", "lexical", "GRPO 强化学习", "-k", "5"],
+    );
 
     let (code, path) = s.get("/api/path?like=Search-R1&n=5");
     assert_eq!(code, 200);

@@ -1,6 +1,7 @@
 //! The PostgreSQL store against a real server (`support::pg`): `push`, `--store` queries and
 //! `serve --store`, through the binary as users meet them; each test starts its own server.
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -43,6 +44,28 @@ fn synthetic_index(
     let path = dir.join(name);
     index.save(&path).expect("the index saves");
     path
+}
+
+/// Two versions of a synthetic corpus of `n`, saved in `dir`: `a.bin` holds its first `first`
+/// papers, `b.bin` all of them with `edit` applied (a later push: papers added, some changed).
+fn versions(
+    dir: &Path,
+    n: usize,
+    first: usize,
+    edit: impl Fn(usize, &mut Paper),
+) -> (PathBuf, PathBuf) {
+    let a = synthetic_index(dir, "a.bin", n, |i| i < first, |_, _| {});
+    (a, synthetic_index(dir, "b.bin", n, |_| true, edit))
+}
+
+/// An `edit` for [`synthetic_index`]: the papers at the positions in `which` get `suffix` added
+/// to their titles (a changed paper, pushed again).
+fn retitled(which: Range<usize>, suffix: &'static str) -> impl Fn(usize, &mut Paper) {
+    move |i, p| {
+        if which.contains(&i) {
+            p.title.push_str(suffix);
+        }
+    }
 }
 
 /// `recommend ARGS` with a timeout, no index or store from the environment.
@@ -186,11 +209,7 @@ fn an_incremental_push_writes_only_new_and_changed_papers() {
         "b.bin",
         60,
         |i| i < 52 && i != 10,
-        |i, p| {
-            if (3..6).contains(&i) {
-                p.title.push_str(" (revised)");
-            }
-        },
+        retitled(3..6, " (revised)"),
     );
     assert!(push(&a, &url).contains("50 written, 0 unchanged, 0 removed"));
     let report = push(&b, &url);
@@ -224,18 +243,7 @@ fn an_incremental_push_writes_only_new_and_changed_papers() {
 #[test]
 fn a_failed_push_changes_no_answer() {
     let (pg, dir, url) = started();
-    let a = synthetic_index(dir.path(), "a.bin", 1800, |i| i < 600, |_, _| {});
-    let b = synthetic_index(
-        dir.path(),
-        "b.bin",
-        1800,
-        |i| i < 1800,
-        |i, p| {
-            if i < 600 {
-                p.title.push_str(" v2");
-            }
-        },
-    );
+    let (a, b) = versions(dir.path(), 1800, 600, retitled(0..600, " v2"));
     push(&a, &url);
     let before = like_syn7(&url);
     let plan = "SELECT value FROM recommend.meta WHERE key = 'plan_sha256'";
@@ -331,16 +339,11 @@ fn the_password_comes_from_pgpassword_or_pgpass() {
     let pg = Pg::start();
     let url = pg.url_without_password("postgres");
     let index = root().join("index.bin");
-    let out = recommend()
+    recommend()
         .env("PGPASSWORD", pg::PASSWORD)
         .args(["--index", index.to_str().unwrap(), "push", "--to", &url])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .assert()
+        .success();
     let dir = tempfile::tempdir().unwrap();
     let pgpass = dir.path().join("pgpass");
     std::fs::write(
@@ -348,17 +351,12 @@ fn the_password_comes_from_pgpassword_or_pgpass() {
         format!("127.0.0.1:{}:*:{}:{}\n", pg.port, pg::USER, pg::PASSWORD),
     )
     .unwrap();
-    let out = recommend()
+    recommend()
         .env_remove("PGPASSWORD")
         .env("PGPASSFILE", &pgpass)
         .args(["--store", &url, "like", "GRPO", "-f", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .assert()
+        .success();
 }
 
 /// `GET url`: the status and the JSON body.
@@ -462,8 +460,7 @@ fn serve_store_sees_a_push_and_survives_a_restart_of_the_store() {
 fn two_servers_on_one_store_answer_without_error_while_a_push_runs() {
     let (_pg, dir, url) = started();
     // Large enough for the graph path: candidates from pgvector's HNSW index.
-    let a = synthetic_index(dir.path(), "a.bin", 3500, |i| i < 2500, |_, _| {});
-    let b = synthetic_index(dir.path(), "b.bin", 3500, |_| true, |_, _| {});
+    let (a, b) = versions(dir.path(), 3500, 2500, |_, _| {});
     push(&a, &url);
     let servers = [serve_store(&url), serve_store(&url)];
     let stop = Arc::new(AtomicBool::new(false));
@@ -563,8 +560,7 @@ fn on_a_large_store_pgvector_finds_what_the_scan_finds() {
 #[test]
 fn a_push_whose_connection_is_cut_changes_no_answer() {
     let (pg, dir, url) = started();
-    let a = synthetic_index(dir.path(), "a.bin", 8000, |i| i < 40, |_, _| {});
-    let b = synthetic_index(dir.path(), "b.bin", 8000, |_| true, |_, _| {});
+    let (a, b) = versions(dir.path(), 8000, 40, |_, _| {});
     push(&a, &url);
     let before = like_syn7(&url);
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_recommend"))

@@ -7,7 +7,7 @@ use predicates::str::contains;
 use recommend::corpus::Corpus;
 use serde_json::Value;
 
-use crate::support::{ok_stdout, recommend, session};
+use crate::support::{ok_stdout, recommend, refused, session};
 use recommend::engine::resolve::resolve;
 use recommend::engine::{communities, reading};
 
@@ -153,11 +153,8 @@ fn topics_with_k_and_evaluation() {
         .stderr(contains("given k): k=8 NMI"))
         .stderr(contains("tfidf k-means: k=8 NMI"))
         .stderr(contains("dense e5 k-means"));
-    recommend().args(["topics", "--k", "0"]).assert().code(2);
-    recommend()
-        .args(["topics", "--k", "100000"])
-        .assert()
-        .code(2);
+    refused(&["topics", "--k", "0"], &[]);
+    refused(&["topics", "--k", "100000"], &[]);
 }
 
 /// In-process: the order of a reading path is an engine behaviour.
@@ -378,20 +375,12 @@ fn path_to_reaches_the_target() {
     assert_eq!(steps.first().unwrap()["id"], "grpo");
     assert_eq!(steps.last().unwrap()["id"], "webagent-r1");
     assert!(steps.len() >= 2);
-    recommend()
-        .args(["path", "--like", "GRPO", "--to", "grpo"])
-        .assert()
-        .code(2)
-        .stderr(contains("same paper"));
-    recommend()
-        .args(["path", "--like", "no such paper qq"])
-        .assert()
-        .code(2)
-        .stderr(contains("no paper matches"));
-    recommend()
-        .args(["path", "--like", "GRPO", "-n", "0"])
-        .assert()
-        .code(2);
+    refused(&["path", "--like", "GRPO", "--to", "grpo"], &["same paper"]);
+    refused(
+        &["path", "--like", "no such paper qq"],
+        &["no paper matches"],
+    );
+    refused(&["path", "--like", "GRPO", "-n", "0"], &[]);
 }
 
 /// `recommend path DAPO` is `recommend path --like DAPO`: the title may come first, as
@@ -405,16 +394,11 @@ fn a_path_takes_its_start_as_an_argument_too() {
     );
     let steps: Vec<Value> = serde_json::from_slice(&positional).unwrap();
     assert!(steps.iter().any(|s| s["id"] == "dapo"), "{steps:?}");
-    recommend()
-        .args(["path", "DAPO", "--like", "GRPO"])
-        .assert()
-        .code(2)
-        .stderr(contains("cannot be used with"));
-    recommend()
-        .args(["path"])
-        .assert()
-        .code(2)
-        .stderr(contains("<TITLE>"));
+    refused(
+        &["path", "DAPO", "--like", "GRPO"],
+        &["cannot be used with"],
+    );
+    refused(&["path"], &["<TITLE>"]);
 }
 
 #[test]

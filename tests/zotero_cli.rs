@@ -12,10 +12,10 @@ use serde_json::Value;
 use recommend::corpus::zotero::DATABASE_FILE;
 
 use crate::support::zotero::{
-    add_annotation, add_attachment, add_collection, add_creator, add_item, add_note, add_tag,
-    empty_library, file, trash,
+    add_collections, add_creator, add_item, add_left_out, add_tag, empty_library, file,
+    random_bytes,
 };
-use crate::support::{ok_json, recommend, texts, with_model};
+use crate::support::{err_text, ok_json, ok_stderr, recommend, texts, with_model};
 
 /// The binary with the model the environment names (`RECOMMEND_MODEL_DIR`), else the
 /// checkout's, and a timeout so a hang fails the test.
@@ -41,9 +41,7 @@ fn data_folder(dir: &Path) -> PathBuf {
     std::fs::create_dir(&folder).unwrap();
     std::fs::create_dir(folder.join("storage")).unwrap();
     let conn = empty_library(&folder.join(DATABASE_FILE));
-    add_collection(&conn, 1, "Reading group", None);
-    add_collection(&conn, 2, "Deep Learning", None);
-    add_collection(&conn, 3, "Transformers", Some(2));
+    add_collections(&conn);
 
     let papers: [(i64, &str, &str, &str, &str, &str); 4] = [
         (
@@ -103,35 +101,24 @@ fn data_folder(dir: &Path) -> PathBuf {
     file(&conn, 1, 3);
     // Item 4 is in no collection.
 
-    add_note(&conn, 5, "NOTE2345", 1, "read for the reading group");
-    add_attachment(&conn, 6, "ATTA2345", 1, "Full Text PDF");
-    add_annotation(&conn, 7, "ANNO2345", 6, "a highlight");
-    add_item(
-        &conn,
-        8,
-        "TRSH2345",
-        "journalArticle",
-        &[("title", "Thrown away"), ("abstractNote", "Not wanted.")],
-    );
-    file(&conn, 2, 8);
-    trash(&conn, 8);
+    add_left_out(&conn, 5, 1);
     folder
+}
+
+/// `recommend index --zotero FOLDER --out INDEX`, with the model.
+fn index_command(folder: &Path, index: &Path) -> Command {
+    let mut cmd = recommend_with_model();
+    cmd.arg("index")
+        .arg("--zotero")
+        .arg(folder)
+        .arg("--out")
+        .arg(index);
+    cmd
 }
 
 /// `recommend index --zotero FOLDER --out INDEX ARGS`, required to succeed; its stderr.
 fn index(folder: &Path, index: &Path, args: &[&str]) -> String {
-    let out = recommend_with_model()
-        .arg("index")
-        .arg("--zotero")
-        .arg(folder)
-        .arg("--out")
-        .arg(index)
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    ok_stderr(index_command(folder, index).args(args))
 }
 
 /// `recommend --index INDEX list --format json`.
@@ -199,18 +186,10 @@ fn an_unknown_collection_exits_2_naming_the_known_ones() {
     let folder = data_folder(dir.path());
     let out = dir.path().join("none.bin");
 
-    let run = recommend_with_model()
-        .arg("index")
-        .arg("--zotero")
-        .arg(&folder)
-        .arg("--out")
-        .arg(&out)
-        .args(["--collection", "Deep Lerning"])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
-    let stderr = String::from_utf8_lossy(&run.stderr);
+    let stderr = err_text(
+        index_command(&folder, &out).args(["--collection", "Deep Lerning"]),
+        2,
+    );
     assert!(stderr.contains("Deep Lerning"), "{stderr}");
     for known in ["Deep Learning", "Transformers", "Reading group"] {
         assert!(stderr.contains(known), "{known} not named: {stderr}");
@@ -230,27 +209,12 @@ fn a_damaged_database_is_reported_by_name_without_an_index() {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("zotero");
     std::fs::create_dir(&folder).unwrap();
-    // Random bytes (xorshift), as a damaged or foreign file would be.
-    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-    let bytes: Vec<u8> = (0..16_384)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect();
-    std::fs::write(folder.join(DATABASE_FILE), bytes).unwrap();
+    std::fs::write(folder.join(DATABASE_FILE), random_bytes(16_384)).unwrap();
     let out = dir.path().join("damaged.bin");
 
     // The data folder and the file itself fail alike.
     for given in [folder.clone(), folder.join(DATABASE_FILE)] {
-        let run = recommend_with_model()
-            .arg("index")
-            .arg("--zotero")
-            .arg(&given)
-            .arg("--out")
-            .arg(&out)
+        let run = index_command(&given, &out)
             .assert()
             .failure()
             .get_output()

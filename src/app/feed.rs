@@ -163,13 +163,18 @@ fn from_arxiv(categories: &[String], days: u32) -> Result<Vec<Candidate>> {
     Ok(out)
 }
 
-/// Vectors of `texts`, from the cache where it has them; the rest embedded and cached.
+/// Vectors of `texts`, from the vector cache of `home` where it has them, the rest embedded;
+/// with the cache, which holds them all for the caller to save, and how many were embedded.
 fn vectors(
     session: &recommend::session::Session,
-    cache: &mut Cache,
+    home: &dyn Home,
     texts: &[String],
-) -> Result<(Vec<Vec<f32>>, usize)> {
+) -> Result<(Vec<Vec<f32>>, Cache, usize)> {
     let keys: Vec<String> = texts.iter().map(|t| state::text_key(t)).collect();
+    let (mut cache, why_not) = home.vectors(&keys);
+    if let Some(why) = why_not {
+        eprintln!("note: the vector cache was not used ({why})");
+    }
     let missing: Vec<usize> = (0..texts.len())
         .filter(|&i| !cache.vectors.contains_key(&keys[i]))
         .collect();
@@ -188,7 +193,7 @@ fn vectors(
         .iter()
         .map(|k| cache.vectors.get(k).cloned().unwrap_or_default())
         .collect();
-    Ok((out, missing.len()))
+    Ok((out, cache, missing.len()))
 }
 
 pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
@@ -243,16 +248,7 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
         })
         .collect();
     let texts: Vec<String> = kept.iter().map(|c| passage_text(&c.paper)).collect();
-    let keys: Vec<String> = texts.iter().map(|t| state::text_key(t)).collect();
-    let (mut cache, why_not) = home.vectors(&keys);
-    if let Some(why) = why_not {
-        eprintln!("note: the vector cache was not used ({why})");
-    }
-    let (vecs, embedded) = if kept.is_empty() {
-        (Vec::new(), 0)
-    } else {
-        vectors(&session, &mut cache, &texts)?
-    };
+    let (vecs, cache, embedded) = vectors(&session, &*home, &texts)?;
     let lib = Library::of_index(index);
     if let Some(name) = &o.args.interest
         && !lib
@@ -339,16 +335,7 @@ pub(crate) fn inbox(
     let index = session.searcher();
     let (fresh, skipped) = candidates::new_papers(index.papers(), from_files(paths)?);
     let texts: Vec<String> = fresh.iter().map(|c| passage_text(&c.paper)).collect();
-    let keys: Vec<String> = texts.iter().map(|t| state::text_key(t)).collect();
-    let (mut cache, why_not) = home.vectors(&keys);
-    if let Some(why) = why_not {
-        eprintln!("note: the vector cache was not used ({why})");
-    }
-    let (vecs, embedded) = if fresh.is_empty() {
-        (Vec::new(), 0)
-    } else {
-        vectors(session, &mut cache, &texts)?
-    };
+    let (vecs, cache, embedded) = vectors(session, home, &texts)?;
     if embedded > 0 {
         let keep = cache.vectors.keys().cloned().collect();
         home.save_vectors(&cache, &keep)?;

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::corpus::Paper;
-use crate::engine::{self, Filters, Mode};
+use crate::engine::{self, Filters, Hit, Mode};
 use crate::index::{Index, Searcher};
 use crate::model::{Embedder, ModelError, Role};
 use crate::pipeline::{BuildError, Builder, Model};
@@ -91,19 +91,18 @@ fn time_each<T>(items: &[T], warmup: usize, f: &mut dyn FnMut(&T)) -> Vec<Durati
         .collect()
 }
 
-/// Warm `--like` latency (engine::related, hybrid, top 10) with each paper as the seed, up to
-/// `max` papers spread evenly over the index.
+/// The `--like` query whose time is measured (here and in `benches/index.rs`): related work of
+/// paper `seed`, hybrid, top 10, no filters.
+pub fn like_query(index: &Searcher, seed: usize) -> Vec<Hit> {
+    engine::related(index, &[seed], &[], 10, Mode::Hybrid, &Filters::default())
+}
+
+/// Warm `--like` latency ([`like_query`]) with each paper as the seed, up to `max` papers
+/// spread evenly over the index.
 pub fn like_latency(index: &Searcher, max: usize) -> Latency {
     let seeds = spread(index.len(), max);
     let samples = time_each(&seeds, 5, &mut |&s| {
-        std::hint::black_box(engine::related(
-            index,
-            &[s],
-            &[],
-            10,
-            Mode::Hybrid,
-            &Filters::default(),
-        ));
+        std::hint::black_box(like_query(index, s));
     });
     latency(&samples)
 }

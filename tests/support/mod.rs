@@ -52,6 +52,25 @@ pub fn err_text(cmd: &mut Command, code: i32) -> String {
     String::from_utf8(cmd.assert().code(code).get_output().stderr.clone()).unwrap()
 }
 
+/// Run `cmd`, require success, and return its stdout as text.
+pub fn ok_text(cmd: &mut Command) -> String {
+    String::from_utf8(ok_stdout(cmd)).expect("stdout is UTF-8")
+}
+
+/// Run `cmd`, require success, and return its stderr (what a build reports).
+pub fn ok_stderr(cmd: &mut Command) -> String {
+    String::from_utf8_lossy(&cmd.assert().success().get_output().stderr).into_owned()
+}
+
+/// `recommend ARGS` from the checkout must exit 2 (an input error) with a stderr that contains
+/// each of `says`.
+pub fn refused(args: &[&str], says: &[&str]) {
+    let err = err_text(recommend().args(args), 2);
+    for s in says {
+        assert!(err.contains(s), "recommend {args:?}: no {s:?} in: {err}");
+    }
+}
+
 /// The JSON values of `out`, one a line (what `--batch` and `--queries` print).
 pub fn jsonl(out: &[u8]) -> Vec<Value> {
     String::from_utf8(out.to_vec())

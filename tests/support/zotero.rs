@@ -49,19 +49,16 @@ pub fn empty_library(db: &Path) -> Connection {
         "attachment",
         "annotation",
     ];
-    for (i, t) in types.iter().enumerate() {
-        let id = 201 + 7 * i as i64;
-        conn.execute(
+    insert_named(
+        &conn,
+        &types,
+        (201, 7),
+        [
             "INSERT INTO itemTypes (itemTypeID, typeName, templateItemTypeID, display) VALUES (?1, ?2, NULL, 1)",
-            params![id, t],
-        )
-        .unwrap();
-        conn.execute(
             "INSERT INTO itemTypesCombined (itemTypeID, typeName, display, custom) VALUES (?1, ?2, 1, 0)",
-            params![id, t],
-        )
-        .unwrap();
-    }
+        ],
+    );
+    // `pages` is a field no reader reads.
     let fields = [
         "title",
         "abstractNote",
@@ -72,25 +69,32 @@ pub fn empty_library(db: &Path) -> Connection {
         "archiveID",
         "pages",
     ];
-    for (i, f) in fields.iter().enumerate() {
-        let id = 503 - 11 * i as i64;
-        conn.execute(
+    insert_named(
+        &conn,
+        &fields,
+        (503, -11),
+        [
             "INSERT INTO fields (fieldID, fieldName, fieldFormatID) VALUES (?1, ?2, NULL)",
-            params![id, f],
-        )
-        .unwrap();
-        conn.execute(
             "INSERT INTO fieldsCombined (fieldID, fieldName, label, fieldFormatID, custom) VALUES (?1, ?2, NULL, NULL, 0)",
-            params![id, f],
-        )
-        .unwrap();
-    }
+        ],
+    );
     conn.execute_batch(
         "INSERT INTO creatorTypes (creatorTypeID, creatorType) VALUES (31, 'author');
          INSERT INTO creatorTypes (creatorTypeID, creatorType) VALUES (37, 'editor');",
     )
     .unwrap();
     conn
+}
+
+/// Each of `names` as a row of every table `inserts` writes (`?1` the id, `?2` the name), the
+/// ids counting from `first` by `step`.
+fn insert_named(conn: &Connection, names: &[&str], (first, step): (i64, i64), inserts: [&str; 2]) {
+    for (i, name) in names.iter().enumerate() {
+        let id = first + step * i as i64;
+        for sql in inserts {
+            conn.execute(sql, params![id, name]).unwrap();
+        }
+    }
 }
 
 pub fn add_item(conn: &Connection, id: i64, key: &str, type_name: &str, fields: &[(&str, &str)]) {
@@ -189,6 +193,46 @@ pub fn add_annotation(conn: &Connection, id: i64, key: &str, parent: i64, text: 
         params![id, parent, text],
     )
     .unwrap();
+}
+
+/// The collections of every test library: 1 "Reading group", 2 "Deep Learning" and 3
+/// "Transformers" inside it.
+pub fn add_collections(conn: &Connection) {
+    add_collection(conn, 1, "Reading group", None);
+    add_collection(conn, 2, "Deep Learning", None);
+    add_collection(conn, 3, "Transformers", Some(2));
+}
+
+/// The items of every test library that a reader leaves out, as items `first` to `first + 3`:
+/// a note of item `paper`, a PDF attachment of it with a highlight, and a paper filed in
+/// "Deep Learning" and then trashed.
+pub fn add_left_out(conn: &Connection, first: i64, paper: i64) {
+    add_note(conn, first, "NOTE2345", paper, "read for the reading group");
+    add_attachment(conn, first + 1, "ATTA2345", paper, "Full Text PDF");
+    add_annotation(conn, first + 2, "ANNO2345", first + 1, "a highlight");
+    let trashed = first + 3;
+    add_item(
+        conn,
+        trashed,
+        "TRSH2345",
+        "journalArticle",
+        &[("title", "Thrown away"), ("abstractNote", "Not wanted.")],
+    );
+    file(conn, 2, trashed);
+    trash(conn, trashed);
+}
+
+/// `n` random bytes (xorshift, a fixed seed), as a damaged or foreign `zotero.sqlite` would be.
+pub fn random_bytes(n: usize) -> Vec<u8> {
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
 }
 
 /// Move `item` to Zotero's trash.

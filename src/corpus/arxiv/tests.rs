@@ -331,23 +331,21 @@ fn api_error_entry_is_reported() {
 
 #[test]
 fn bounds_are_kept() {
-    let deep = format!(
-        "<feed xmlns=\"{ATOM_NS}\">{}{}</feed>",
-        "<x>".repeat(200),
-        "</x>".repeat(200)
-    );
+    // A feed of `depth` nested elements.
+    let nested = |depth: usize| {
+        format!(
+            "<feed xmlns=\"{ATOM_NS}\">{}{}</feed>",
+            "<x>".repeat(depth),
+            "</x>".repeat(depth)
+        )
+    };
     assert!(matches!(
-        parse_feed(&deep),
+        parse_feed(&nested(200)),
         Err(FeedError::TooDeep { line: 1 })
     ));
     // Far deeper than any stack: refused, not a crash.
-    let deeper = format!(
-        "<feed xmlns=\"{ATOM_NS}\">{}{}</feed>",
-        "<x>".repeat(200_000),
-        "</x>".repeat(200_000)
-    );
     assert!(matches!(
-        parse_feed(&deeper),
+        parse_feed(&nested(200_000)),
         Err(FeedError::TooDeep { .. })
     ));
     let long = "word ".repeat(MAX_FIELD_BYTES / 5 + 1);
@@ -459,6 +457,11 @@ fn status(status: u16, headers: Vec<(&'static str, String)>) -> Canned {
 
 /// Serves `responses` in order, one a connection, then stops; gives the base URL and the
 /// requests seen (request line and User-Agent).
+/// The API fixture's two pages, as the API answers them one after the other.
+fn both_pages() -> Vec<Canned> {
+    vec![ok(fixture("api-page1.atom")), ok(fixture("api-page2.atom"))]
+}
+
 fn serve(responses: Vec<Canned>) -> (String, Arc<Mutex<Vec<String>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -538,10 +541,7 @@ fn cats() -> Vec<String> {
 
 #[test]
 fn pages_until_the_results_run_out() {
-    let (base, seen) = serve(vec![
-        ok(fixture("api-page1.atom")),
-        ok(fixture("api-page2.atom")),
-    ]);
+    let (base, seen) = serve(both_pages());
     let entries = quick(&base).fetch_recent(&cats(), 7, now()).unwrap();
     let ids: Vec<_> = entries.iter().map(|e| e.arxiv.as_str()).collect();
     assert_eq!(ids, ["2612.01234", "2612.00987", "2611.30412"]);
@@ -562,10 +562,7 @@ fn pages_until_the_results_run_out() {
 #[test]
 fn paging_stops_at_older_entries() {
     // Page 1 ends with a paper of 2026-12-01; one day back from 2026-12-03 is 2026-12-02.
-    let (base, seen) = serve(vec![
-        ok(fixture("api-page1.atom")),
-        ok(fixture("api-page2.atom")),
-    ]);
+    let (base, seen) = serve(both_pages());
     let entries = quick(&base).fetch_recent(&cats(), 1, now()).unwrap();
     assert_eq!(entries.len(), 1);
     assert_eq!(entries[0].arxiv, "2612.01234");
@@ -574,10 +571,7 @@ fn paging_stops_at_older_entries() {
 
 #[test]
 fn the_cap_stops_paging() {
-    let (base, seen) = serve(vec![
-        ok(fixture("api-page1.atom")),
-        ok(fixture("api-page2.atom")),
-    ]);
+    let (base, seen) = serve(both_pages());
     let mut client = quick(&base);
     client.max_entries = 2;
     assert_eq!(client.fetch_recent(&cats(), 7, now()).unwrap().len(), 2);
@@ -595,11 +589,11 @@ fn empty_answer_is_no_entries() {
 
 #[test]
 fn a_503_is_retried() {
-    let (base, seen) = serve(vec![
-        status(503, vec![]),
-        ok(fixture("api-page1.atom")),
-        ok(fixture("api-page2.atom")),
-    ]);
+    let (base, seen) = serve(
+        std::iter::once(status(503, vec![]))
+            .chain(both_pages())
+            .collect(),
+    );
     let entries = quick(&base).fetch_recent(&cats(), 7, now()).unwrap();
     assert_eq!(entries.len(), 3);
     let seen = seen.lock().unwrap();
@@ -610,11 +604,11 @@ fn a_503_is_retried() {
 
 #[test]
 fn a_429_waits_as_told() {
-    let (base, seen) = serve(vec![
-        status(429, vec![("Retry-After", "1".into())]),
-        ok(fixture("api-page1.atom")),
-        ok(fixture("api-page2.atom")),
-    ]);
+    let (base, seen) = serve(
+        std::iter::once(status(429, vec![("Retry-After", "1".into())]))
+            .chain(both_pages())
+            .collect(),
+    );
     let t = Instant::now();
     let entries = quick(&base).fetch_recent(&cats(), 7, now()).unwrap();
     assert!(t.elapsed() >= Duration::from_secs(1), "{:?}", t.elapsed());
@@ -730,10 +724,7 @@ fn https_goes_through_tls() {
 
 #[test]
 fn requests_are_paced() {
-    let (base, _) = serve(vec![
-        ok(fixture("api-page1.atom")),
-        ok(fixture("api-page2.atom")),
-    ]);
+    let (base, _) = serve(both_pages());
     let mut client = quick(&base);
     client.delay = Duration::from_millis(300);
     let t = Instant::now();

@@ -4,26 +4,33 @@
 use super::super::markdown::slugify;
 use super::super::paper::{Paper, is_arxiv_id};
 
+/// `s` without the first of `prefixes` it starts with, in any ASCII case.
+fn without_prefix<'a>(s: &'a str, prefixes: &[&str]) -> &'a str {
+    for prefix in prefixes {
+        // `get` rather than slicing: the cut may fall inside a multi-byte character.
+        if let Some(head) = s.get(..prefix.len())
+            && head.eq_ignore_ascii_case(prefix)
+        {
+            return &s[prefix.len()..];
+        }
+    }
+    s
+}
+
 /// `arXiv:2401.12345v2`, `https://arxiv.org/abs/2401.12345`, `2401.12345` -> `2401.12345`;
 /// `None` when what remains is not an arXiv id.
 pub fn normalize_arxiv(s: &str) -> Option<String> {
-    let mut t = s.trim();
-    for prefix in [
-        "https://arxiv.org/abs/",
-        "http://arxiv.org/abs/",
-        "https://arxiv.org/pdf/",
-        "http://arxiv.org/pdf/",
-        "arxiv.org/abs/",
-        "arxiv:",
-    ] {
-        // `get` rather than slicing: the cut may fall inside a multi-byte character.
-        if let Some(head) = t.get(..prefix.len())
-            && head.eq_ignore_ascii_case(prefix)
-        {
-            t = &t[prefix.len()..];
-            break;
-        }
-    }
+    let t = without_prefix(
+        s.trim(),
+        &[
+            "https://arxiv.org/abs/",
+            "http://arxiv.org/abs/",
+            "https://arxiv.org/pdf/",
+            "http://arxiv.org/pdf/",
+            "arxiv.org/abs/",
+            "arxiv:",
+        ],
+    );
     let t = t.strip_suffix(".pdf").unwrap_or(t);
     let t = match t.rfind('v') {
         Some(v)
@@ -41,22 +48,17 @@ pub fn normalize_arxiv(s: &str) -> Option<String> {
 
 /// `doi:10.1/x`, `https://doi.org/10.1/x` -> `10.1/x`; `None` unless it looks like a DOI.
 pub fn normalize_doi(s: &str) -> Option<String> {
-    let mut t = s.trim();
-    for prefix in [
-        "https://doi.org/",
-        "http://doi.org/",
-        "https://dx.doi.org/",
-        "http://dx.doi.org/",
-        "doi:",
-    ] {
-        // `get` rather than slicing: the cut may fall inside a multi-byte character.
-        if let Some(head) = t.get(..prefix.len())
-            && head.eq_ignore_ascii_case(prefix)
-        {
-            t = t[prefix.len()..].trim();
-            break;
-        }
-    }
+    let t = without_prefix(
+        s.trim(),
+        &[
+            "https://doi.org/",
+            "http://doi.org/",
+            "https://dx.doi.org/",
+            "http://dx.doi.org/",
+            "doi:",
+        ],
+    )
+    .trim();
     let ok = t.starts_with("10.")
         && t.contains('/')
         && !t.chars().any(|c| c.is_whitespace() || c.is_control());

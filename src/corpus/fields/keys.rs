@@ -77,6 +77,11 @@ pub(super) const KEYS: &[(&str, Target)] = &[
     ("builds_on", Target::BuildsOn),
 ];
 
+/// Every key a record may give a field under, normalized, in priority order.
+pub fn known_keys() -> impl Iterator<Item = &'static str> {
+    KEYS.iter().map(|(k, _)| *k)
+}
+
 /// `Abstract Note` -> `abstract_note`.
 pub fn normalize_key(key: &str) -> String {
     key.trim()

@@ -228,18 +228,14 @@ impl Reader<'_> {
              WHERE f.fieldName IN ({names})",
             limit = MAX_FIELD_BYTES + 4
         );
-        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
-        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
-        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
-            let id: i64 = r.get(0).map_err(|e| self.err(e))?;
-            let Some(&i) = index.get(&id) else { continue };
+        self.for_item_rows(&sql, index, |i, r| {
             let name: String = r.get(1).map_err(|e| self.err(e))?;
             let Some(&name) = FIELDS.iter().find(|f| **f == name) else {
-                continue;
+                return Ok(());
             };
             let bytes: Vec<u8> = match r.get_ref(2).map_err(|e| self.err(e))? {
                 ValueRef::Blob(b) | ValueRef::Text(b) => b.to_vec(),
-                _ => continue,
+                _ => return Ok(()),
             };
             let size: i64 = r.get(3).map_err(|e| self.err(e))?;
             let mut value = String::from_utf8_lossy(&bytes).into_owned();
@@ -256,8 +252,8 @@ impl Reader<'_> {
                 ));
             }
             items[i].fields.insert(name, value);
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     fn fill_creators(
@@ -279,11 +275,7 @@ impl Reader<'_> {
                 ""
             }
         );
-        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
-        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
-        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
-            let id: i64 = r.get(0).map_err(|e| self.err(e))?;
-            let Some(&i) = index.get(&id) else { continue };
+        self.for_item_rows(&sql, index, |i, r| {
             let first = bounded(text(r.get_ref(1).map_err(|e| self.err(e))?));
             let last = bounded(text(r.get_ref(2).map_err(|e| self.err(e))?));
             // fieldMode 1: a one-field name (an institution), kept in lastName.
@@ -299,8 +291,8 @@ impl Reader<'_> {
             if !name.is_empty() {
                 items[i].creators.push((name, kind));
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     fn fill_tags(
@@ -308,20 +300,31 @@ impl Reader<'_> {
         items: &mut [Item],
         index: &HashMap<i64, usize>,
     ) -> Result<(), ZoteroError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT it.itemID, t.name FROM itemTags it JOIN tags t ON t.tagID = it.tagID
-                 ORDER BY it.itemID, t.name",
-            )
-            .map_err(|e| self.err(e))?;
-        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
-        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
-            let id: i64 = r.get(0).map_err(|e| self.err(e))?;
-            let Some(&i) = index.get(&id) else { continue };
+        let sql = "SELECT it.itemID, t.name FROM itemTags it JOIN tags t ON t.tagID = it.tagID
+                   ORDER BY it.itemID, t.name";
+        self.for_item_rows(sql, index, |i, r| {
             let tag = bounded(text(r.get_ref(1).map_err(|e| self.err(e))?));
             if !tag.trim().is_empty() {
                 items[i].tags.push(tag.trim().to_string());
+            }
+            Ok(())
+        })
+    }
+
+    /// Runs `sql`, whose first column is an item id, and gives each row of an item in `index`
+    /// to `fill` with that item's position; the rows of other items are passed over.
+    fn for_item_rows(
+        &self,
+        sql: &str,
+        index: &HashMap<i64, usize>,
+        mut fill: impl FnMut(usize, &rusqlite::Row<'_>) -> Result<(), ZoteroError>,
+    ) -> Result<(), ZoteroError> {
+        let mut stmt = self.conn.prepare(sql).map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            let id: i64 = r.get(0).map_err(|e| self.err(e))?;
+            if let Some(&i) = index.get(&id) {
+                fill(i, r)?;
             }
         }
         Ok(())

@@ -23,9 +23,7 @@ use fixture::*;
 fn library(dir: &Path) -> PathBuf {
     let db = dir.join(DATABASE_FILE);
     let conn = empty_library(&db);
-    add_collection(&conn, 1, "Reading group", None);
-    add_collection(&conn, 2, "Deep Learning", None);
-    add_collection(&conn, 3, "Transformers", Some(2));
+    add_collections(&conn);
 
     add_item(
         &conn,
@@ -79,19 +77,7 @@ fn library(dir: &Path) -> PathBuf {
     );
     add_creator(&conn, 3, "Ada", "Lovelace", "editor", 0);
 
-    add_note(&conn, 4, "NOTE2345", 1, "read");
-    add_attachment(&conn, 5, "ATTA2345", 1, "Full Text PDF");
-    add_annotation(&conn, 6, "ANNO2345", 5, "a highlight");
-
-    add_item(
-        &conn,
-        7,
-        "TRSH2345",
-        "journalArticle",
-        &[("title", "Thrown away")],
-    );
-    file(&conn, 2, 7);
-    trash(&conn, 7);
+    add_left_out(&conn, 4, 1);
 
     add_item(&conn, 8, "NOTI2345", "journalArticle", &[("date", "2020")]);
 
@@ -104,6 +90,14 @@ fn library(dir: &Path) -> PathBuf {
     );
     file(&conn, 1, 9);
     db
+}
+
+/// The ids of a library's records, in order.
+fn record_ids(lib: &ZoteroLibrary) -> Vec<&str> {
+    lib.records
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect()
 }
 
 fn strings(v: &Value) -> Vec<&str> {
@@ -124,11 +118,7 @@ fn regular_items_become_records() {
     // The data directory is given; its zotero.sqlite is read.
     let lib = read(dir.path(), &ZoteroOptions::default()).unwrap();
     assert_eq!(lib.schema_version, 123);
-    let ids: Vec<&str> = lib
-        .records
-        .iter()
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
+    let ids = record_ids(&lib);
     assert_eq!(ids, ["ABCD2345", "EFGH6789", "IJKL2345", "RDNG2345"]);
 
     let r = &lib.records[0];
@@ -198,11 +188,7 @@ fn collection_keeps_its_sub_collections() {
     };
     // Named in another case; the paper is filed in the sub-collection only.
     let lib = read(&db, &only("deep learning")).unwrap();
-    let ids: Vec<&str> = lib
-        .records
-        .iter()
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
+    let ids = record_ids(&lib);
     assert_eq!(ids, ["ABCD2345"]);
     assert_eq!(
         lib.records[0]["topic"], "Transformers",
@@ -212,11 +198,7 @@ fn collection_keeps_its_sub_collections() {
     assert_eq!(lib.skipped.trashed, 1);
 
     let lib = read(&db, &only("Reading group")).unwrap();
-    let ids: Vec<&str> = lib
-        .records
-        .iter()
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
+    let ids = record_ids(&lib);
     assert_eq!(ids, ["ABCD2345", "RDNG2345"]);
 }
 
@@ -244,16 +226,7 @@ fn unknown_collection_lists_the_names_closest_first() {
 fn random_bytes_are_not_a_database() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("zotero.sqlite");
-    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-    let bytes: Vec<u8> = (0..8192)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect();
-    fs::write(&db, bytes).unwrap();
+    fs::write(&db, random_bytes(8192)).unwrap();
     let e = read(&db, &ZoteroOptions::default()).unwrap_err();
     assert!(matches!(e, ZoteroError::NotSqlite { .. }), "{e:?}");
     let message = e.to_string();

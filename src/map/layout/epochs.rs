@@ -281,15 +281,31 @@ pub(super) fn spread(y: &mut [[f32; 2]], min_sep: f32, iters: usize) {
 /// bounding box (counting sort, `O(n + cells)`), or a hash map when that box is far larger
 /// than the number of points (outliers).
 enum Grid {
+    /// Slot `s` of `area` holds the points `members[start[s]..start[s + 1]]`.
     Dense {
-        x0: i64,
-        y0: i64,
-        width: i64,
-        height: i64,
+        area: CellBox,
         start: Vec<u32>,
         members: Vec<u32>,
     },
     Sparse(std::collections::HashMap<(i32, i32), Vec<u32>>),
+}
+
+/// The occupied cells' bounding box: `width` columns from `x0`, `height` rows from `y0`.
+#[derive(Clone, Copy)]
+struct CellBox {
+    x0: i64,
+    y0: i64,
+    width: i64,
+    height: i64,
+}
+
+impl CellBox {
+    /// The table slot of cell `(gx, gy)`, column by column; `None` outside the box.
+    fn slot(self, (gx, gy): (i32, i32)) -> Option<usize> {
+        let (x, y) = (i64::from(gx) - self.x0, i64::from(gy) - self.y0);
+        (x >= 0 && y >= 0 && x < self.width && y < self.height)
+            .then(|| (x * self.height + y) as usize)
+    }
 }
 
 impl Grid {
@@ -309,8 +325,13 @@ impl Grid {
             }
             return Grid::Sparse(map);
         }
-        let slot =
-            |(cx, cy): (i32, i32)| ((i64::from(cx) - x0) * height + i64::from(cy) - y0) as usize;
+        let area = CellBox {
+            x0,
+            y0,
+            width,
+            height,
+        };
+        let slot = |c| area.slot(c).expect("every cell lies in its bounding box");
         let mut start = vec![0u32; (width * height) as usize + 1];
         for &c in &cells {
             start[slot(c) + 1] += 1;
@@ -326,10 +347,7 @@ impl Grid {
             *at += 1;
         }
         Grid::Dense {
-            x0,
-            y0,
-            width,
-            height,
+            area,
             start,
             members,
         }
@@ -339,20 +357,12 @@ impl Grid {
     fn members(&self, gx: i32, gy: i32) -> &[u32] {
         match self {
             Grid::Dense {
-                x0,
-                y0,
-                width,
-                height,
+                area,
                 start,
                 members,
-            } => {
-                let (x, y) = (i64::from(gx) - x0, i64::from(gy) - y0);
-                if x < 0 || y < 0 || x >= *width || y >= *height {
-                    return &[];
-                }
-                let s = (x * height + y) as usize;
-                &members[start[s] as usize..start[s + 1] as usize]
-            }
+            } => area
+                .slot((gx, gy))
+                .map_or(&[], |s| &members[start[s] as usize..start[s + 1] as usize]),
             Grid::Sparse(map) => map.get(&(gx, gy)).map_or(&[], |v| v.as_slice()),
         }
     }
