@@ -54,12 +54,18 @@ pub const MATCH_FLOOR: f32 = 0.5;
 /// stores token states up to this size ([`search_applies`]).
 pub const MAX_PAPERS: usize = 500;
 
+/// Lists above this many papers get no alignment: a build holds every paper's token states at
+/// once, about 0.3 MB a described paper (the 5,000-paper run peaked at 2.0 GB,
+/// `bench/runs/2026-12-06-5000-described/`), so 20,000 papers take some 6 GB and the
+/// states of a larger list would not fit the memory of the machines it is built on.
+pub const ALIGN_MAX_PAPERS: usize = 20_000;
+
 /// Whether `index` is a list token alignment is measured for: no curated evidence, described
-/// papers ([`super::reference::MIN_DESCRIPTION_WORDS`]), at least 3 papers; every pair up to
-/// [`MAX_PAPERS`], each paper's candidate pool above.
+/// papers ([`super::reference::MIN_DESCRIPTION_WORDS`]), 3 to [`ALIGN_MAX_PAPERS`] papers;
+/// every pair up to [`MAX_PAPERS`], each paper's candidate pool above.
 pub fn applies(index: &Searcher) -> bool {
     !index.has_curated_evidence()
-        && index.len() >= 3
+        && (3..=ALIGN_MAX_PAPERS).contains(&index.len())
         && super::reference::described(index, &(0..index.len()).collect::<Vec<_>>())
 }
 

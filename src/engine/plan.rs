@@ -110,6 +110,10 @@ pub fn derive(index: &Searcher) -> Plan {
             sampled: "exact",
         }
     };
+    let alignment_off = format!(
+        "needs described papers, no curated evidence and at most {} papers (the build holds every paper's token states)",
+        super::alignment::ALIGN_MAX_PAPERS
+    );
     let reciprocal_approx = if profile.graph {
         "lists computed at build from graph candidates"
     } else {
@@ -184,7 +188,7 @@ pub fn derive(index: &Searcher) -> Plan {
             if alignment {
                 "described papers, no curated evidence"
             } else {
-                "needs described papers and no curated evidence"
+                &alignment_off
             },
         ),
         line(
