@@ -162,12 +162,13 @@ pub fn candidate_pools(index: &Searcher) -> Vec<Vec<usize>> {
             let centred = index.centroid().center(a, &dense);
             let lexical = index.lexical().similar_to(a);
             let mut pool = Vec::with_capacity(2 * POOL);
-            for values in [&centred, &lexical] {
+            // Every paper has a dense cosine; only those sharing a term have a TF-IDF one.
+            for (values, floor) in [(&centred, f32::NEG_INFINITY), (&lexical, 0.0)] {
                 let scored: Vec<(usize, f32)> = values
                     .iter()
                     .copied()
                     .enumerate()
-                    .filter(|&(i, v)| i != a && v > f32::MIN)
+                    .filter(|&(i, v)| i != a && v > floor)
                     .collect();
                 pool.extend(
                     crate::index::ann::top_hits(scored, POOL)
