@@ -295,3 +295,28 @@ fn above_500_papers_token_alignment_runs_over_each_papers_candidate_pool() {
         }
     }
 }
+
+#[test]
+fn above_20000_papers_the_plan_says_why_token_alignment_is_off() {
+    use engine::alignment;
+    let n = alignment::ALIGN_MAX_PAPERS + 1;
+    let (mut papers, vectors) = synthetic::corpus(n, 16, 40, 19);
+    for p in &mut papers {
+        p.summary = format!("{} {}", p.title, "method results analysis ".repeat(12));
+    }
+    let mut given = Some(vectors);
+    let index = Index::build(papers, "papers.jsonl", "m", &mut |_| {
+        given.take().ok_or_else(|| "embedded twice".to_string())
+    })
+    .unwrap();
+    let index = Searcher::new(index);
+    assert!(!alignment::applies(&index));
+    let plan = engine::plan::derive(&index);
+    assert_eq!(plan.related.alignment, 0.0);
+    let line = plan
+        .signals
+        .iter()
+        .find(|s| s.signal.contains("token alignment"))
+        .unwrap();
+    assert!(line.why.contains("at most 20000 papers"), "{line:?}");
+}
