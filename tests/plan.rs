@@ -223,11 +223,26 @@ fn synthetic_tokens(topic: usize, own: usize) -> recommend::model::TokenStates {
     recommend::model::TokenStates { ids, states }
 }
 
+/// A synthetic index of `n` described papers (summaries of 40 words, the length the plan asks
+/// of a described list) with `dim`-wide vectors, and its papers.
+fn described_index(n: usize, dim: usize, seed: u64) -> (Index, Vec<recommend::corpus::Paper>) {
+    let (mut papers, vectors) = synthetic::corpus(n, dim, 40, seed);
+    for p in &mut papers {
+        p.summary = format!("{} {}", p.title, "method results analysis ".repeat(12));
+    }
+    let mut given = Some(vectors);
+    let index = Index::build(papers.clone(), "papers.jsonl", "m", &mut |_| {
+        given.take().ok_or_else(|| "embedded twice".to_string())
+    })
+    .unwrap();
+    (index, papers)
+}
+
 #[test]
 fn above_500_papers_token_alignment_runs_over_each_papers_candidate_pool() {
     use engine::alignment;
     let n = alignment::MAX_PAPERS + 100;
-    let (mut papers, vectors) = synthetic::corpus(n, 64, 40, 17);
+    let (index, papers) = described_index(n, 64, 17);
     let topic_of: Vec<usize> = papers
         .iter()
         .map(|p| {
@@ -237,15 +252,6 @@ fn above_500_papers_token_alignment_runs_over_each_papers_candidate_pool() {
                 .unwrap()
         })
         .collect();
-    // Described papers: summaries of 40 words, the length the plan asks of a described list.
-    for p in &mut papers {
-        p.summary = format!("{} {}", p.title, "method results analysis ".repeat(12));
-    }
-    let mut given = Some(vectors);
-    let index = Index::build(papers, "papers.jsonl", "m", &mut |_| {
-        given.take().ok_or_else(|| "embedded twice".to_string())
-    })
-    .unwrap();
     let states: Vec<_> = (0..n).map(|i| synthetic_tokens(topic_of[i], i)).collect();
     let mut calls = 0;
     let index = alignment::with_tokens::<recommend::index::IndexError>(index, &mut |texts| {
@@ -300,16 +306,7 @@ fn above_500_papers_token_alignment_runs_over_each_papers_candidate_pool() {
 fn above_20000_papers_the_plan_says_why_token_alignment_is_off() {
     use engine::alignment;
     let n = alignment::ALIGN_MAX_PAPERS + 1;
-    let (mut papers, vectors) = synthetic::corpus(n, 16, 40, 19);
-    for p in &mut papers {
-        p.summary = format!("{} {}", p.title, "method results analysis ".repeat(12));
-    }
-    let mut given = Some(vectors);
-    let index = Index::build(papers, "papers.jsonl", "m", &mut |_| {
-        given.take().ok_or_else(|| "embedded twice".to_string())
-    })
-    .unwrap();
-    let index = Searcher::new(index);
+    let index = Searcher::new(described_index(n, 16, 19).0);
     assert!(!alignment::applies(&index));
     let plan = engine::plan::derive(&index);
     assert_eq!(plan.related.alignment, 0.0);
