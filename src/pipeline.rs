@@ -167,6 +167,7 @@ impl<'a> Builder<'a> {
                 self.passage_token_states(texts)
             })?,
         };
+        let index = index.with_spelling()?;
         let index = engine::plan::with_plan(index)?;
         let index = engine::retrieve::with_like_neighbours(index)?;
         let mut index = engine::calibrated(index)?;

@@ -1,7 +1,8 @@
 //! The ranking plan stored in `index.bin`: what a build stores is what queries run, an index of
 //! the previous format is refused, and on a large index the size changes how a signal is
 //! approximated, never whether it exists (reciprocity from stored lists, filters that only
-//! remove results).
+//! remove results, token alignment and search's token matching over a capped form, spelling
+//! from each paper's closest spellings).
 
 use recommend::bench::synthetic;
 use recommend::engine::{self, Filters, Mode};
@@ -242,7 +243,7 @@ fn described_index(n: usize, dim: usize, seed: u64) -> (Index, Vec<recommend::co
 fn above_500_papers_token_alignment_runs_over_each_papers_candidate_pool() {
     use engine::alignment;
     let n = alignment::MAX_PAPERS + 100;
-    let (index, papers) = described_index(n, 64, 17);
+    let (index, papers) = described_index(n, recommend::model::DIM, 17);
     let topic_of: Vec<usize> = papers
         .iter()
         .map(|p| {
@@ -274,6 +275,22 @@ fn above_500_papers_token_alignment_runs_over_each_papers_candidate_pool() {
         .find(|s| s.signal.contains("token alignment"))
         .unwrap();
     assert!(line.scope.contains("50 closest"), "{line:?}");
+    // Search's token matching exists at this size too, each paper's rarest tokens stored.
+    let tokens = index.search_tokens().expect("search tokens stored");
+    assert_eq!(tokens.offsets.len(), n + 1);
+    assert!(
+        tokens
+            .offsets
+            .windows(2)
+            .all(|w| w[1] - w[0] <= alignment::SEARCH_TOKENS_PER_PAPER as u32)
+    );
+    let line = plan
+        .signals
+        .iter()
+        .find(|s| s.signal.contains("token matching"))
+        .unwrap();
+    assert_eq!(line.weight, format!("{}", engine::fusion::SEARCH_TOKENS));
+    assert!(line.approximation.contains("64 rarest"), "{line:?}");
 
     // A pair's pooled score is its every-pair score, bit for bit.
     let every = alignment::scores(states.clone());
@@ -316,4 +333,63 @@ fn above_20000_papers_the_plan_says_why_token_alignment_is_off() {
         .find(|s| s.signal.contains("token alignment"))
         .unwrap();
     assert!(line.why.contains("at most 20000 papers"), "{line:?}");
+}
+
+/// Spelling (character n-grams of bare titles) exists at any size: above the graph threshold
+/// each paper's closest spellings are measured at build and stored, with their exact cosines,
+/// and the plan says so; a described list of that size stores none.
+#[test]
+fn above_2000_bare_titles_spelling_reads_each_papers_closest_spellings_stored_at_build() {
+    use recommend::index::evidence::Spelling;
+    let n = GRAPH_MIN_PAPERS + 100;
+    let (mut papers, vectors) = synthetic::corpus(n, 32, 40, 23);
+    for p in &mut papers {
+        p.highlight.clear();
+    }
+    let build = |papers: Vec<recommend::corpus::Paper>| {
+        let mut given = Some(vectors.clone());
+        let index = Index::build(papers, "papers.jsonl", "m", &mut |_| {
+            given.take().ok_or_else(|| "embedded twice".to_string())
+        })
+        .unwrap();
+        // Each section added is validated as the file is at load.
+        Searcher::new(engine::plan::with_plan(index.with_spelling().unwrap()).unwrap())
+    };
+    let index = build(papers.clone());
+    let pooled = index.pooled_spelling().expect("pooled spelling stored");
+    let plan = index.plan().unwrap();
+    assert_eq!(plan.related.spelling, engine::fusion::LIKE_SPELLING);
+    let line = plan
+        .signals
+        .iter()
+        .find(|s| s.signal.contains("spelling"))
+        .unwrap();
+    assert!(
+        line.approximation.contains("50 closest spellings"),
+        "{line:?}"
+    );
+
+    let exact = Spelling::new(papers.iter().map(recommend::index::passage_text));
+    for a in (0..n).step_by(97) {
+        let cosines = exact.similar_to(a);
+        let row = index.spelling_row(a).unwrap();
+        let kept: Vec<(u32, f32)> = pooled.row(a).collect();
+        assert!(!kept.is_empty() && kept.len() <= 50);
+        for (p, v) in kept {
+            assert!((v - cosines[p as usize]).abs() < 1e-6);
+            assert_eq!(row[p as usize], v);
+        }
+        // The closest spelling of all is among them.
+        let best = (0..n)
+            .filter(|&b| b != a)
+            .max_by(|&x, &y| cosines[x].total_cmp(&cosines[y]))
+            .unwrap();
+        assert!(row[best] >= cosines[best] - 1e-6, "seed {a}");
+        let top =
+            engine::retrieve::related(&index, &[a], &[], 10, Mode::Hybrid, &Filters::default());
+        assert_eq!(top.len(), 10);
+    }
+
+    let described = build(synthetic::corpus(n, 32, 40, 23).0);
+    assert!(described.pooled_spelling().is_none() && !described.has_spelling());
 }

@@ -19,16 +19,17 @@
 //! model; the engine never loads it) and stored as an `n x n` section of `index.bin`; only on
 //! lists it helps: without curated evidence (tags and `builds_on` carry what it adds; on the
 //! shipped list it lowered every figure), whose papers are described (a one-line note or a
-//! bare title has too few tokens to align: every such list measured lost), and of at most
-//! [`MAX_PAPERS`] papers (the cost grows with the square of the list).
+//! bare title has too few tokens to align: every such list measured lost). Every pair up to
+//! [`MAX_PAPERS`] papers; above, each paper's candidate pool ([`candidate_pools`]), up to
+//! [`ALIGN_MAX_PAPERS`] (the build holds every paper's token states).
 //!
 //! Search matches tokens the same way, from the query's side ([`query_match`]): each token of
 //! the query (its state from the run of the model that gives the query's vector) finds its
 //! best token among a paper's, weighed by its rarity in the list. That needs the passages'
-//! token states at query time: every described list of at most [`MAX_PAPERS`] papers, curated
-//! or not, stores them ([`passage_tokens`]: f16, without the tokens common to a fifth of the
-//! list, projected on the list's [`SEARCH_TOKEN_WIDTH`] principal directions), about 0.03 MB a
-//! paper. Chinese queries gain most: the multilingual token states meet English abstracts
+//! token states at query time: every described list of at most [`ALIGN_MAX_PAPERS`] papers,
+//! curated or not, stores them ([`passage_tokens`]: f16, without the tokens common to a fifth
+//! of the list, projected on the list's [`SEARCH_TOKEN_WIDTH`] principal directions), about
+//! 0.03 MB a paper, capped at [`SEARCH_TOKENS_PER_PAPER`] tokens (16 KB) above [`MAX_PAPERS`]. Chinese queries gain most: the multilingual token states meet English abstracts
 //! across languages (docs/experiments.md, "Search: token matching").
 
 use rayon::prelude::*;
@@ -39,7 +40,7 @@ use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 
 use crate::corpus::Paper;
 use crate::index::{
-    AlignmentData, Index, IndexError, PooledAlignmentData, SearchTokenData, SearchTokens, Searcher,
+    AlignmentData, Index, IndexError, PooledScoresData, SearchTokenData, SearchTokens, Searcher,
 };
 use crate::model::TokenStates;
 
@@ -51,7 +52,7 @@ pub const MATCH_FLOOR: f32 = 0.5;
 /// Lists up to this many papers get every pair aligned; larger ones each paper's candidate
 /// pool ([`candidate_pools`]): at about 15 million multiply-adds a pair, 500 papers take about a
 /// minute of a build on 2 cores, and every pair grows with the square of the list. Search
-/// stores token states up to this size ([`search_applies`]).
+/// stores every token's state up to this size, its rarest above ([`passage_tokens`]).
 pub const MAX_PAPERS: usize = 500;
 
 /// Lists above this many papers get no alignment: a build holds every paper's token states at
@@ -99,7 +100,7 @@ pub fn scores(states: Vec<TokenStates>) -> Vec<f32> {
 /// compared with, its candidate pool; a pair named from either side is scored once and stored
 /// in both rows), from the token states as [`scores`] takes them. The same pair gets the same
 /// bits as in [`scores`].
-pub fn pooled_scores(states: Vec<TokenStates>, pools: &[Vec<usize>]) -> PooledAlignmentData {
+pub fn pooled_scores(states: Vec<TokenStates>, pools: &[Vec<usize>]) -> PooledScoresData {
     let n = states.len();
     let mut rows: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (a, pool) in pools.iter().enumerate().take(n) {
@@ -124,9 +125,9 @@ pub fn pooled_scores(states: Vec<TokenStates>, pools: &[Vec<usize>]) -> PooledAl
                 .collect()
         })
         .collect();
-    let mut out = PooledAlignmentData {
+    let mut out = PooledScoresData {
         offsets: vec![0],
-        ..PooledAlignmentData::default()
+        ..PooledScoresData::default()
     };
     for (a, r) in rows.iter().enumerate() {
         let mut mine = lower[a].iter();
@@ -366,15 +367,16 @@ fn stored_df(df: usize, n: usize) -> bool {
 
 /// Whether search gets token matching on `index`: described papers (abstracts, not one-line
 /// notes: on the shipped list's titles + highlights form it lost English queries) and 3 to
-/// [`MAX_PAPERS`] papers (the states take about 0.03 MB a paper in `index.bin`).
+/// [`ALIGN_MAX_PAPERS`] papers (a build holds every paper's token states; above
+/// [`MAX_PAPERS`] the stored form is capped, [`passage_tokens`]).
 pub fn search_applies(index: &Searcher) -> bool {
-    (3..=MAX_PAPERS).contains(&index.len())
+    (3..=ALIGN_MAX_PAPERS).contains(&index.len())
         && super::reference::described(index, &(0..index.len()).collect::<Vec<_>>())
 }
 
 /// [`search_applies`] for a list of these papers, before any index is built of them.
 pub fn search_applies_to(papers: &[Paper]) -> bool {
-    (3..=MAX_PAPERS).contains(&papers.len()) && super::reference::papers_described(papers)
+    (3..=ALIGN_MAX_PAPERS).contains(&papers.len()) && super::reference::papers_described(papers)
 }
 
 /// Search stores a passage's tokens projected on the list's [`SEARCH_TOKEN_WIDTH`] principal
@@ -392,7 +394,19 @@ pub const SEARCH_TOKEN_WIDTH: usize = 128;
 /// as f16, but for the tokens in more than [`SEARCH_MAX_DF`] of the papers; the list's token
 /// ids with their document frequencies (a query's tokens weigh by their rarity in the list);
 /// the mean token; the directions.
+///
+/// Above [`MAX_PAPERS`] papers each paper keeps only its [`SEARCH_TOKENS_PER_PAPER`] rarest
+/// tokens and the directions come from an evenly spaced sample of [`MAX_PAPERS`] papers, so
+/// that the index grows by about 16 KB a paper and the build never holds every token's centred
+/// state (a 5,000-paper list of abstracts would hold some 2 GB of them).
 pub fn passage_tokens(states: &[TokenStates]) -> SearchTokenData {
+    let cap = (states.len() > MAX_PAPERS).then_some(SEARCH_TOKENS_PER_PAPER);
+    passage_tokens_capped(states, cap)
+}
+
+/// [`passage_tokens`], each paper keeping at most `cap` tokens (its rarest in the list, in
+/// text order) when `cap` is given.
+pub fn passage_tokens_capped(states: &[TokenStates], cap: Option<usize>) -> SearchTokenData {
     let n = states.len();
     let dim = crate::model::DIM;
     let df = document_frequencies(states);
@@ -402,24 +416,44 @@ pub fn passage_tokens(states: &[TokenStates]) -> SearchTokenData {
         mean: mean.clone(),
         ..SearchTokenData::default()
     };
-    let keep = |t: u32| stored_df(df[&t], n);
-    let mut centred: Vec<f32> = Vec::new();
-    for s in states {
-        for (&t, state) in s.ids.iter().zip(s.states.chunks_exact(dim)) {
-            if keep(t) {
-                let start = centred.len();
-                centred.extend_from_slice(state);
-                centre(&mut centred[start..], &mean);
+    let chosen: Vec<Vec<usize>> = states
+        .iter()
+        .map(|s| {
+            let mut kept: Vec<usize> = (0..s.ids.len())
+                .filter(|&k| stored_df(df[&s.ids[k]], n))
+                .collect();
+            if let Some(cap) = cap.filter(|&c| kept.len() > c) {
+                kept.sort_by_key(|&k| (df[&s.ids[k]], k));
+                kept.truncate(cap);
+                kept.sort_unstable();
             }
+            kept
+        })
+        .collect();
+    let centred_of = |i: usize, k: usize, buf: &mut [f32]| {
+        buf.copy_from_slice(&states[i].states[k * dim..(k + 1) * dim]);
+        centre(buf, &mean);
+    };
+    let mut buf = vec![0.0f32; dim];
+    let mut sample: Vec<f32> = Vec::new();
+    for i in (0..n).step_by(n.div_ceil(MAX_PAPERS).max(1)) {
+        for &k in &chosen[i] {
+            centred_of(i, k, &mut buf);
+            sample.extend_from_slice(&buf);
         }
-        out.offsets.push((centred.len() / dim) as u32);
     }
-    out.basis = principal_directions(&centred, SEARCH_TOKEN_WIDTH);
+    out.basis = principal_directions(&sample, SEARCH_TOKEN_WIDTH);
+    drop(sample);
     let mut row = vec![0.0f32; SEARCH_TOKEN_WIDTH];
-    for token in centred.chunks_exact(dim) {
-        project(&out.basis, token, &mut row);
-        out.states
-            .extend(row.iter().map(|&x| half::f16::from_f32(x).to_bits()));
+    for (i, kept) in chosen.iter().enumerate() {
+        for &k in kept {
+            centred_of(i, k, &mut buf);
+            project(&out.basis, &buf, &mut row);
+            out.states
+                .extend(row.iter().map(|&x| half::f16::from_f32(x).to_bits()));
+        }
+        out.offsets
+            .push((out.states.len() / SEARCH_TOKEN_WIDTH) as u32);
     }
     let mut vocab: Vec<(u32, usize)> = df.into_iter().collect();
     vocab.sort_unstable();
@@ -427,6 +461,12 @@ pub fn passage_tokens(states: &[TokenStates]) -> SearchTokenData {
     out.df = vocab.iter().map(|&(_, d)| d as u32).collect();
     out
 }
+
+/// The most tokens a paper keeps for search on a list above [`MAX_PAPERS`]
+/// ([`passage_tokens`]): 64 rows of [`SEARCH_TOKEN_WIDTH`] f16 values, 16 KB. Forced on the
+/// lists with abstracts (84-141 papers), the sum of their 12 search MRRs went 11.06 (every
+/// token) -> 11.01 at 64, 10.80 at 32, 10.75 with no token matching (docs/experiments.md).
+pub const SEARCH_TOKENS_PER_PAPER: usize = 64;
 
 /// How well each paper of `papers` holds the query's tokens: each query token's best match
 /// among the paper's stored tokens, counted above [`MATCH_FLOOR`], weighed by the token's
@@ -630,6 +670,36 @@ mod tests {
             &papers,
         );
         assert!(none.iter().all(|&x| x == 0.0));
+    }
+
+    #[test]
+    fn a_capped_paper_keeps_its_rarest_tokens_and_still_answers_for_them() {
+        // Paper 0 holds tokens of document frequency 3 (token 60), 2 (50) and 1 (40); capped
+        // at two it keeps 50 and 40.
+        let mut states: Vec<TokenStates> = (0..20)
+            .map(|i| text(&[(100 + i as u32, 100 + i)]))
+            .collect();
+        states[0] = text(&[(60, 60), (50, 50), (40, 40)]);
+        states[1] = text(&[(60, 60), (50, 50), (101, 101)]);
+        states[2] = text(&[(60, 60), (102, 102)]);
+        let whole = passage_tokens_capped(&states, None);
+        let capped = passage_tokens_capped(&states, Some(2));
+        assert_eq!(whole, passage_tokens(&states), "no cap below MAX_PAPERS");
+        let rows = |d: &SearchTokenData, i: usize| (d.offsets[i + 1] - d.offsets[i]) as usize;
+        assert_eq!((rows(&whole, 0), rows(&capped, 0)), (3, 2));
+        assert_eq!(
+            rows(&capped, 2),
+            2,
+            "a paper within the cap keeps every token"
+        );
+        let papers: Vec<usize> = (0..20).collect();
+        let m = query_match(&capped.view(), &text(&[(40, 40)]), &papers);
+        assert!(m[0] > 0.5, "{m:?}");
+        let m = query_match(&capped.view(), &text(&[(50, 50)]), &papers);
+        assert!(m[0] > 0.5 && m[1] > 0.5, "{m:?}");
+        // Token 60, dropped from paper 0 by the cap, is matched in paper 2 only.
+        let m = query_match(&capped.view(), &text(&[(60, 60)]), &papers);
+        assert!(m[0] < 0.5 && m[2] > 0.5, "{m:?}");
     }
 
     #[test]

@@ -116,7 +116,7 @@ const MIN_SPELLED: usize = 3;
 /// spelling signal saw. Ordinary words are left to [`shared_terms`]: a stretch of two of them
 /// ("generati", "ction") is a coincidence of English, not of naming.
 pub fn spelled_alike(index: &Searcher, a: usize, b: usize) -> Option<String> {
-    index.spelling()?;
+    index.has_spelling().then_some(())?;
     let table = index.table();
     let (ta, tb) = (table.title(a), table.title(b));
     let shared = shared_part(&ta, &tb)?;

@@ -32,7 +32,7 @@ impl RelatedWeights {
                 !index.own_tags(true).is_empty(),
                 fusion::like_own_tags_weight(curated),
             ),
-            spelling: on(index.spelling().is_some(), fusion::LIKE_SPELLING),
+            spelling: on(index.has_spelling(), fusion::LIKE_SPELLING),
             alignment: on(index.has_alignment(), fusion::LIKE_ALIGNMENT),
             // At any size: the neighbour lists it reads are stored at build
             // (`retrieve::with_like_neighbours`), so the graph changes how they are found,
@@ -114,6 +114,10 @@ pub fn derive(index: &Searcher) -> Plan {
         "needs described papers, no curated evidence and at most {} papers (the build holds every paper's token states)",
         super::alignment::ALIGN_MAX_PAPERS
     );
+    let search_off = format!(
+        "needs described papers and at most {} papers (the build holds every paper's token states)",
+        super::alignment::ALIGN_MAX_PAPERS
+    );
     let reciprocal_approx = if profile.graph {
         "lists computed at build from graph candidates"
     } else {
@@ -165,11 +169,18 @@ pub fn derive(index: &Searcher) -> Plan {
         line(
             ["related", "spelling (character 2-4-grams)"],
             on_off(related.spelling),
-            [sc.candidates, sc.exact],
+            [
+                sc.candidates,
+                if index.pooled_spelling().is_some() {
+                    "each paper's 50 closest spellings, computed at build"
+                } else {
+                    sc.exact
+                },
+            ],
             if spelling {
-                "a list of bare titles under 2,000 papers"
+                "a list of bare titles"
             } else {
-                "the papers are described, or the list is large"
+                "the papers are described"
             },
         ),
         line(
@@ -266,16 +277,18 @@ pub fn derive(index: &Searcher) -> Plan {
                 } else {
                     "-"
                 },
-                if search_tokens {
-                    "states projected on 128 directions, stored at build"
-                } else {
+                if !search_tokens {
                     "-"
+                } else if index.len() > super::alignment::MAX_PAPERS {
+                    "each paper's 64 rarest tokens, projected on 128 directions, stored at build"
+                } else {
+                    "states projected on 128 directions, stored at build"
                 },
             ],
             if search_tokens {
-                "described papers, 3-500 papers"
+                "described papers"
             } else {
-                "needs described papers and 3-500 papers"
+                &search_off
             },
         ),
         line(

@@ -417,6 +417,84 @@ impl Spelling {
         Spelling { rows, postings }
     }
 
+    /// Each paper's closest spellings: at most `pool` other papers with a positive cosine,
+    /// ascending by position, their cosines exact. A list too large to build its spelling at
+    /// query time stores these instead ([`super::Index::pooled_spelling`]), as token alignment
+    /// stores its pooled scores: the query reads a seed's row, zero outside it.
+    ///
+    /// Candidates are found through a paper's n-grams rarest first: all those in at most
+    /// [`Spelling::rare_df`] titles (a coined name's "apo" or "-r1", not "tion"), and commoner
+    /// ones only while fewer than `4 x pool` candidates are found; then they are scored by the
+    /// full rows. The cost stays near `n x 150 n-grams x rare_df` instead of `n^2`.
+    pub fn pooled(&self, pool: usize) -> super::PooledScoresData {
+        use rayon::prelude::*;
+        let n = self.rows.len();
+        let rare = Spelling::rare_df(n);
+        let rows: Vec<Vec<(u32, f32)>> = (0..n)
+            .into_par_iter()
+            .map_init(
+                || (vec![0.0f32; n], Vec::<u32>::new()),
+                |(acc, touched), a| {
+                    let mut grams = self.rows[a].clone();
+                    grams.sort_by_key(|&(g, _)| self.postings[g as usize].len());
+                    for (g, w) in grams {
+                        let post = &self.postings[g as usize];
+                        if post.len() > rare && touched.len() >= 4 * pool {
+                            break;
+                        }
+                        for &(p, v) in post {
+                            if p as usize != a {
+                                if acc[p as usize] == 0.0 {
+                                    touched.push(p);
+                                }
+                                acc[p as usize] += w * v;
+                            }
+                        }
+                    }
+                    let mut short: Vec<(u32, f32)> =
+                        touched.drain(..).map(|p| (p, acc[p as usize])).collect();
+                    for &(p, _) in &short {
+                        acc[p as usize] = 0.0;
+                    }
+                    let by_score =
+                        |x: &(u32, f32), y: &(u32, f32)| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0));
+                    short.sort_unstable_by(by_score);
+                    short.truncate(4 * pool);
+                    let mut exact: Vec<(u32, f32)> = short
+                        .into_iter()
+                        .map(|(p, _)| (p, self.cosine(a, p as usize).clamp(0.0, 1.0)))
+                        .filter(|x| x.1 > 0.0)
+                        .collect();
+                    exact.sort_unstable_by(by_score);
+                    exact.truncate(pool);
+                    exact.sort_unstable_by_key(|x| x.0);
+                    exact
+                },
+            )
+            .collect();
+        let mut out = super::PooledScoresData::default();
+        out.offsets.push(0);
+        for row in rows {
+            for (p, v) in row {
+                out.partners.push(p);
+                out.values.push(v);
+            }
+            out.offsets.push(out.partners.len() as u32);
+        }
+        out
+    }
+
+    /// The most titles an n-gram may be in and still nominate candidates in
+    /// [`Spelling::pooled`]: a tenth of the list, between 50 and 1,000.
+    pub fn rare_df(n: usize) -> usize {
+        (n / 10).clamp(50, 1_000)
+    }
+
+    /// Cosine of papers `a` and `b` (their unit rows merged).
+    pub fn cosine(&self, a: usize, b: usize) -> f32 {
+        sparse_dot(&self.rows[a], &self.rows[b])
+    }
+
     /// Cosine of paper `a`'s spelling with every paper's.
     pub fn similar_to(&self, a: usize) -> Vec<f32> {
         let mut out = vec![0.0f32; self.rows.len()];
@@ -562,6 +640,78 @@ mod tests {
             spelling_words("基于模型的强化学习, GUI Agents"),
             ["基于", "模型", "的", "强化学习", "gui", "agent"]
         );
+    }
+
+    /// Titles of a synthetic list: coined names in families ("Search-R1", "Search-R7"; "DAPO",
+    /// "KAPO") over common words, as a list of method names reads.
+    fn family_titles(n: usize) -> Vec<String> {
+        let stems = [
+            "Search", "Web", "Tool", "Math", "Code", "Agent", "Vision", "Reason",
+        ];
+        let tails = [
+            "-R1", "PO", "Zero", "Gym", "Bench", "-RL", "Star", "Lite", "Mind",
+        ];
+        let words = [
+            "learning",
+            "agents",
+            "reinforcement",
+            "language",
+            "models",
+            "policy",
+        ];
+        (0..n)
+            .map(|i| {
+                format!(
+                    "{}{}{}: {} {} for {}",
+                    stems[i % stems.len()],
+                    tails[(i / stems.len()) % tails.len()],
+                    i / 72,
+                    words[i % words.len()],
+                    words[(i / 3) % words.len()],
+                    words[(i / 5) % words.len()],
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pooled_spelling_keeps_exact_cosines_and_finds_the_closest_spellings() {
+        let titles = family_titles(600);
+        let s = Spelling::new(titles.iter().cloned());
+        let pooled = s.pooled(50);
+        let view = crate::index::PooledScores {
+            offsets: &pooled.offsets,
+            partners: &pooled.partners,
+            values: &pooled.values,
+        };
+        let (mut found, mut wanted) = (0, 0);
+        for a in 0..titles.len() {
+            let exact = s.similar_to(a);
+            let row: Vec<(u32, f32)> = view.row(a).collect();
+            assert!(row.len() <= 50 && row.windows(2).all(|w| w[0].0 < w[1].0));
+            for &(p, v) in &row {
+                assert_ne!(p as usize, a, "a paper is not its own partner");
+                assert!((v - exact[p as usize].clamp(0.0, 1.0)).abs() < 1e-6);
+            }
+            // Rank by rank, the pooled k-th best cosine against the exact k-th best (ties make
+            // the papers themselves interchangeable).
+            let mut best: Vec<f32> = (0..titles.len())
+                .filter(|&b| b != a)
+                .map(|b| exact[b])
+                .collect();
+            best.sort_by(|x, y| y.total_cmp(x));
+            let mut kept: Vec<f32> = row.iter().map(|x| x.1).collect();
+            kept.sort_by(|x, y| y.total_cmp(x));
+            for (k, want) in best[..10].iter().enumerate() {
+                wanted += 1;
+                found += usize::from(kept.get(k).is_some_and(|&v| v >= want - 1e-6));
+            }
+            let dense = view.dense_row(a, titles.len());
+            assert!(row.iter().all(|&(p, v)| dense[p as usize] == v));
+        }
+        // The rare n-grams nominate nearly every exact top-10 spelling.
+        let recall = found as f64 / wanted as f64;
+        assert!(recall >= 0.95, "top-10 recall {recall:.3}");
     }
 
     #[test]

@@ -40,6 +40,14 @@ pub(super) mod section {
         "like.alignment.partners",
         "like.alignment.values",
     ];
+    /// The spelling cosines of a list of bare titles too large to build its spelling on first
+    /// use ([`super::super::Index::pooled_spelling`]): each paper's closest spellings, in the
+    /// pooled alignment's three-part form; optional, all three or none.
+    pub const SPELLING_POOLED: [&str; 3] = [
+        "like.spelling.offsets",
+        "like.spelling.partners",
+        "like.spelling.values",
+    ];
     /// The ranking plan derived at build (JSON, [`super::super::plan::Plan`]): every build of
     /// this format stores it; absent only while a build is under way.
     pub const PLAN: &str = "plan";
@@ -104,8 +112,10 @@ pub(super) struct Layout {
     /// [`section::ALIGNMENT`]: `n x n` finite scores in [0, 1].
     pub(super) alignment: Option<Range<usize>>,
     /// [`section::ALIGNMENT_POOLED`]: offsets, partners and scores, checked by
-    /// [`check_pooled_alignment`].
+    /// [`check_pooled`].
     pub(super) alignment_pooled: Option<[Range<usize>; 3]>,
+    /// [`section::SPELLING_POOLED`], checked as the pooled alignment is.
+    pub(super) spelling_pooled: Option<[Range<usize>; 3]>,
     /// [`section::PLAN`]: JSON that decodes as a plan (checked in `open`).
     pub(super) plan: Option<Range<usize>>,
     /// [`section::LIKE_NEIGHBOURS`]: `n x 10` paper positions below `n`.
@@ -265,6 +275,11 @@ impl Layout {
                 [None, None, None] => None,
                 _ => return Err("the pooled alignment sections are incomplete".into()),
             },
+            spelling_pooled: match section::SPELLING_POOLED.map(|s| container.range(s)) {
+                [Some(o), Some(p), Some(v)] => Some([o, p, v]),
+                [None, None, None] => None,
+                _ => return Err("the pooled spelling sections are incomplete".into()),
+            },
             plan: container.range(section::PLAN),
             like_neighbours: container.range(section::LIKE_NEIGHBOURS),
             search_tokens: {
@@ -304,7 +319,10 @@ impl Layout {
             }
         }
         if let Some(r) = &layout.alignment_pooled {
-            check_pooled_alignment(bytes, r, n)?;
+            check_pooled(bytes, r, n, "alignment")?;
+        }
+        if let Some(r) = &layout.spelling_pooled {
+            check_pooled(bytes, r, n, "spelling")?;
         }
         if let Some(r) = &layout.like_neighbours
             && !super::plan::valid_neighbours(&bytes[r.clone()], n)
@@ -353,15 +371,12 @@ impl Layout {
     }
 }
 
-/// The pooled alignment sections: `n + 1` ascending row offsets from 0 to the number of
+/// Pooled pair scores (the `what` of [`section::ALIGNMENT_POOLED`] or
+/// [`section::SPELLING_POOLED`]): `n + 1` ascending row offsets from 0 to the number of
 /// entries, partner positions below `n` and strictly ascending within a row, and as many finite
 /// scores in [0, 1].
-fn check_pooled_alignment(bytes: &[u8], r: &[Range<usize>; 3], n: usize) -> Result<(), String> {
-    let bad = || {
-        Err(format!(
-            "the pooled alignment of {n} papers is inconsistent"
-        ))
-    };
+fn check_pooled(bytes: &[u8], r: &[Range<usize>; 3], n: usize, what: &str) -> Result<(), String> {
+    let bad = || Err(format!("the pooled {what} of {n} papers is inconsistent"));
     let (Ok(offsets), Ok(partners), Ok(values)) = (
         bytemuck::try_cast_slice::<u8, u32>(&bytes[r[0].clone()]),
         bytemuck::try_cast_slice::<u8, u32>(&bytes[r[1].clone()]),

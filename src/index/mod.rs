@@ -43,9 +43,7 @@ pub use output::{OutputError, check_output};
 pub use papers::PaperTable;
 pub use reuse::{Reuse, build_incremental};
 pub use searcher::Searcher;
-pub use sections::{
-    AlignmentData, PooledAlignment, PooledAlignmentData, SearchTokenData, SearchTokens,
-};
+pub use sections::{AlignmentData, PooledScores, PooledScoresData, SearchTokenData, SearchTokens};
 
 use sections::width;
 
@@ -472,9 +470,9 @@ mod tests {
     fn pooled_alignment_is_validated_and_replaces_the_every_pair_form() {
         let (_, _, built) = synthetic_index(60);
         let n = built.len();
-        let mut pooled = PooledAlignmentData {
+        let mut pooled = PooledScoresData {
             offsets: vec![0],
-            ..PooledAlignmentData::default()
+            ..PooledScoresData::default()
         };
         for i in 0..n {
             for p in [(i + 1) % n, (i + 7) % n] {
@@ -522,12 +520,26 @@ mod tests {
         let bytes = std::fs::read(&path).unwrap();
         for bad in [short, outside, repeated, high] {
             let fresh = Index::from_bytes(&bytes).unwrap();
-            let err = match fresh.with_alignment_data(&AlignmentData::Pooled(bad)) {
+            let err = match fresh.with_alignment_data(&AlignmentData::Pooled(bad.clone())) {
                 Err(e) => e.to_string(),
                 Ok(_) => panic!("accepted a bad pooled alignment"),
             };
             assert!(err.contains("pooled alignment"), "{err}");
+            // The pooled spelling of a large list of bare titles is held to the same form.
+            let fresh = Index::from_bytes(&bytes).unwrap();
+            let err = match fresh.with_pooled_spelling(Some(&bad)) {
+                Err(e) => e.to_string(),
+                Ok(_) => panic!("accepted a bad pooled spelling"),
+            };
+            assert!(err.contains("pooled spelling"), "{err}");
         }
+        let spelled = Index::from_bytes(&bytes)
+            .unwrap()
+            .with_pooled_spelling(Some(&pooled))
+            .unwrap();
+        assert_eq!(spelled.pooled_spelling().unwrap().to_data(), pooled);
+        let unspelled = spelled.with_pooled_spelling(None).unwrap();
+        assert!(unspelled.pooled_spelling().is_none() && unspelled.has_alignment());
     }
 
     /// Search tokens are five optional sections, validated together at load.

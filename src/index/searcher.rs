@@ -136,10 +136,10 @@ impl Searcher {
     }
 
     /// The spelling of the papers' texts when the list is one of bare titles
-    /// ([`evidence::Spelling::is_for`]) small enough to scan ([`GRAPH_MIN_PAPERS`]); `None`
-    /// otherwise. Built on first use: 10,000 titles of 80 characters take 0.24 s and 39 MB, a
-    /// cost every cold query of a large index would pay, where the stored graph keeps queries
-    /// in milliseconds (and the reading lists measured, 88-181 titles, are small).
+    /// ([`evidence::Spelling::is_for`]) small enough to build it on first use
+    /// ([`GRAPH_MIN_PAPERS`]); `None` otherwise. 10,000 titles of 80 characters take 0.24 s
+    /// and 39 MB, a cost every cold query of a large index would pay: a larger list stores its
+    /// pooled form instead ([`Index::pooled_spelling`], read by [`Searcher::spelling_row`]).
     pub fn spelling(&self) -> Option<&evidence::Spelling> {
         self.spelling
             .get_or_init(|| {
@@ -150,6 +150,21 @@ impl Searcher {
                 })
             })
             .as_ref()
+    }
+
+    /// Whether spelling is a signal of this list, in either form ([`Searcher::spelling_row`]).
+    pub fn has_spelling(&self) -> bool {
+        self.pooled_spelling().is_some() || self.spelling().is_some()
+    }
+
+    /// Paper `a`'s spelling cosine with every paper: built on first use on a small list of bare
+    /// titles, read from the stored pooled form on a large one (zero outside `a`'s closest
+    /// spellings); `None` where spelling is no signal.
+    pub fn spelling_row(&self, a: usize) -> Option<Vec<f32>> {
+        match self.pooled_spelling() {
+            Some(p) => Some(p.dense_row(a, self.len())),
+            None => self.spelling().map(|s| s.similar_to(a)),
+        }
     }
 
     /// The `builds_on` graph, read on first use.

@@ -1,6 +1,7 @@
 //! The sections stored after the build: link strengths, the search reference, the alignment
-//! scores and the passages' token states. The engine measures them on a built index, so each
-//! comes as a rewrite of the index bytes with one more section; their readers live here too.
+//! scores, the pooled spelling of a large list of bare titles and the passages' token states.
+//! The engine measures them on a built index, so each comes as a rewrite of the index bytes
+//! with one more section; their readers live here too.
 
 use std::borrow::Cow;
 
@@ -78,16 +79,17 @@ impl SearchTokenData {
     }
 }
 
-/// Alignment scores measured over each paper's candidate pool: paper `i`'s partners are
-/// `partners[offsets[i]..offsets[i + 1]]` (ascending), with their scores in `values`.
+/// Pair scores measured over each paper's candidate pool (token alignment, spelling on a large
+/// list): paper `i`'s partners are `partners[offsets[i]..offsets[i + 1]]` (ascending), with
+/// their scores in `values`.
 #[derive(Debug, Clone, Copy)]
-pub struct PooledAlignment<'a> {
+pub struct PooledScores<'a> {
     pub offsets: &'a [u32],
     pub partners: &'a [u32],
     pub values: &'a [f32],
 }
 
-impl<'a> PooledAlignment<'a> {
+impl<'a> PooledScores<'a> {
     /// Paper `i`'s partners and their scores.
     pub fn row(&self, i: usize) -> impl Iterator<Item = (u32, f32)> + 'a {
         let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
@@ -97,9 +99,18 @@ impl<'a> PooledAlignment<'a> {
             .zip(self.values[a..b].iter().copied())
     }
 
+    /// Paper `i`'s score with every paper (`n` values): its partners' scores, zero elsewhere.
+    pub fn dense_row(&self, i: usize, n: usize) -> Vec<f32> {
+        let mut row = vec![0.0f32; n];
+        for (p, v) in self.row(i) {
+            row[p as usize] = v;
+        }
+        row
+    }
+
     /// An owned copy.
-    pub fn to_data(&self) -> PooledAlignmentData {
-        PooledAlignmentData {
+    pub fn to_data(&self) -> PooledScoresData {
+        PooledScoresData {
             offsets: self.offsets.to_vec(),
             partners: self.partners.to_vec(),
             values: self.values.to_vec(),
@@ -107,19 +118,23 @@ impl<'a> PooledAlignment<'a> {
     }
 }
 
-/// [`PooledAlignment`], owned.
+/// [`PooledScores`], owned.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct PooledAlignmentData {
+pub struct PooledScoresData {
     pub offsets: Vec<u32>,
     pub partners: Vec<u32>,
     pub values: Vec<f32>,
 }
 
+/// How many of its closest spellings a paper keeps on a list too large to build its spelling at
+/// query time, as token alignment keeps 50 by each of its two pools.
+pub const SPELLING_POOL: usize = 50;
+
 /// Alignment scores as stored: every pair (`n x n`), or each paper's candidate pool.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AlignmentData {
     Every(Vec<f32>),
-    Pooled(PooledAlignmentData),
+    Pooled(PooledScoresData),
 }
 
 impl Index {
@@ -173,11 +188,7 @@ impl Index {
             return a.get(i * n..(i + 1) * n).map(Cow::Borrowed);
         }
         let pooled = self.pooled_alignment()?;
-        let mut row = vec![0.0f32; n];
-        for (p, v) in pooled.row(i) {
-            row[p as usize] = v;
-        }
-        Some(Cow::Owned(row))
+        Some(Cow::Owned(pooled.dense_row(i, n)))
     }
 
     /// Whether the list has alignment scores of either form.
@@ -187,9 +198,9 @@ impl Index {
 
     /// The alignment scores measured over each paper's candidate pool, as
     /// [`Index::with_pooled_alignment`] stored them; `None` for a list without.
-    pub fn pooled_alignment(&self) -> Option<PooledAlignment<'_>> {
+    pub fn pooled_alignment(&self) -> Option<PooledScores<'_>> {
         let [o, p, v] = self.layout.alignment_pooled.as_ref()?;
-        Some(PooledAlignment {
+        Some(PooledScores {
             offsets: self.slice(o),
             partners: self.slice(p),
             values: self.slice(v),
@@ -218,6 +229,56 @@ impl Index {
             AlignmentData::Pooled(p) => self.rewrite(
                 &[layout::section::ALIGNMENT],
                 &pooled.map(str::to_string),
+                &[
+                    bytemuck::cast_slice(&p.offsets),
+                    bytemuck::cast_slice(&p.partners),
+                    bytemuck::cast_slice(&p.values),
+                ],
+            ),
+        }
+    }
+
+    /// The spelling cosines of a list of bare titles over each paper's closest spellings, as
+    /// [`Index::with_pooled_spelling`] stored them; `None` for a list without (every list
+    /// small enough to build its spelling on first use, and every described list).
+    pub fn pooled_spelling(&self) -> Option<PooledScores<'_>> {
+        let [o, p, v] = self.layout.spelling_pooled.as_ref()?;
+        Some(PooledScores {
+            offsets: self.slice(o),
+            partners: self.slice(p),
+            values: self.slice(v),
+        })
+    }
+
+    /// This index with its pooled spelling ([`Index::pooled_spelling`]) measured and stored
+    /// when it is a list of bare titles of at least [`super::GRAPH_MIN_PAPERS`] papers (each
+    /// paper's [`SPELLING_POOL`] closest spellings), and without one otherwise: the smaller
+    /// lists build their spelling at query time, exactly.
+    pub fn with_spelling(self) -> Result<Index, IndexError> {
+        let table = self.table();
+        let pooled = (self.len() >= super::GRAPH_MIN_PAPERS
+            && super::evidence::Spelling::is_for(&table))
+        .then(|| {
+            super::evidence::Spelling::new(
+                (0..self.len()).map(|i| super::passage_text(&table.get(i))),
+            )
+            .pooled(SPELLING_POOL)
+        });
+        self.with_pooled_spelling(pooled.as_ref())
+    }
+
+    /// This index with `scores` stored as its [`Index::pooled_spelling`], or without one when
+    /// `scores` is `None`.
+    pub fn with_pooled_spelling(
+        self,
+        scores: Option<&PooledScoresData>,
+    ) -> Result<Index, IndexError> {
+        let names = layout::section::SPELLING_POOLED;
+        match scores {
+            None => self.rewrite(&names, &[], &[]),
+            Some(p) => self.rewrite(
+                &[],
+                &names.map(str::to_string),
                 &[
                     bytemuck::cast_slice(&p.offsets),
                     bytemuck::cast_slice(&p.partners),

@@ -17,7 +17,7 @@ pub(super) struct Signals {
     tags: Vec<f32>,
     /// The list's own tags (`index::own_tags`); zeros without any.
     own_tags: Vec<f32>,
-    /// Spelling cosine (`index::evidence::Spelling`); zeros unless the list is bare titles.
+    /// Spelling cosine (`Searcher::spelling_row`); zeros unless the list is bare titles.
     spelling: Vec<f32>,
     /// Token alignment (`engine::alignment`); zeros unless the list has it.
     alignment: Vec<f32>,
@@ -66,10 +66,9 @@ impl Similarities {
             lexical: index.lexical().similar_to(seed),
             own_tags: index.own_tags(sections).similar_to(seed),
             tags: index.tags().similar_to(seed),
-            spelling: match index.spelling() {
-                Some(s) => s.similar_to(seed),
-                None => vec![0.0; index.len()],
-            },
+            spelling: index
+                .spelling_row(seed)
+                .unwrap_or_else(|| vec![0.0; index.len()]),
         }
     }
 }
