@@ -24,6 +24,7 @@ pub mod plan;
 pub mod reuse;
 mod searcher;
 mod sections;
+mod spelling;
 mod storage;
 
 use std::borrow::Cow;
