@@ -178,8 +178,7 @@ impl LexicalData {
     }
 }
 
-/// The mean of the document lengths `doc_len`, as a view of them keeps it
-/// ([`Lexical::trusted_with_average`]).
+/// The mean of the document lengths `doc_len` ([`Lexical::trusted_with_average`]).
 pub fn average_len(doc_len: &[f32]) -> f32 {
     average(doc_len)
 }
@@ -187,6 +186,8 @@ pub fn average_len(doc_len: &[f32]) -> f32 {
 fn average(v: &[f32]) -> f32 {
     v.iter().sum::<f32>() / v.len().max(1) as f32
 }
+
+mod pairs;
 
 /// A read-only view of a lexical index, over built arrays or the sections of a loaded file.
 ///
@@ -256,9 +257,8 @@ impl<'a> Lexical<'a> {
         Lexical::trusted_with_average(arrays, average(arrays.doc_len))
     }
 
-    /// [`Lexical::trusted`] with the mean document length [`average_len`] gave for these
-    /// arrays before: a pass over every document's length (0.1 ms at 100k papers) that an
-    /// index viewed several times per query computes once.
+    /// [`Lexical::trusted`] with the mean document length [`average_len`] gave for these arrays:
+    /// an index viewed many times per query sums its 100k lengths once.
     pub fn trusted_with_average(arrays: LexicalArrays<'a>, avg_len: f32) -> Lexical<'a> {
         Lexical { avg_len, a: arrays }
     }
@@ -428,46 +428,6 @@ impl<'a> Lexical<'a> {
             &mut scores,
         );
         scores
-    }
-
-    /// [`Lexical::similar_to`] at `docs` only, in their order: the same values, each summed
-    /// over the shared terms in the same ascending order as the postings pass adds them, at the
-    /// cost of the documents' own terms rather than the postings of every term of `doc` (a
-    /// common term's postings are a tenth of a large list).
-    pub fn similar_at(&self, doc: usize, docs: &[usize]) -> Vec<f32> {
-        thread_local! {
-            /// `doc`'s weight per term id, zero elsewhere: left all zeros after each call.
-            static WEIGHTS: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
-        }
-        let (terms, weights) = self.doc(doc);
-        WEIGHTS.with(|cell| {
-            let mut by_term = cell.borrow_mut();
-            let vocabulary = self.a.vocab_offsets.len().saturating_sub(1);
-            if by_term.len() < vocabulary {
-                by_term.resize(vocabulary, 0.0);
-            }
-            for (&t, &w) in terms.iter().zip(weights) {
-                by_term[t as usize] = w;
-            }
-            let out = docs
-                .iter()
-                .map(|&d| {
-                    let (other, other_weights) = self.doc(d);
-                    let mut s = 0.0f32;
-                    for (&t, &w) in other.iter().zip(other_weights) {
-                        let seed = by_term[t as usize];
-                        if seed != 0.0 {
-                            s += seed * w;
-                        }
-                    }
-                    s
-                })
-                .collect();
-            for &t in terms {
-                by_term[t as usize] = 0.0;
-            }
-            out
-        })
     }
 
     /// A paper outside the index as a TF-IDF vector of the index (ascending term ids): its terms
