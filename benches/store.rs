@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! cargo bench --bench store -- build DIR 100000 110000   # DIR/a.bin (first 100k), DIR/b.bin (all)
+//! cargo bench --bench store -- derive INDEX              # add the plan's steps to an index built before
 //! cargo bench --bench store -- push URL INDEX            # push time, papers/s
 //! cargo bench --bench store -- recall URL INDEX 200 110000   # pgvector recall@10 vs the exact scan
 //! cargo bench --bench store -- load BASE like 16 30      # 16 clients for 30 s: p50/p99, errors
@@ -35,6 +36,7 @@ fn main() -> Result<()> {
         .as_slice()
     {
         ["build", dir, first, all] => build(dir, first.parse()?, all.parse()?),
+        ["derive", index] => derive(index),
         ["push", url, index] => push(url, index),
         ["recall", url, index, n, all] => recall(url, index, n.parse()?, all.parse()?, 10),
         ["recall", url, index, n, all, pool] => {
@@ -62,6 +64,7 @@ fn build(dir: &str, first: usize, all: usize) -> Result<()> {
             model::model_id(model::DEFAULT_VARIANT),
             &mut |_| given.take().ok_or_else(|| "embedded twice".to_string()),
         )?;
+        let index = derived(index)?;
         let path = std::path::Path::new(dir).join(name);
         index.save(&path)?;
         println!(
@@ -70,6 +73,24 @@ fn build(dir: &str, first: usize, all: usize) -> Result<()> {
             std::fs::metadata(&path)?.len() >> 20
         );
     }
+    Ok(())
+}
+
+/// What `pipeline::Builder` adds after the vectors and the graph, as `recommend index` does:
+/// the ranking plan, each paper's stored neighbours, the link strengths (a synthetic list has
+/// no descriptions, so no token states and no search reference apply).
+fn derived(index: Index) -> Result<Index> {
+    let index = recommend::engine::plan::with_plan(index)?;
+    let index = recommend::engine::retrieve::with_like_neighbours(index)?;
+    Ok(recommend::engine::calibrated(index)?)
+}
+
+/// [`derived`] for an index saved without it, rewritten in place.
+fn derive(path: &str) -> Result<()> {
+    let t = Instant::now();
+    let index = derived(Index::load(std::path::Path::new(path))?)?;
+    index.save(std::path::Path::new(path))?;
+    println!("derive {path}: {:.1} s", t.elapsed().as_secs_f64());
     Ok(())
 }
 

@@ -57,15 +57,15 @@ impl Centroid {
             .collect()
     }
 
-    /// [`Centroid::center`] for the papers of `only` (zero elsewhere): a large index scores
-    /// candidates only.
-    pub fn center_only(&self, a: usize, sims: &[f32], only: &[usize]) -> Vec<f32> {
+    /// [`Centroid::center`] at `papers` only: `sims[j]` is paper `papers[j]`'s cosine with
+    /// `a`, and so is the result's `j`-th value (the same values, no corpus-length vector).
+    pub fn center_at(&self, a: usize, sims: &[f32], papers: &[usize]) -> Vec<f32> {
         let la = self.len(a);
-        let mut out = vec![0.0f32; sims.len()];
-        for &i in only {
-            out[i] = self.centered(a, la, i, sims[i]);
-        }
-        out
+        papers
+            .iter()
+            .zip(sims)
+            .map(|(&i, &s)| self.centered(a, la, i, s))
+            .collect()
     }
 
     /// Length of paper `i`'s vector minus the centroid.
@@ -90,6 +90,8 @@ pub struct Tags {
     /// Per paper: (tag id, weight), ascending tag ids, unit length (empty when untagged).
     pub rows: Vec<Vec<(u32, f32)>>,
     pub idf: Vec<f32>,
+    /// Per tag: the papers carrying it, ascending ([`Tags::similar_to`] reads only these).
+    postings: Vec<Vec<u32>>,
 }
 
 impl Tags {
@@ -133,8 +135,14 @@ impl Tags {
                     .map(|t| (t, idf[t as usize] / norm.max(1e-12)))
                     .collect()
             })
-            .collect();
-        Tags { names, rows, idf }
+            .collect::<Vec<Vec<(u32, f32)>>>();
+        let postings = postings_of(&rows, names.len());
+        Tags {
+            names,
+            rows,
+            idf,
+            postings,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -143,7 +151,12 @@ impl Tags {
 
     /// Weighted cosine of paper `a`'s tags with every paper's (zeros when `a` is untagged).
     pub fn similar_to(&self, a: usize) -> Vec<f32> {
-        cosines(&self.rows, a)
+        cosines(&self.rows, &self.postings, a)
+    }
+
+    /// [`Tags::similar_to`] at `papers` only, in their order (the same values).
+    pub fn similar_at(&self, a: usize, papers: &[usize]) -> Vec<f32> {
+        cosines_at(&self.rows, a, papers)
     }
 
     /// The tags of this list that `query` names, by the vocabulary's English or Chinese name or
@@ -317,12 +330,34 @@ fn consecutive_spelling<'w>(words: &'w [String], key: &str) -> Option<&'w [Strin
 }
 
 /// The cosine of sparse unit row `a` with every row (zeros when `a` is empty).
-fn cosines(rows: &[Vec<(u32, f32)>], a: usize) -> Vec<f32> {
+fn cosines(rows: &[Vec<(u32, f32)>], postings: &[Vec<u32>], a: usize) -> Vec<f32> {
     let seed = &rows[a];
-    if seed.is_empty() {
-        return vec![0.0; rows.len()];
+    let mut out = vec![0.0; rows.len()];
+    // Only papers that share a tag can have a non-zero dot product; every other one is the
+    // 0.0 that `sparse_dot` of disjoint rows gives, so the values are those of a full scan.
+    for &(t, _) in seed {
+        for &p in &postings[t as usize] {
+            out[p as usize] = sparse_dot(seed, &rows[p as usize]);
+        }
     }
-    rows.iter().map(|row| sparse_dot(seed, row)).collect()
+    out
+}
+
+/// [`cosines`] at `papers` only, in their order.
+fn cosines_at(rows: &[Vec<(u32, f32)>], a: usize, papers: &[usize]) -> Vec<f32> {
+    let seed = &rows[a];
+    papers.iter().map(|&p| sparse_dot(seed, &rows[p])).collect()
+}
+
+/// Per id (of `ids`): the rows holding it, ascending.
+pub(crate) fn postings_of(rows: &[Vec<(u32, f32)>], ids: usize) -> Vec<Vec<u32>> {
+    let mut postings = vec![Vec::new(); ids];
+    for (p, row) in rows.iter().enumerate() {
+        for &(t, _) in row {
+            postings[t as usize].push(p as u32);
+        }
+    }
+    postings
 }
 
 /// Dot product of two sparse rows sorted by id: a merge of two short lists.

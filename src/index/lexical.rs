@@ -178,9 +178,16 @@ impl LexicalData {
     }
 }
 
+/// The mean of the document lengths `doc_len` ([`Lexical::trusted_with_average`]).
+pub fn average_len(doc_len: &[f32]) -> f32 {
+    average(doc_len)
+}
+
 fn average(v: &[f32]) -> f32 {
     v.iter().sum::<f32>() / v.len().max(1) as f32
 }
+
+mod pairs;
 
 /// A read-only view of a lexical index, over built arrays or the sections of a loaded file.
 ///
@@ -247,10 +254,13 @@ impl<'a> Lexical<'a> {
 
     /// View arrays that [`Lexical::new`] accepted before, without checking them again.
     pub fn trusted(arrays: LexicalArrays<'a>) -> Lexical<'a> {
-        Lexical {
-            avg_len: average(arrays.doc_len),
-            a: arrays,
-        }
+        Lexical::trusted_with_average(arrays, average(arrays.doc_len))
+    }
+
+    /// [`Lexical::trusted`] with the mean document length [`average_len`] gave for these arrays:
+    /// an index viewed many times per query sums its 100k lengths once.
+    pub fn trusted_with_average(arrays: LexicalArrays<'a>, avg_len: f32) -> Lexical<'a> {
+        Lexical { avg_len, a: arrays }
     }
 
     pub fn len(&self) -> usize {

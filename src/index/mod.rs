@@ -199,6 +199,9 @@ pub struct Index {
     storage: Storage,
     layout: Layout,
     papers: OnceLock<Vec<Paper>>,
+    /// The lexical index's mean document length, computed on the first view of it
+    /// ([`Index::lexical`]).
+    lexical_avg_len: OnceLock<f32>,
     /// The stored ranking plan ([`Index::plan`]), decoded at open, or the revision found
     /// when it is not this recommend's (0: none stored).
     plan: Result<plan::Plan, u32>,
@@ -293,7 +296,11 @@ impl Index {
 
     /// The lexical index (validated at load, so cheap to view).
     pub fn lexical(&self) -> Lexical<'_> {
-        Lexical::trusted(self.lexical_arrays())
+        let arrays = self.lexical_arrays();
+        let avg = *self
+            .lexical_avg_len
+            .get_or_init(|| lexical::average_len(arrays.doc_len));
+        Lexical::trusted_with_average(arrays, avg)
     }
 
     /// Every paper, materialized on first use (~0.1 s per 100k papers). Single lookups should
@@ -702,5 +709,44 @@ mod tests {
             "{\"id\":\"c\",\"title\":\"WebArena\"}",
         ));
         assert!(described.spelling().is_none(), "2 of 3 papers have text");
+    }
+
+    /// A large index scores the candidates of a query only: their similarities must be the
+    /// values the whole-list passes give, bit for bit, or rankings would move.
+    #[test]
+    fn similarities_at_some_papers_equal_the_whole_list_pass() {
+        let (mut papers, vectors) = synthetic::corpus(300, 16, 9, 7);
+        let tags = ["web-agent", "gui-agent", "search-agent", "code-agent"];
+        for (i, p) in papers.iter_mut().enumerate() {
+            if i % 3 > 0 {
+                p.tags = vec![tags[i % 4].to_string(), tags[i % 7 % 4].to_string()];
+            }
+            if i % 5 > 0 {
+                p.keywords = vec![format!("kw{}", i % 11), format!("kw{}", i % 13)];
+            }
+        }
+        let mut given = Some(vectors);
+        let index = Searcher::new(
+            Index::build(papers, "papers.jsonl", "test-model", &mut |_| {
+                given.take().ok_or_else(|| "embedded twice".to_string())
+            })
+            .unwrap(),
+        );
+        let all: Vec<usize> = (0..index.len()).collect();
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+        let lexical = index.lexical();
+        for d in 0..index.len() {
+            assert_eq!(
+                bits(&lexical.similar_at(d, &all)),
+                bits(&lexical.similar_to(d))
+            );
+            let t = index.tags();
+            assert_eq!(bits(&t.similar_at(d, &all)), bits(&t.similar_to(d)));
+            for sections in [false, true] {
+                let o = index.own_tags(sections);
+                assert_eq!(bits(&o.similar_at(d, &all)), bits(&o.similar_to(d)));
+            }
+        }
+        assert!(!index.tags().is_empty() && !index.own_tags(false).is_empty());
     }
 }

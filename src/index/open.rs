@@ -41,6 +41,7 @@ impl Index {
             storage,
             layout,
             papers: OnceLock::new(),
+            lexical_avg_len: OnceLock::new(),
             plan,
             path,
         };

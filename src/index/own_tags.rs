@@ -27,6 +27,9 @@ pub struct OwnTags {
     rows: Vec<Vec<(u32, f32)>>,
     /// The folded names, by tag id.
     names: Vec<String>,
+    /// Per tag: the papers whose row holds it, ascending ([`OwnTags::similar_to`] reads only
+    /// these).
+    postings: Vec<Vec<u32>>,
 }
 
 impl OwnTags {
@@ -87,8 +90,13 @@ impl OwnTags {
                     .map(|(t, w)| (t, w / norm.max(1e-12)))
                     .collect()
             })
-            .collect();
-        OwnTags { rows, names }
+            .collect::<Vec<Vec<(u32, f32)>>>();
+        let postings = super::evidence::postings_of(&rows, names.len());
+        OwnTags {
+            rows,
+            names,
+            postings,
+        }
     }
 
     /// Whether no two papers share a tag that weighs anything: then the signal is silent.
@@ -104,10 +112,24 @@ impl OwnTags {
     /// Weighted cosine of paper `a`'s own tags with every paper's (zeros when `a` has none).
     pub fn similar_to(&self, a: usize) -> Vec<f32> {
         let seed = &self.rows[a];
-        if seed.is_empty() {
-            return vec![0.0; self.rows.len()];
+        let mut out = vec![0.0; self.rows.len()];
+        // Only papers sharing a tag can score above the 0.0 `sparse_dot` gives disjoint rows:
+        // the values of a full scan, at the cost of the seed's postings.
+        for &(t, _) in seed {
+            for &p in &self.postings[t as usize] {
+                out[p as usize] = sparse_dot(seed, &self.rows[p as usize]);
+            }
         }
-        self.rows.iter().map(|row| sparse_dot(seed, row)).collect()
+        out
+    }
+
+    /// [`OwnTags::similar_to`] at `papers` only, in their order (the same values).
+    pub fn similar_at(&self, a: usize, papers: &[usize]) -> Vec<f32> {
+        let seed = &self.rows[a];
+        papers
+            .iter()
+            .map(|&p| sparse_dot(seed, &self.rows[p]))
+            .collect()
     }
 
     /// The names papers `a` and `b` share, heaviest first (for explanations).

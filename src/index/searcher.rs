@@ -167,6 +167,25 @@ impl Searcher {
         }
     }
 
+    /// [`Searcher::spelling_row`] at `papers` only, in their order (the same values).
+    pub fn spelling_at(&self, a: usize, papers: &[usize]) -> Option<Vec<f32>> {
+        match self.pooled_spelling() {
+            Some(p) => {
+                let row: Vec<(u32, f32)> = p.row(a).collect();
+                Some(
+                    papers
+                        .iter()
+                        .map(|&i| {
+                            row.binary_search_by_key(&(i as u32), |x| x.0)
+                                .map_or(0.0, |k| row[k].1)
+                        })
+                        .collect(),
+                )
+            }
+            None => self.spelling().map(|s| s.similar_at(a, papers)),
+        }
+    }
+
     /// The `builds_on` graph, read on first use.
     pub fn relations(&self) -> &evidence::Relations {
         self.relations

@@ -161,6 +161,12 @@ impl Spelling {
         sparse_dot(&self.rows[a], &self.rows[b])
     }
 
+    /// [`Spelling::similar_to`] at `papers` only, in their order (the same values: each sum
+    /// runs over the shared grams in the same ascending order).
+    pub fn similar_at(&self, a: usize, papers: &[usize]) -> Vec<f32> {
+        papers.iter().map(|&p| self.cosine(a, p)).collect()
+    }
+
     /// Cosine of paper `a`'s spelling with every paper's.
     pub fn similar_to(&self, a: usize) -> Vec<f32> {
         let mut out = vec![0.0f32; self.rows.len()];

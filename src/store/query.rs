@@ -10,7 +10,7 @@
 //! graph, so an answer is never torn or lost mid-query. [`current_version`] is the cheap check a
 //! long-lived reader makes per request.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::sync::Arc;
 
 use super::schema;
@@ -110,6 +110,17 @@ pub struct PgNearest {
     positions: HashMap<(String, String), usize>,
 }
 
+/// A (key, digest) row as read, looked up in [`PgNearest::positions`] without copying it: it
+/// hashes as the owned pair does (a `String` hashes as its `str`).
+#[derive(Hash)]
+struct RowKey<'a>(&'a str, &'a str);
+
+impl hashbrown::Equivalent<(String, String)> for RowKey<'_> {
+    fn equivalent(&self, key: &(String, String)) -> bool {
+        self.0 == key.0 && self.1 == key.1
+    }
+}
+
 impl PgNearest {
     /// The `k` nearest rows of this version, or the store's error.
     pub fn search(&self, query: &[f32], k: usize) -> Result<Vec<(usize, f32)>, StoreError> {
@@ -135,7 +146,7 @@ impl PgNearest {
             .iter()
             .filter_map(|m| match m {
                 postgres::SimpleQueryMessage::Row(r) => {
-                    let key = (r.get(0)?.to_string(), r.get(1)?.to_string());
+                    let key = RowKey(r.get(0)?, r.get(1)?);
                     let cos = r.get(2)?.parse::<f32>().ok()?;
                     self.positions.get(&key).map(|&i| (i, cos))
                 }

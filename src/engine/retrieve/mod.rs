@@ -227,8 +227,8 @@ fn pool_scores(
         let sig = scope.signals(index, s);
         for (j, x) in scope.score(&sig, mode).into_iter().enumerate() {
             score[j] += per_seed * x;
-            dense[j] += per_seed * sig.dense[pool[j]];
-            lexical[j] += per_seed * sig.lexical[pool[j]];
+            dense[j] += per_seed * sig.dense[scope.pool_slots[j]];
+            lexical[j] += per_seed * sig.lexical[scope.pool_slots[j]];
         }
     }
     if !negatives.is_empty() {
@@ -333,13 +333,60 @@ fn ranked(pool: &[usize], score: &[f32], dense: &[f32], lexical: &[f32], k: usiz
         .collect()
 }
 
-/// The papers of the best `k` scores of `values` (one per paper) above zero, best first.
+/// The papers of the best `k` scores of `values` (one per paper) above zero, best first, ties
+/// by paper ([`top_hits`]' order).
+///
+/// One pass that keeps at most `4k` contenders: whenever that many are kept, the best `k` stay
+/// and only a score above the worst of them is taken after (a later paper with the same score
+/// ranks after it). A common term gives more than half of a 100k list a positive lexical score;
+/// collecting all of them to select 200 cost more than the scoring.
 fn best_positive(values: &[f32], k: usize) -> Vec<usize> {
-    let scored: Vec<(usize, f32)> = values
-        .iter()
-        .copied()
-        .enumerate()
-        .filter(|&(_, s)| s > 0.0)
-        .collect();
-    top_hits(scored, k).into_iter().map(|(i, _)| i).collect()
+    if k == 0 {
+        return Vec::new();
+    }
+    let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    let mut kept: Vec<(usize, f32)> = Vec::with_capacity(4 * k);
+    let mut floor = 0.0f32;
+    for (i, &s) in values.iter().enumerate() {
+        if s > floor {
+            kept.push((i, s));
+            if kept.len() == 4 * k {
+                kept.select_nth_unstable_by(k - 1, order);
+                kept.truncate(k);
+                floor = kept[k - 1].1;
+            }
+        }
+    }
+    top_hits(kept, k).into_iter().map(|(i, _)| i).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one-pass selection keeps exactly what sorting every positive score keeps, ties
+    /// (many equal scores, as shared terms give) included.
+    #[test]
+    fn best_positive_is_the_top_of_every_positive_score() {
+        let mut rng = crate::util::rng::SplitMix64(7);
+        for len in [0, 1, 5, 50, 3_000] {
+            let values: Vec<f32> = (0..len)
+                .map(|_| match rng.below(4) {
+                    0 => 0.0,
+                    1 => -0.5,
+                    _ => (rng.below(20) as f32) / 8.0,
+                })
+                .collect();
+            for k in [0, 1, 3, 10, 200] {
+                let all: Vec<(usize, f32)> = values
+                    .iter()
+                    .copied()
+                    .enumerate()
+                    .filter(|&(_, s)| s > 0.0)
+                    .collect();
+                let expected: Vec<usize> = top_hits(all, k).into_iter().map(|(i, _)| i).collect();
+                assert_eq!(best_positive(&values, k), expected, "len {len}, k {k}");
+            }
+        }
+    }
 }

@@ -8,8 +8,10 @@ use super::{Mode, best_positive};
 use crate::index::Searcher;
 use crate::index::evidence::Relation;
 
-/// The per-paper signals of related work, seen from one seed (one value per paper of the
-/// index; on a large index the dense cosine is computed for the scored papers only).
+/// The per-paper signals of related work, seen from one seed: one value per paper the scope
+/// scores, at that paper's slot ([`Scope::pool_slots`]): every paper of a small index, the
+/// candidates, the sample and the seeds of a large one (a few hundred of 100k papers, so a
+/// query allocates and fills no vector the length of the list beyond its seeds' own).
 pub(super) struct Signals {
     pub(super) dense: Vec<f32>,
     centered: Vec<f32>,
@@ -39,9 +41,13 @@ pub(super) struct Signals {
 pub(super) struct Scope {
     /// The papers that may be returned, ascending.
     pub(super) pool: Vec<usize>,
-    /// The papers whose dense cosine is computed (pool and reference), ascending; `None`: all.
+    /// Where each member of the pool, in pool order, sits in a [`Signals`] vector.
+    pub(super) pool_slots: Vec<usize>,
+    /// The papers whose signals are computed (pool, reference and seeds), ascending, the
+    /// slot of each its position here; `None`: every paper, at its own position.
     scored: Option<Vec<usize>>,
-    /// The papers whose mean and spread standardize each signal; `None`: the pool.
+    /// The slots of the papers whose mean and spread standardize each signal; `None`: the
+    /// pool's.
     reference: Option<Vec<usize>>,
     /// The lexical and tag similarities of the seeds, computed once to find the candidates
     /// and reused by [`Scope::signals`] (each is a pass over the corpus).
@@ -61,6 +67,30 @@ struct Similarities {
 }
 
 impl Similarities {
+    /// [`Similarities::of`] at `papers` only, in their order (the same values): what a
+    /// feedback paper or a negative needs, which finds no candidates.
+    fn at(index: &Searcher, seed: usize, papers: &[usize], sections: bool) -> Similarities {
+        Similarities {
+            lexical: index.lexical().similar_at(seed, papers),
+            own_tags: index.own_tags(sections).similar_at(seed, papers),
+            tags: index.tags().similar_at(seed, papers),
+            spelling: index
+                .spelling_at(seed, papers)
+                .unwrap_or_else(|| vec![0.0; papers.len()]),
+        }
+    }
+
+    /// These similarities (one per paper of the index) at `papers` only, in their order.
+    fn gather(&self, papers: &[usize]) -> Similarities {
+        let at = |v: &[f32]| papers.iter().map(|&i| v[i]).collect();
+        Similarities {
+            lexical: at(&self.lexical),
+            tags: at(&self.tags),
+            own_tags: at(&self.own_tags),
+            spelling: at(&self.spelling),
+        }
+    }
+
     fn of(index: &Searcher, seed: usize, sections: bool) -> Similarities {
         Similarities {
             lexical: index.lexical().similar_to(seed),
@@ -84,8 +114,10 @@ fn sample(n: usize) -> Vec<usize> {
 impl Scope {
     /// Every paper `keep` accepts, scored and standardized over themselves.
     pub(super) fn everything(index: &Searcher, keep: impl Fn(usize) -> bool) -> Scope {
+        let pool: Vec<usize> = (0..index.len()).filter(|&i| keep(i)).collect();
         Scope {
-            pool: (0..index.len()).filter(|&i| keep(i)).collect(),
+            pool_slots: pool.clone(),
+            pool,
             scored: None,
             reference: None,
             seen: Vec::new(),
@@ -106,7 +138,7 @@ impl Scope {
         let mut seen = Vec::with_capacity(seeds.len());
         for &s in seeds {
             let sims = Similarities::of(index, s, sections);
-            candidates(index, s, per_seed, &sims, &mut pool);
+            candidates(index, s, per_seed, &sims, sections, &mut pool);
             seen.push((s, sims));
         }
         pool.sort_unstable();
@@ -130,10 +162,17 @@ impl Scope {
         scored.extend(seeds);
         scored.sort_unstable();
         scored.dedup();
+        let slots = |papers: &[usize]| -> Vec<usize> {
+            papers
+                .iter()
+                .map(|p| scored.binary_search(p).unwrap_or_default())
+                .collect()
+        };
         Scope {
+            pool_slots: slots(&pool),
+            reference: Some(slots(&reference)),
             pool,
             scored: Some(scored),
-            reference: Some(reference),
             seen,
             sections,
         }
@@ -169,17 +208,20 @@ impl Scope {
 
     /// The signals of `seed` over this scope.
     pub(super) fn signals(&self, index: &Searcher, seed: usize) -> Signals {
-        let sims = match self.seen.iter().find(|(s, _)| *s == seed) {
-            Some((_, sims)) => sims.clone(),
-            None => Similarities::of(index, seed, self.sections),
+        let seen = self.seen.iter().find(|(s, _)| *s == seed).map(|(_, s)| s);
+        let sims = match (&self.scored, seen) {
+            (None, Some(sims)) => sims.clone(),
+            (None, None) => Similarities::of(index, seed, self.sections),
+            (Some(papers), Some(sims)) => sims.gather(papers),
+            (Some(papers), None) => Similarities::at(index, seed, papers, self.sections),
         };
         signals(index, seed, self.scored.as_deref(), sims)
     }
 
     /// `sig`'s score for every member of the pool, in pool order.
     pub(super) fn score(&self, sig: &Signals, mode: Mode) -> Vec<f32> {
-        let reference = self.reference.as_deref().unwrap_or(&self.pool);
-        sig.score(&self.pool, reference, mode)
+        let reference = self.reference.as_deref().unwrap_or(&self.pool_slots);
+        sig.score(&self.pool_slots, reference, mode)
     }
 }
 
@@ -191,6 +233,7 @@ fn candidates(
     seed: usize,
     size: usize,
     sims: &Similarities,
+    sections: bool,
     out: &mut Vec<usize>,
 ) {
     let v = index.vector(seed).to_vec();
@@ -200,8 +243,21 @@ fn candidates(
             .into_iter()
             .map(|(i, _)| i),
     );
-    for values in [&sims.lexical, &sims.tags, &sims.own_tags, &sims.spelling] {
-        out.extend(best_positive(values, size + 1));
+    // A signal silent for this seed (no tags, no own tags, no spelling on a large list) has no
+    // positive value to rank: its pass over the list is skipped.
+    let speaks = [
+        true,
+        !index.tags().rows[seed].is_empty(),
+        index.own_tags(sections).has_any(seed),
+        index.has_spelling(),
+    ];
+    for (values, speaks) in [&sims.lexical, &sims.tags, &sims.own_tags, &sims.spelling]
+        .into_iter()
+        .zip(speaks)
+    {
+        if speaks {
+            out.extend(best_positive(values, size + 1));
+        }
     }
     let relations = index.relations();
     out.extend(&relations.parents[seed]);
@@ -212,31 +268,10 @@ fn candidates(
     out.retain(|&i| i != seed);
 }
 
-/// The signals of `seed` (whose lexical and tag similarities are `sims`); the dense cosine for
-/// the papers of `scored` only (all when `None`).
+/// The signals of `seed` (whose lexical and tag similarities are `sims`, at the same slots)
+/// for the papers of `scored` (all when `None`), at their slots.
 fn signals(index: &Searcher, seed: usize, scored: Option<&[usize]>, sims: Similarities) -> Signals {
     let seed_vector = index.vector(seed).to_vec();
-    let dense = match scored {
-        None => index.similarities(&seed_vector),
-        Some(papers) => {
-            let mut d = vec![0.0f32; index.len()];
-            for &i in papers {
-                d[i] =
-                    crate::index::ann::dot(&seed_vector, index.vector(i).as_slice().unwrap_or(&[]));
-            }
-            d
-        }
-    };
-    let centered = match scored {
-        None => index.centroid().center(seed, &dense),
-        Some(papers) => index.centroid().center_only(seed, &dense, papers),
-    };
-    let Similarities {
-        lexical,
-        tags,
-        own_tags,
-        spelling,
-    } = sims;
     let relations = index.relations();
     let link = |i: usize| match relations.between(seed, i) {
         Some(Relation::BuildsOn) => fusion::builds_on_weight(relations.parent_specificity(i)),
@@ -246,20 +281,48 @@ fn signals(index: &Searcher, seed: usize, scored: Option<&[usize]>, sims: Simila
         }
         None => 0.0,
     };
-    let links = match scored {
-        None => (0..index.len()).map(link).collect(),
+    let row = index.alignment_row(seed);
+    let (dense, centered, links, alignment) = match scored {
+        None => {
+            let dense = index.similarities(&seed_vector);
+            let centered = index.centroid().center(seed, &dense);
+            let alignment = match row {
+                Some(row) => row.to_vec(),
+                None => vec![0.0; index.len()],
+            };
+            (
+                dense,
+                centered,
+                (0..index.len()).map(link).collect(),
+                alignment,
+            )
+        }
         Some(papers) => {
-            let mut l = vec![0.0f32; index.len()];
-            for &i in papers {
-                l[i] = link(i);
-            }
-            l
+            let dense: Vec<f32> = papers
+                .iter()
+                .map(|&i| {
+                    crate::index::ann::dot(&seed_vector, index.vector(i).as_slice().unwrap_or(&[]))
+                })
+                .collect();
+            let centered = index.centroid().center_at(seed, &dense, papers);
+            let alignment = match row {
+                Some(row) => papers.iter().map(|&i| row[i]).collect(),
+                None => vec![0.0; papers.len()],
+            };
+            (
+                dense,
+                centered,
+                papers.iter().map(|&i| link(i)).collect(),
+                alignment,
+            )
         }
     };
-    let alignment = match index.alignment_row(seed) {
-        Some(row) => row.to_vec(),
-        None => vec![0.0; index.len()],
-    };
+    let Similarities {
+        lexical,
+        tags,
+        own_tags,
+        spelling,
+    } = sims;
     Signals {
         alignment,
         dense,
@@ -274,8 +337,8 @@ fn signals(index: &Searcher, seed: usize, scored: Option<&[usize]>, sims: Simila
 }
 
 impl Signals {
-    /// This seed's score for every member of `pool`, in pool order, each signal standardized
-    /// over `reference`.
+    /// This seed's score for the papers at the slots `pool`, in that order, each signal
+    /// standardized over the papers at the slots `reference`.
     fn score(&self, pool: &[usize], reference: &[usize], mode: Mode) -> Vec<f32> {
         match mode {
             Mode::Dense => pool.iter().map(|&i| self.dense[i]).collect(),
