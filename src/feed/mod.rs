@@ -9,7 +9,9 @@
 //! own analyzer, [`lexical_similarities`]) rescaled to the dense scores' spread: a new paper
 //! that names the interest's methods is closer than its embedding alone says. On the time split
 //! (BENCHMARKS.md, The feed) the lexical side lifts precision@10 on every list: 0.500 -> 0.507,
-//! 0.527 -> 0.573, 0.500 -> 0.640. Ratings the reader gave are evidence on top: a profile of the
+//! 0.527 -> 0.573, 0.500 -> 0.640. Ratings the reader gave are evidence on top: by
+//! default the closeness to the nearest paper rated up, and a pull down only where a paper rated
+//! down is closer than anything kept or liked ([`Learner::Neighbours`]); or a profile of the
 //! papers rated up minus those rated down ([`Learner::Rocchio`]), or a linear model over the
 //! same signals fitted to the ratings ([`Learner::Linear`], arxiv-sanity's idea over this
 //! engine's signals).
