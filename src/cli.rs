@@ -342,7 +342,7 @@ pub struct FeedArgs {
     #[arg(long, value_name = "WORD")]
     pub exclude: Vec<String>,
     /// How your ratings re-rank the feed.
-    #[arg(long, value_enum, default_value_t = LearnerArg::Rocchio)]
+    #[arg(long, value_enum, default_value_t = LearnerArg::Neighbours)]
     pub learner: LearnerArg,
     /// With --store: whose ratings and shown papers (default $RECOMMEND_USER, else $USER).
     #[arg(long, value_name = "NAME")]
@@ -406,6 +406,7 @@ pub enum LearnerArg {
     None,
     Rocchio,
     Linear,
+    Neighbours,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -219,6 +219,82 @@ fn ratings_stick_and_move_later_feeds() {
     assert!(leftovers.is_empty(), "temp files left: {leftovers:?}");
 }
 
+/// What a rating promises about the papers around it: after a paper is rated down, a paper
+/// nearly the same as it (its abstract under another title) falls in the next feed; after one is
+/// rated up, its near twin rises; with `--learner none` neither twin moves, so the move is the
+/// ratings' doing.
+#[test]
+fn a_rating_moves_the_papers_near_it() {
+    let (dir, index) = library();
+    let (_, out, _) = run(&index, &["feed", &candidates(), "-n", "30", "-f", "json"]);
+    let rows = json(&out);
+    let (high, low) = (
+        rows[0]["id"].as_str().unwrap(),
+        rows[29]["id"].as_str().unwrap(),
+    );
+    // The same list with a near twin of the first and of the thirtieth paper.
+    let text = std::fs::read_to_string(candidates()).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut twins = Vec::new();
+    for id in [high, low] {
+        let line = text
+            .lines()
+            .find(|l| {
+                // The feed names a candidate by its arXiv id when it has one.
+                let r: Value = serde_json::from_str(l).unwrap();
+                r["arxiv"] == id || r["id"] == id
+            })
+            .unwrap();
+        let mut twin: Value = serde_json::from_str(line).unwrap();
+        // A title of its own (one holding the other's would make the two one paper).
+        let opening: Vec<&str> = twin["summary"]
+            .as_str()
+            .unwrap()
+            .split(' ')
+            .take(8)
+            .collect();
+        let title = format!("{} (a companion study)", opening.join(" "));
+        twin["id"] = format!("{id}-twin").into();
+        twin["title"] = title.clone().into();
+        twins.push(title);
+        for key in ["arxiv", "link", "url"] {
+            twin.as_object_mut().unwrap().remove(key);
+        }
+        lines.push(twin.to_string());
+    }
+    let list = dir.path().join("with-twins.jsonl");
+    std::fs::write(&list, lines.join("\n")).unwrap();
+    let list = list.display().to_string();
+    let positions = |extra: &[&str]| {
+        let mut args = vec!["feed", list.as_str(), "-n", "500", "-f", "json", "--all"];
+        args.extend(extra);
+        let (code, out, err) = run(&index, &args);
+        assert_eq!(code, 0, "{err}");
+        let rows = json(&out);
+        let at = |title: &str| rows.iter().position(|r| r["title"] == title).unwrap();
+        (at(&twins[0]), at(&twins[1]))
+    };
+    let (high_twin, low_twin) = positions(&[]);
+    assert!(
+        high_twin < 5 && low_twin > high_twin,
+        "{high_twin} {low_twin}"
+    );
+    for (id, verdict) in [(high, "down"), (low, "up")] {
+        let (code, _, err) = run(&index, &["rate", id, verdict]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let (high_after, low_after) = positions(&[]);
+    assert!(
+        high_after > high_twin + 5,
+        "the twin of the paper rated down falls: {high_twin} -> {high_after}"
+    );
+    assert!(
+        low_after + 5 < low_twin,
+        "the twin of the paper rated up rises: {low_twin} -> {low_after}"
+    );
+    assert_eq!(positions(&["--learner", "none"]), (high_twin, low_twin));
+}
+
 #[test]
 fn arxiv_feeds_on_disk_and_over_http_and_digests() {
     let (_dir, index) = library();

@@ -56,6 +56,7 @@ impl FeedOptions {
             LearnerArg::None => Learner::None,
             LearnerArg::Rocchio => Learner::Rocchio,
             LearnerArg::Linear => Learner::Linear,
+            LearnerArg::Neighbours => Learner::Neighbours,
         };
         Ok(FeedOptions { args, learner })
     }

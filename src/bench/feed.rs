@@ -8,8 +8,8 @@
 //! and the rest as negatives (arxiv-sanity's); and one mean profile of the whole library (what
 //! several interests replace); and ours on its dense signal alone (what the lexical side adds).
 //! Ratings: the reader rates up the first five relevant and down the first five other papers of
-//! the unrated feed, and every learner (none, Rocchio, linear, seeds) is measured again on the
-//! candidates left.
+//! the unrated feed, and every learner (none, Rocchio, linear, seeds, nearest rated neighbours)
+//! is measured again on the candidates left.
 
 use serde::Serialize;
 
@@ -36,6 +36,9 @@ pub struct FeedSystem {
     pub ndcg_at_10: f64,
     /// Ours (the first row) minus this row, precision@10, paired over readers.
     pub margin: Option<Margin>,
+    /// precision@10 of each reader, in reader order (the same order in every row): what pools
+    /// the paired margin over several lists.
+    pub per_reader: Vec<f64>,
 }
 
 /// The time-split figures of one list.
@@ -199,6 +202,7 @@ pub fn report(index: &Searcher) -> Option<FeedReport> {
         "ours + Rocchio profile",
         "ours + linear model",
         "ours + seeds (up joins its interest, down as --unlike)",
+        "ours + nearest rated neighbours",
     ];
     let mut figs: Vec<Vec<(f64, f64)>> = vec![Vec::new(); names.len()];
     let mut rated: Vec<Vec<(f64, f64)>> = vec![Vec::new(); rated_names.len()];
@@ -328,6 +332,7 @@ pub fn report(index: &Searcher) -> Option<FeedReport> {
             Learner::Rocchio,
             Learner::Linear,
             Learner::Seeds,
+            Learner::Neighbours,
         ]
         .into_iter()
         .enumerate()
@@ -352,6 +357,7 @@ pub fn report(index: &Searcher) -> Option<FeedReport> {
                     precision_at_10: mean(&p),
                     ndcg_at_10: mean(&f.iter().map(|x| x.1).collect::<Vec<_>>()),
                     margin: (k > 0).then(|| Margin::paired(&ours, &p)).flatten(),
+                    per_reader: p.clone(),
                 }
             })
             .collect()

@@ -61,7 +61,9 @@ pub fn new_papers(library: &[Paper], candidates: Vec<Candidate>) -> (Vec<Candida
         let title = format!("title:{}", name_key(&c.paper.title));
         if known.contains(&c.key) || known.contains(&title) {
             skipped.in_library += 1;
-        } else if !seen.insert(c.key.clone()) || !seen.insert(title) {
+        } else if !seen.insert(c.key.clone()) || (title != c.key && !seen.insert(title)) {
+            // (A paper without an arXiv id or DOI has its title for key: inserting it twice
+            // would count every such paper as its own repeat.)
             skipped.repeated += 1;
         } else {
             out.push(c);
@@ -175,10 +177,15 @@ mod tests {
             Candidate::new(paper("y", "known paper", None), None),
             Candidate::new(paper("z", "New One", Some("2502.00002")), None),
             Candidate::new(paper("z2", "New One", None), None),
+            Candidate::new(paper("w", "Known by its title alone", None), None),
         ];
         let (new, skipped) = new_papers(&library, cands);
-        assert_eq!(new.len(), 1);
-        assert_eq!(new[0].paper.id, "z");
+        let ids: Vec<&str> = new.iter().map(|c| c.paper.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["z", "w"],
+            "a paper without arXiv id or DOI is no repeat of itself"
+        );
         assert_eq!(
             skipped,
             Skipped {

@@ -90,7 +90,7 @@ impl Inbox {
             &self.centred,
             Some(&self.lexical),
             &feedback,
-            Learner::Rocchio,
+            Learner::DEFAULT,
         );
         Ok(ranked
             .iter()

@@ -121,6 +121,7 @@ pub fn map_record(record: &Record, origin: Origin) -> Outcome {
     }
     let derived = fields.id.is_none();
     p.id = fields.id.unwrap_or_else(|| derived_id(&p));
+    arxiv_from_address(&mut p);
     Outcome::Paper(Box::new(Mapped {
         paper: p,
         derived_id: derived,
@@ -299,6 +300,30 @@ impl Fields {
             p.year = Some(y);
         }
     }
+}
+
+/// A paper whose `url` or `link` names its arXiv page (`arxiv.org/abs/ID`, `arxiv.org/pdf/ID`,
+/// `arXiv:ID`)
+/// lives on arXiv as surely as one with an `arxiv` field: it gets that id and, without a date,
+/// the id's year, so that the month an arXiv id gives (the feed's time split, `bench`) and
+/// "is this candidate already in my library" work for lists that only link their papers. Done
+/// after the id is derived: a record without an id keeps its title's slug, the id ratings and
+/// judged sets already name.
+fn arxiv_from_address(p: &mut Paper) {
+    if p.arxiv.is_some() {
+        return;
+    }
+    let Some(a) = [&p.url, &p.link]
+        .into_iter()
+        .flatten()
+        .find_map(|s| normalize_arxiv(s))
+    else {
+        return;
+    };
+    if p.year.is_none() {
+        p.year = arxiv_year(&a);
+    }
+    p.arxiv = Some(a);
 }
 
 /// Values too long for any field (see [`MAX_FIELD_BYTES`]), one problem each.
