@@ -5,7 +5,8 @@
 //! library's own lexical index, built beforehand as `index.bin` holds it: only the candidates
 //! are analysed), beside the way it was first computed (a TF-IDF index over library and
 //! candidates together, every candidate against every paper); then `feed::rank_with` with it,
-//! without ratings, with a Rocchio profile of 10 ratings and with the linear model, and the
+//! without ratings, with a Rocchio profile of 10 ratings, with the linear model and with the
+//! nearest rated neighbours (the default learner), and the
 //! dense-only `feed::rank` as the ablation; the one-interest mean profile (the mean cosine
 //! zotero-arxiv-daily ranks by) runs beside them as the yardstick.
 
@@ -82,6 +83,9 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("rank, linear model over 10 ratings", |b| {
         b.iter(|| ranked(&feedback, Learner::Linear))
+    });
+    g.bench_function("rank, nearest rated neighbours over 10 ratings (default)", |b| {
+        b.iter(|| ranked(&feedback, Learner::Neighbours))
     });
     g.bench_function("ablation: rank, dense only, no ratings", |b| {
         b.iter(|| black_box(rank(&lib, &cands, &Feedback::default(), Learner::None)))
