@@ -84,9 +84,10 @@ fn bench(c: &mut Criterion) {
     g.bench_function("rank, linear model over 10 ratings", |b| {
         b.iter(|| ranked(&feedback, Learner::Linear))
     });
-    g.bench_function("rank, nearest rated neighbours over 10 ratings (default)", |b| {
-        b.iter(|| ranked(&feedback, Learner::Neighbours))
-    });
+    g.bench_function(
+        "rank, nearest rated neighbours over 10 ratings (default)",
+        |b| b.iter(|| ranked(&feedback, Learner::Neighbours)),
+    );
     g.bench_function("ablation: rank, dense only, no ratings", |b| {
         b.iter(|| black_box(rank(&lib, &cands, &Feedback::default(), Learner::None)))
     });

@@ -136,8 +136,8 @@ pub fn spelled_alike(index: &Searcher, a: usize, b: usize) -> Option<String> {
         .step_by(step)
         .filter(|&i| table.title(i).to_lowercase().contains(&shared))
         .count();
-    let rare = carriers <= 2
-        || carriers as f32 <= crate::index::lexical::CITED_MAX_DF * looked as f32;
+    let rare =
+        carriers <= 2 || carriers as f32 <= crate::index::lexical::CITED_MAX_DF * looked as f32;
     rare.then_some(shared)
 }
 
