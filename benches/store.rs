@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! cargo bench --bench store -- build DIR 100000 110000   # DIR/a.bin (first 100k), DIR/b.bin (all)
+//! cargo bench --bench store -- build DIR 300000 300000   # DIR/a.bin alone (a size step)
 //! cargo bench --bench store -- derive INDEX              # add the plan's steps to an index built before
 //! cargo bench --bench store -- push URL INDEX            # push time, papers/s
 //! cargo bench --bench store -- recall URL INDEX 200 110000   # pgvector recall@10 vs the exact scan
@@ -55,7 +56,14 @@ fn build(dir: &str, first: usize, all: usize) -> Result<()> {
     std::fs::create_dir_all(dir)?;
     let topics = (all as f64).sqrt().round() as usize;
     let (papers, vectors) = synthetic::corpus(all, model::DIM, topics, 42);
-    for (name, n) in [("a.bin", first), ("b.bin", all)] {
+    // `first == all` builds a.bin alone (a size step of its own, no +10k push after it).
+    let steps = [("a.bin", first), ("b.bin", all)];
+    let steps = if first == all {
+        &steps[..1]
+    } else {
+        &steps[..]
+    };
+    for &(name, n) in steps {
         let t = Instant::now();
         let mut given = Some(vectors[..n].to_vec());
         let index = Index::build(
