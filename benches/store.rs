@@ -119,6 +119,9 @@ fn push(url: &str, index: &str) -> Result<()> {
         report.written as f64 / s,
         bytes.len() >> 20
     );
+    if let Some((factor, recall)) = report.beam {
+        println!("beam calibrated at {factor}x: recall@10 {recall:.4} on sampled papers");
+    }
     Ok(())
 }
 

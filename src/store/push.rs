@@ -26,7 +26,7 @@ pub const BATCH: usize = 500;
 const PLAN_CHUNK: usize = 8 << 20;
 
 /// What a push did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PushReport {
     /// The published store version (unchanged when nothing was new).
     pub version: i64,
@@ -41,6 +41,9 @@ pub struct PushReport {
     pub batches: usize,
     /// Whether a new version was published (false: the store already held this index).
     pub published: bool,
+    /// On a large index, the beam factor published and the recall@10 it reached against the
+    /// exact scan on the sampled papers (`query::calibrate_beam`).
+    pub beam: Option<(f32, f64)>,
 }
 
 /// A paper's content key: SHA-256 (first 16 bytes, hex) of its JSON record and its vector's
@@ -248,8 +251,21 @@ pub fn push(
             removed,
             batches: 0,
             published: false,
+            beam: None,
         };
-        if new.is_empty() && removed == 0 && published_hash.as_deref() == Some(hash.as_str()) {
+        // A store published without a calibrated beam (an older push) is published again.
+        let calibrated = !index.graph_answers()
+            || c.query_opt(
+                "SELECT value FROM recommend.meta WHERE key = 'beam_factor'",
+                &[],
+            )
+            .map_err(store.fail("reading the store's metadata"))?
+            .is_some();
+        if new.is_empty()
+            && removed == 0
+            && published_hash.as_deref() == Some(hash.as_str())
+            && calibrated
+        {
             return Ok(report);
         }
         let mut done = 0;
@@ -275,10 +291,28 @@ pub fn push(
         if fault == Some(report.batches) {
             return Err(StoreError::Injected(report.batches));
         }
-        report.version = publish(c, store, &index, bytes, &hash, &keys, &digests)?;
+        let beam = if index.graph_answers() {
+            let (factor, recall) = super::query::calibrate_beam(c, store, &index, &keys, &digests)?;
+            report.beam = Some((factor, recall));
+            factor
+        } else {
+            1.0
+        };
+        let published = Published {
+            hash: &hash,
+            beam_factor: beam,
+        };
+        report.version = publish(c, store, &index, bytes, published, &keys, &digests)?;
         report.published = true;
         Ok(report)
     })
+}
+
+/// What a publication records of the version besides its rows: the plan's SHA-256 and the
+/// calibrated beam factor.
+struct Published<'a> {
+    hash: &'a str,
+    beam_factor: f32,
 }
 
 /// The last transaction of a push: the plan under a new version, the metadata, the removal of
@@ -288,10 +322,11 @@ fn publish(
     store: &Store,
     index: &Index,
     bytes: &[u8],
-    hash: &str,
+    published: Published<'_>,
     keys: &[String],
     digests: &[String],
 ) -> Result<i64, StoreError> {
+    let Published { hash, beam_factor } = published;
     let fail = store.fail("publishing the new version");
     let mut tx = c.transaction().map_err(&fail)?;
     let current: String = tx
@@ -318,8 +353,9 @@ fn publish(
     .map_err(&fail)?;
     tx.execute("DELETE FROM recommend.plan WHERE version < $1", &[&version])
         .map_err(&fail)?;
-    let meta: [(&str, String); 6] = [
+    let meta: [(&str, String); 7] = [
         ("version", version.to_string()),
+        ("beam_factor", beam_factor.to_string()),
         ("model_id", index.meta.model_id.clone()),
         ("papers", index.len().to_string()),
         ("corpus_hash", index.meta.corpus_hash.clone()),

@@ -25,6 +25,106 @@ const MAX_EF: usize = 1000;
 /// 100k papers (benches/store.rs, 2026-12-03).
 const MIN_EF: usize = 100;
 
+/// The beam widths tried when a push calibrates the store ([`calibrate_beam`]), as factors of
+/// what a query asks for; the smallest whose recall@10 reaches [`BEAM_RECALL`] is kept.
+const BEAM_FACTORS: [f32; 3] = [1.0, 2.0, 4.0];
+/// The recall@10 against the exact scan a calibrated beam reaches on the sampled papers: above
+/// the 0.99 the store promises, since the sample's papers are not the queries.
+const BEAM_RECALL: f64 = 0.995;
+/// Papers a calibration queries (evenly spaced).
+const BEAM_SAMPLE: usize = 64;
+/// Candidates a `like` asks of pgvector: what the calibration asks.
+const BEAM_K: usize = 200;
+
+/// The SQL of one pgvector search: `limit` rows nearest `query` with a beam of `ef`.
+fn search_sql(query: &[f32], ef: usize, limit: usize) -> String {
+    let v = super::push::vector_text(query.iter().copied());
+    format!(
+        "SET LOCAL hnsw.ef_search = {ef}; \
+         SELECT key, digest, (1 - (embedding <=> '{v}'))::real FROM recommend.papers \
+         ORDER BY embedding <=> '{v}' LIMIT {limit}"
+    )
+}
+
+/// Rows asked for `k` nearest, and the beam for them given the store's calibrated `factor`.
+fn beam(k: usize, factor: f32) -> (usize, usize) {
+    let want = k + k / 4 + 8;
+    let ef = ((want as f32 * factor.max(1.0)).round() as usize).clamp(MIN_EF, MAX_EF);
+    (want, ef)
+}
+
+/// The beam factor pgvector's HNSW index needs for this index's papers: with the defaults its
+/// recall falls as the store grows (recall@10 of the 200 candidates a `like` takes: 0.9975 at
+/// 100k papers, 0.975 at 300k; bench/runs/2026-12-06-store-300k/), where the file's graph keeps
+/// a beam measured at build. `BEAM_SAMPLE` papers are queried by their own vectors and their
+/// ten nearest others compared with the exact scan, at each of [`BEAM_FACTORS`]. Run on the
+/// pushed rows before the version is published (`keys` and `digests` name them).
+pub(super) fn calibrate_beam(
+    c: &mut postgres::Client,
+    store: &Store,
+    index: &Index,
+    keys: &[String],
+    digests: &[String],
+) -> Result<(f32, f64), StoreError> {
+    let n = index.len();
+    let sample: Vec<usize> = (0..BEAM_SAMPLE.min(n))
+        .map(|s| s * n / BEAM_SAMPLE.min(n))
+        .collect();
+    let vectors = index.vectors();
+    let exact: Vec<Vec<usize>> = sample
+        .iter()
+        .map(|&i| {
+            let sims = vectors.dot(&index.vector(i));
+            let scored: Vec<(usize, f32)> = sims
+                .iter()
+                .copied()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .collect();
+            crate::index::ann::top_hits(scored, 10)
+                .into_iter()
+                .map(|h| h.0)
+                .collect()
+        })
+        .collect();
+    let positions: HashMap<(&str, &str), usize> = keys
+        .iter()
+        .zip(digests)
+        .enumerate()
+        .map(|(i, (k, d))| ((k.as_str(), d.as_str()), i))
+        .collect();
+    let mut measured = (BEAM_FACTORS[BEAM_FACTORS.len() - 1], 0.0);
+    for factor in BEAM_FACTORS {
+        let (want, ef) = beam(BEAM_K, factor);
+        let mut found = 0usize;
+        for (&i, truth) in sample.iter().zip(&exact) {
+            let query: Vec<f32> = index.vector(i).to_vec();
+            let rows = c
+                .simple_query(&search_sql(&query, ef, want + 1))
+                .map_err(store.fail("calibrating the vector search"))?;
+            let got: Vec<usize> = rows
+                .iter()
+                .filter_map(|m| match m {
+                    postgres::SimpleQueryMessage::Row(r) => {
+                        positions.get(&(r.get(0)?, r.get(1)?)).copied()
+                    }
+                    _ => None,
+                })
+                .filter(|&j| j != i)
+                .take(10)
+                .collect();
+            found += truth.iter().filter(|t| got.contains(t)).count();
+        }
+        let total = exact.iter().map(Vec::len).sum::<usize>().max(1);
+        let recall = found as f64 / total as f64;
+        measured = (factor, recall);
+        if recall >= BEAM_RECALL || ef >= MAX_EF {
+            break;
+        }
+    }
+    Ok(measured)
+}
+
 /// One published version of the store, opened as an index.
 pub struct Snapshot {
     pub version: i64,
@@ -56,7 +156,7 @@ impl Snapshot {
     /// The published version of `store` as an index, its dense candidates from pgvector.
     pub fn load(store: &Arc<Store>) -> Result<Snapshot, StoreError> {
         let target = store.target().clone();
-        let (version, bytes) = store.with(|c| {
+        let (version, beam_factor, bytes) = store.with(|c| {
             let fail =
                 |e: postgres::Error| super::connect::classify(&target, &e, "reading the plan");
             let mut tx = c
@@ -82,7 +182,7 @@ impl Snapshot {
                 bytes.extend_from_slice(r.get::<_, &[u8]>(0));
             }
             tx.commit().map_err(fail)?;
-            Ok((meta.version, bytes))
+            Ok((meta.version, meta.beam_factor, bytes))
         })?;
         let mut index =
             Searcher::new(Index::from_bytes(&bytes).map_err(|e| StoreError::Damaged {
@@ -97,6 +197,7 @@ impl Snapshot {
             index.set_nearest_source(Some(Arc::new(PgNearest {
                 store: Arc::clone(store),
                 positions,
+                beam_factor,
             })));
         }
         Ok(Snapshot { version, index })
@@ -108,6 +209,8 @@ pub struct PgNearest {
     store: Arc<Store>,
     /// The rows of the snapshot's version: (key, digest) -> position in its index.
     positions: HashMap<(String, String), usize>,
+    /// The published beam factor ([`calibrate_beam`]; 1 for a store pushed without one).
+    beam_factor: f32,
 }
 
 /// A (key, digest) row as read, looked up in [`PgNearest::positions`] without copying it: it
@@ -124,20 +227,14 @@ impl hashbrown::Equivalent<(String, String)> for RowKey<'_> {
 impl PgNearest {
     /// The `k` nearest rows of this version, or the store's error.
     pub fn search(&self, query: &[f32], k: usize) -> Result<Vec<(usize, f32)>, StoreError> {
-        let want = k + k / 4 + 8;
-        let ef = want.clamp(MIN_EF, MAX_EF);
+        let (want, ef) = beam(k, self.beam_factor);
         if query.iter().any(|x| !x.is_finite()) {
             return Ok(Vec::new());
         }
         // One round trip: the beam and the search in one simple query (one implicit
         // transaction, so SET LOCAL holds for the search). The literal is made of formatted
         // finite floats only.
-        let v = super::push::vector_text(query.iter().copied());
-        let sql = format!(
-            "SET LOCAL hnsw.ef_search = {ef}; \
-             SELECT key, digest, (1 - (embedding <=> '{v}'))::real FROM recommend.papers \
-             ORDER BY embedding <=> '{v}' LIMIT {want}"
-        );
+        let sql = search_sql(query, ef, want);
         let messages = self.store.with(|c| {
             c.simple_query(&sql)
                 .map_err(self.store.fail("searching the vectors"))
