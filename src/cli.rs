@@ -178,7 +178,7 @@ pub enum Command {
         read: ReadArgs,
     },
     /// Build index.bin from a corpus: .jsonl, .bib, .csv/.tsv, .md, arXiv .atom/.rss files, a
-    /// zotero.sqlite, or directories of them.
+    /// zotero.sqlite, or directories of them (an awesome-list .md is named alone).
     ///
     /// Vectors of papers whose embedded text is unchanged are taken from the existing index;
     /// only new or changed papers are embedded.

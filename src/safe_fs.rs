@@ -177,7 +177,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut tmp = tempfile::Builder::new()
         .prefix(&format!("{TEMP_PREFIX}{}.", std::process::id()))
         .suffix(".tmp")
-        .tempfile_in(dir)?;
+        .tempfile_in(dir)
+        .map_err(|e| {
+            // tempfile's error names the random temporary file; the folder is what to fix.
+            let plain = e
+                .raw_os_error()
+                .map_or_else(|| io::Error::from(e.kind()), io::Error::from_raw_os_error);
+            io::Error::new(
+                e.kind(),
+                format!("cannot create a file in {}: {plain}", dir.display()),
+            )
+        })?;
     let _guard = TempGuard::new(tmp.path());
     let (head, tail) = bytes.split_at(bytes.len() / 2);
     tmp.write_all(head)?;

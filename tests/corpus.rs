@@ -387,3 +387,88 @@ fn invalid_corpus_exits_2_with_file_and_line() {
     let err = err_text(recommend().args(["list", "--corpus"]).arg(&path), 2);
     assert!(err.contains("c.jsonl:2: duplicate id"), "{err}");
 }
+
+/// A folder of saved arXiv listings is a corpus: its Atom and RSS files are read, its README is
+/// not; a folder with nothing readable says which files it reads.
+#[test]
+fn a_directory_reads_its_feeds_and_names_what_it_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = crate::support::root().join("tests/fixtures");
+    std::fs::copy(
+        fixtures.join("arxiv/api-page1.atom"),
+        dir.path().join("week.atom"),
+    )
+    .unwrap();
+    std::fs::copy(fixtures.join("awesome.md"), dir.path().join("README.md")).unwrap();
+    let from_dir = Corpus::load_with(&[dir.path().to_path_buf()], &LoadOptions::default())
+        .unwrap()
+        .papers;
+    let from_file = Corpus::load_with(&[dir.path().join("week.atom")], &LoadOptions::default())
+        .unwrap()
+        .papers;
+    assert!(!from_dir.is_empty());
+    assert_eq!(
+        from_dir, from_file,
+        "the folder is its Atom file, README left out"
+    );
+
+    std::fs::remove_file(dir.path().join("week.atom")).unwrap();
+    let err = Corpus::load_with(&[dir.path().to_path_buf()], &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(".atom") && err.contains("named alone"),
+        "{err}"
+    );
+}
+
+/// A spreadsheet without a `title` column is refused at its header, naming the columns it has
+/// (and the `;` separator a locale's spreadsheet uses), not as "no papers found".
+#[test]
+fn a_table_without_a_title_column_names_its_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text, says) in [
+        (
+            "semi.csv",
+            "Title;Year;Authors\r\nFirst paper;2020;A\r\n",
+            "separated by `;`",
+        ),
+        (
+            "keys.csv",
+            "Key,Name,Year\nk1,First paper,2020\n",
+            "\"Name\"",
+        ),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let err = Corpus::load_with(&[path], &LoadOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!("{name}:1")) && err.contains("no column is called `title`"),
+            "{err}"
+        );
+        assert!(err.contains(says), "{err}");
+    }
+}
+
+/// A problem in an arXiv feed is reported at the line of its entry, as JSONL and BibTeX
+/// problems are, not at the file's first line.
+#[test]
+fn a_feed_problem_names_the_line_of_its_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        std::fs::read_to_string(crate::support::root().join("tests/fixtures/arxiv/api-page1.atom"))
+            .unwrap();
+    let second = text.match_indices("<entry>").nth(1).unwrap().0;
+    let title = second + text[second..].find("<title>").unwrap();
+    let end = title + text[title..].find("</title>").unwrap();
+    let broken = format!("{}<title>{}", &text[..title], &text[end..]);
+    let line = 1 + text[..second].matches('\n').count();
+    let path = dir.path().join("week.atom");
+    std::fs::write(&path, broken).unwrap();
+    let err = Corpus::load_with(&[path], &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(&format!("week.atom:{line}:")), "{err}");
+}

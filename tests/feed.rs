@@ -64,6 +64,16 @@ fn feed_again(index: &Path, extra: &[&str]) -> Vec<Value> {
     json(&out)
 }
 
+/// Atomic writes leave no temporary file behind, whatever failed.
+fn no_temp_files_in(dir: &Path) {
+    let leftovers: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".recommend."))
+        .collect();
+    assert!(leftovers.is_empty(), "temp files left: {leftovers:?}");
+}
+
 fn candidates() -> String {
     root()
         .join("bench/corpora/abstracts/awesome-rl-ai-agents.jsonl")
@@ -211,12 +221,70 @@ fn ratings_stick_and_move_later_feeds() {
         std::fs::read(&state_file).unwrap(),
         b"{\"version\": 1, \"ratings\": {"
     );
-    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with(".recommend."))
+    no_temp_files_in(dir.path());
+}
+
+/// Ratings given at once by several processes (two terminals, a script, the server beside the
+/// CLI) are all kept: each save merges into the state kept at that moment, under a lock.
+#[test]
+fn ratings_given_at_the_same_time_are_all_kept() {
+    let (dir, index) = library();
+    let (code, out, err) = run(&index, &["list", "-f", "jsonl"]);
+    assert_eq!(code, 0, "{err}");
+    let ids: Vec<String> = out
+        .lines()
+        .take(10)
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
-    assert!(leftovers.is_empty(), "temp files left: {leftovers:?}");
+    std::thread::scope(|s| {
+        for (k, id) in ids.iter().enumerate() {
+            let index = &index;
+            s.spawn(move || {
+                let verdict = if k % 2 == 0 { "up" } else { "down" };
+                let (code, _, err) = run(index, &["rate", id, verdict]);
+                assert_eq!(code, 0, "{err}");
+            });
+        }
+    });
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("library.feed.json")).unwrap())
+            .unwrap();
+    // Ratings are kept by the paper's key (its arXiv id, else its title): one per paper rated.
+    let kept: Vec<&String> = state["ratings"].as_object().unwrap().keys().collect();
+    assert_eq!(
+        kept.len(),
+        ids.len(),
+        "ratings lost: kept {kept:?} of {ids:?}"
+    );
+}
+
+/// Files beside the index that cannot be written never cost the feed asked for: without its
+/// vector cache the feed is printed with a note (exit 0); without its state it is printed and
+/// the run fails saying it will show again (exit 1). Either way nothing is left behind.
+#[test]
+fn a_feed_whose_files_cannot_be_written_is_still_printed() {
+    let (dir, index) = library();
+    std::fs::create_dir(dir.path().join("library.feed-vectors.bin")).unwrap();
+    let (code, out, err) = run(&index, &["feed", &candidates(), "-n", "3", "-f", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out).len(), 3);
+    assert!(err.contains("vector cache was not saved"), "{err}");
+    let lock = dir.path().join("library.feed.lock");
+    std::fs::remove_file(&lock).unwrap();
+    std::fs::create_dir(&lock).unwrap();
+    let (code, out, err) = run(&index, &["feed", &candidates(), "-n", "3", "-f", "json"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(json(&out).len(), 3);
+    assert!(
+        err.contains("not remembered as shown") && !err.contains("panicked"),
+        "{err}"
+    );
+    no_temp_files_in(dir.path());
 }
 
 /// What a rating promises about the papers around it: after a paper is rated down, a paper
@@ -474,6 +542,37 @@ fn the_inbox_serves_the_feed_and_takes_ratings() {
     let (code, body) = post(&format!("/api/rate?id={first}&verdict=sideways"));
     assert_eq!(code, 400, "{body}");
     assert_eq!(body["parameter"], "verdict");
+    let (code, body) = get("/api/feed?interest=no%20such%20interest");
+    assert_eq!(code, 400, "{body}");
+    assert_eq!(body["parameter"], "interest");
+    // Rating takes POST alone; a wrong method or a malformed body length is a JSON error too.
+    let mut r = agent
+        .get(&format!("{}/api/rate?id={first}&verdict=up", s.base))
+        .call()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 405);
+    assert_eq!(r.headers()["allow"], "POST");
+    let body: Value = serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap();
+    assert!(body["error"].as_str().unwrap().contains("POST"), "{body}");
+    let raw = |head: &str| -> String {
+        let mut c = std::net::TcpStream::connect(s.base.trim_start_matches("http://")).unwrap();
+        c.write_all(head.as_bytes()).unwrap();
+        let mut out = String::new();
+        c.read_to_string(&mut out).unwrap();
+        out
+    };
+    for length in ["abc", "-1", "3\r\nContent-Length: 4"] {
+        let answer = raw(&format!(
+            "POST /api/rate?id=x&verdict=up HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n"
+        ));
+        assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+        let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default();
+        let body: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer}"));
+        assert!(
+            body["error"].as_str().unwrap().contains("Content-Length"),
+            "{body}"
+        );
+    }
     // Without --feed there is no Inbox, and the server says how to get one.
     let plain = Server::start(&index);
     let mut r = agent

@@ -81,6 +81,7 @@ fn run_with(args: &[&str], env: &[(&str, &Path)]) -> std::process::Output {
         .env_remove("RECOMMEND_STORE")
         .env_remove("PGPASSWORD")
         .env_remove("RECOMMEND_USER")
+        .env_remove("PGHOST")
         .timeout(Duration::from_secs(300))
         .args(args)
         .output()
@@ -295,6 +296,11 @@ fn bad_stores_fail_clearly_without_the_password() {
     assert!(err.contains("cannot reach PostgreSQL"), "{err}");
     let (code, err) = failure(&["--store", "mysql://somewhere", "like", "GRPO"]);
     assert_eq!(code, 2, "{err}");
+    // A URL without a host is the URL's fault, not the network's.
+    let hostless = format!("postgres://{}:{}@/papers", pg::USER, pg::PASSWORD);
+    let (code, err) = failure(&["--index", index, "push", "--to", &hostless]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("names no host"), "{err}");
     // A database with no store yet.
     pg.create_db("empty", true);
     let (code, err) = failure(&["--store", &pg.url("empty"), "like", "GRPO"]);

@@ -202,6 +202,27 @@ fn an_unknown_collection_exits_2_naming_the_known_ones() {
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(!out.exists(), "an index was written");
+
+    // Without a Zotero database there is no collection to narrow to: a usage error, never
+    // every paper as if the filter were met.
+    let awesome = crate::support::root().join("tests/fixtures/awesome.md");
+    let mut cmd = recommend();
+    cmd.arg("index")
+        .arg("--corpus")
+        .arg(&awesome)
+        .arg("--out")
+        .arg(&out)
+        .args(["--collection", "Deep Learning"]);
+    let stderr = err_text(&mut cmd, 2);
+    assert!(stderr.contains("zotero.sqlite"), "{stderr}");
+    assert!(!out.exists(), "an index was written");
+    let shipped = crate::support::root().join("index.bin");
+    let mut cmd = recommend();
+    cmd.arg("--index")
+        .arg(&shipped)
+        .args(["list", "--collection", "Deep Learning"]);
+    let stderr = err_text(&mut cmd, 2);
+    assert!(stderr.contains("zotero.sqlite"), "{stderr}");
 }
 
 #[test]

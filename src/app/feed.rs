@@ -103,11 +103,17 @@ fn home_of(
 /// Candidates from files: any corpus format; arXiv feeds keep their publication dates.
 fn from_files(paths: &[PathBuf]) -> Result<Vec<Candidate>> {
     let corpus = Corpus::load_with(paths, &LoadOptions::default())?;
-    if !corpus.warnings.is_empty() {
+    // A week of listings repeats papers across files: the first warnings say what was merged
+    // or left out, the rest are counted.
+    const SHOWN: usize = 5;
+    for w in corpus.warnings.iter().take(SHOWN) {
+        eprintln!("warning: {w}");
+    }
+    if corpus.warnings.len() > SHOWN {
         eprintln!(
-            "note: {} warning(s) reading the candidates (repeats merged, fields left out); \
-             `recommend list --corpus FILE` prints them",
-            corpus.warnings.len()
+            "note: {} more warning(s) reading the candidates; `recommend list` with the same \
+             files as --corpus prints them all",
+            corpus.warnings.len() - SHOWN
         );
     }
     let mut dates: BTreeMap<String, String> = BTreeMap::new();
@@ -321,9 +327,15 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
         .map(|s| s.text.clone())
         .chain(texts.iter().map(|t| state::text_key(t)))
         .collect();
-    home.save_vectors(&cache, &wanted)?;
-    home.save_state(&mut state)?;
-    render_feed(common, &lib, &records)
+    if let Err(e) = home.save_vectors(&cache, &wanted) {
+        eprintln!("note: the vector cache was not saved ({e}); the next run embeds again");
+    }
+    // Printed first: a state that cannot be written then costs the reader a repeat next time,
+    // never this feed.
+    render_feed(common, &lib, &records)?;
+    home.save_state(&mut state).map_err(|e| {
+        anyhow::anyhow!("{e}; the feed above is not remembered as shown, and shows again")
+    })
 }
 
 /// The candidates of `recommend serve --feed FILE...`: new to the library, embedded once
@@ -339,7 +351,9 @@ pub(crate) fn inbox(
     let (vecs, cache, embedded) = vectors(session, home, &texts)?;
     if embedded > 0 {
         let keep = cache.vectors.keys().cloned().collect();
-        home.save_vectors(&cache, &keep)?;
+        if let Err(e) = home.save_vectors(&cache, &keep) {
+            eprintln!("note: the vector cache was not saved ({e}); the next start embeds again");
+        }
     }
     eprintln!(
         "inbox: {} candidate(s) ({} already in the library, {} repeated; {embedded} embedded)",

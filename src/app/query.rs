@@ -12,7 +12,7 @@ use recommend::session;
 
 use super::{
     answer_batch, emit, format_of, kind_of, open_session, open_session_loading_model,
-    query_options, read_lines, show,
+    query_options, read_lines, show, usage,
 };
 use crate::cli::{CommonArgs, KindArg, QueryArgs, ReadArgs};
 use recommend::render::Format;
@@ -134,6 +134,11 @@ pub(super) fn list(
     let papers: Vec<Paper> = if !corpus.is_empty() {
         super::build::load_corpus(corpus, read)?.papers
     } else if common.index.exists() || !Path::new("corpus").exists() {
+        if read.collection.is_some() {
+            return Err(usage(
+                "--collection narrows a Zotero database: give it with --corpus PATH/zotero.sqlite",
+            ));
+        }
         // With neither, the missing index is what to report (and how to build it), not the
         // default corpus folder the user never named.
         open_session(common)?.searcher().papers().to_vec()

@@ -74,6 +74,22 @@ fn header(reader: &mut csv::Reader<&[u8]>) -> Result<Vec<String>, Vec<(usize, St
             "the first row must name the columns (title, abstract, authors, year, ...)".into(),
         )]);
     }
+    if !header.iter().any(|n| normalize_key(n) == "title") {
+        let columns: Vec<String> = header.iter().take(12).map(|n| format!("{n:?}")).collect();
+        // A spreadsheet saved with `;` (a common locale default) reads as one column.
+        let hint = if header.len() == 1 && header[0].contains(';') {
+            "; the row is separated by `;`: save the file with commas (CSV) or tabs (TSV)"
+        } else {
+            "; name the column holding each paper's title `title`"
+        };
+        return Err(vec![(
+            1,
+            format!(
+                "no column is called `title` (the columns: {}){hint}",
+                columns.join(", ")
+            ),
+        )]);
+    }
     let mut problems = Vec::new();
     for (i, name) in header.iter().enumerate() {
         if let Some(j) = header[..i]

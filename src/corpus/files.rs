@@ -42,7 +42,9 @@ pub fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
     if v.is_empty() {
         return Err(CorpusError::Empty {
             path: path.to_path_buf(),
-            expected: "at least one .jsonl, .bib, .csv or .tsv file in the directory",
+            expected: "at least one .jsonl, .bib, .csv, .tsv, .atom or .rss file in the \
+                       directory itself (subfolders are not read; an awesome-list .md is named \
+                       alone, a Zotero folder holds zotero.sqlite)",
         });
     }
     Ok(v)

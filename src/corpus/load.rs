@@ -37,6 +37,19 @@ impl Corpus {
         for path in paths {
             files.extend(corpus_files(path)?);
         }
+        let zotero =
+            |f: &PathBuf| options.format.or_else(|| Format::of_path(f)) == Some(Format::Zotero);
+        if let Some(name) = &options.collection
+            && !files.iter().any(zotero)
+        {
+            return Err(CorpusError::Source {
+                message: format!(
+                    "--collection {name:?} narrows a Zotero database, and the corpus holds none: \
+                     give its zotero.sqlite (--zotero PATH)"
+                ),
+                input: true,
+            });
+        }
         let mut import = Import::new(options.clone());
         let mut encoding = Vec::new();
         for file in &files {

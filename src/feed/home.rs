@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use super::state::{self, Cache, State, StateError};
 
@@ -23,11 +24,18 @@ pub trait Home {
     fn save_vectors(&self, cache: &Cache, keep: &HashSet<String>) -> Result<(), StateError>;
 }
 
+/// What to do when a file beside the index cannot be written.
+const BESIDE: &str = " (the feed keeps its files beside the index: make that folder writable, \
+                      or copy the index to a writable folder and pass --index)";
+
 /// The two files beside an index.
 pub struct Files {
     index: PathBuf,
     model_id: String,
     dim: usize,
+    /// The state as [`Home::state`] read it: a save writes only what changed since, merged
+    /// into the state kept then (several processes rate on one index: `serve` and the CLI).
+    read: Mutex<Option<State>>,
 }
 
 impl Files {
@@ -37,17 +45,48 @@ impl Files {
             index: index.to_path_buf(),
             model_id: model_id.to_string(),
             dim,
+            read: Mutex::new(None),
         }
     }
 }
 
 impl Home for Files {
     fn state(&self) -> Result<State, StateError> {
-        State::load(&state::state_path(&self.index), &self.model_id)
+        let s = State::load(&state::state_path(&self.index), &self.model_id)?;
+        *self.read.lock().unwrap_or_else(|e| e.into_inner()) = Some(s.clone());
+        Ok(s)
     }
 
+    /// Under an exclusive lock on `<index>.feed.lock`: the state kept now, read again, takes
+    /// this run's changes since [`Home::state`] ([`state::merged`]), and is written atomically;
+    /// `s` becomes that merged state.
     fn save_state(&self, s: &mut State) -> Result<(), StateError> {
-        s.save(&state::state_path(&self.index))
+        let path = state::state_path(&self.index);
+        let lock_path = state::lock_path(&self.index);
+        let failed = |e: std::io::Error| StateError::Write {
+            path: lock_path.clone(),
+            error: format!("{e}{BESIDE}"),
+        };
+        let lock = std::fs::File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(failed)?;
+        lock.lock().map_err(failed)?;
+        let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
+        let before = read.clone().unwrap_or_else(|| State::new(&self.model_id));
+        let mut kept = state::merged(&before, s, State::load(&path, &self.model_id)?);
+        kept.save(&path).map_err(|e| match e {
+            StateError::Write { path, error } => StateError::Write {
+                path,
+                error: format!("{error}{BESIDE}"),
+            },
+            other => other,
+        })?;
+        *read = Some(kept.clone());
+        *s = kept;
+        Ok(())
     }
 
     fn vectors(&self, _keys: &[String]) -> (Cache, Option<String>) {
@@ -72,7 +111,7 @@ impl Home for Files {
         };
         kept.save(&path).map_err(|e| StateError::Write {
             path,
-            error: e.to_string(),
+            error: format!("{e}{BESIDE}"),
         })
     }
 }

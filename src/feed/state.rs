@@ -88,6 +88,12 @@ pub fn state_path(index: &Path) -> PathBuf {
     with_suffix(index, ".feed.json")
 }
 
+/// `<index>.feed.lock`: held while a state is read again, merged and written, so that feeds,
+/// ratings and servers on one index never write over each other's changes.
+pub fn lock_path(index: &Path) -> PathBuf {
+    with_suffix(index, ".feed.lock")
+}
+
 /// `<index>.feed-vectors.bin`.
 pub fn cache_path(index: &Path) -> PathBuf {
     with_suffix(index, ".feed-vectors.bin")
@@ -176,6 +182,32 @@ impl State {
             error: e.to_string(),
         })
     }
+}
+
+/// `after`'s changes since `before` laid over `current`, the state kept now: two processes that
+/// read one state and each rate a paper must keep both ratings, not the last writer's alone.
+/// A rating `after` added, changed or removed wins over `current`'s; papers `after` newly shows
+/// join `current`'s shown papers.
+pub fn merged(before: &State, after: &State, mut current: State) -> State {
+    for (key, rating) in &after.ratings {
+        if before.ratings.get(key) != Some(rating) {
+            current.ratings.insert(key.clone(), rating.clone());
+        }
+    }
+    for key in before.ratings.keys() {
+        if !after.ratings.contains_key(key) {
+            current.ratings.remove(key);
+        }
+    }
+    for (key, shown) in &after.shown {
+        if !before.shown.contains_key(key) {
+            current
+                .shown
+                .entry(key.clone())
+                .or_insert_with(|| shown.clone());
+        }
+    }
+    current
 }
 
 /// Candidate vectors by [`text_key`], for one model.
@@ -267,6 +299,38 @@ mod tests {
         assert!(
             err.contains("mine.feed.json") && err.contains("never overwritten"),
             "{err}"
+        );
+
+        // Two runs read the same state; each rates a paper; the second write keeps both.
+        let base = State::load(&state_path(&index), "m").unwrap_or_else(|_| State::new("m"));
+        let rated = |key: &str, verdict| {
+            let mut s = base.clone();
+            s.ratings.insert(
+                key.into(),
+                Rating {
+                    verdict,
+                    title: key.into(),
+                    vector: vec![1.0, 0.0],
+                    date: "2026-12-06".into(),
+                },
+            );
+            s
+        };
+        let first = rated("a", Verdict::Up);
+        let second = rated("b", Verdict::Down);
+        let kept = merged(&base, &second, merged(&base, &first, base.clone()));
+        assert_eq!(
+            kept.ratings.keys().collect::<Vec<_>>(),
+            ["a", "b"],
+            "both ratings kept"
+        );
+        let mut cleared = kept.clone();
+        cleared.ratings.remove("a");
+        let now = merged(&kept, &cleared, kept.clone());
+        assert_eq!(
+            now.ratings.keys().collect::<Vec<_>>(),
+            ["b"],
+            "a cleared rating stays cleared"
         );
 
         let cache_file = cache_path(&index);

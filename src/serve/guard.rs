@@ -59,6 +59,8 @@ struct Head {
     spaces: usize,
     /// The current line holds a control character or a byte outside ASCII.
     odd: bool,
+    /// The value of the head's `Content-Length` header, once seen.
+    content_length: Option<Vec<u8>>,
 }
 
 /// Bytes of a line kept to check its shape: a request line's method and the start of a header.
@@ -84,6 +86,28 @@ fn header_line_ok(line: &[u8]) -> bool {
 }
 
 impl Head {
+    /// Whether a header `line` that is `Content-Length` holds digits alone, the same in every
+    /// copy (RFC 9112, 6.3; hyper answers anything else with a bare `400`).
+    fn content_length_ok(&mut self, line: &[u8]) -> bool {
+        let Some(colon) = line.iter().position(|&b| b == b':') else {
+            return true;
+        };
+        if !line[..colon].eq_ignore_ascii_case(b"content-length") {
+            return true;
+        }
+        let value = line[colon + 1..].trim_ascii();
+        if value.is_empty() || value.len() > 19 || !value.iter().all(u8::is_ascii_digit) {
+            return false;
+        }
+        match &self.content_length {
+            Some(seen) => seen == value,
+            None => {
+                self.content_length = Some(value.to_vec());
+                true
+            }
+        }
+    }
+
     /// Counts `bytes`; the status to answer when the head outgrows a limit.
     fn scan(&mut self, bytes: &[u8]) -> Option<(u16, String)> {
         for &b in bytes {
@@ -112,6 +136,12 @@ impl Head {
                                 "the request line is not `METHOD /target HTTP/1.1`"
                             };
                             return Some((400, format!("malformed request: {what}")));
+                        }
+                        if self.past_request_line && !self.content_length_ok(&start) {
+                            return Some((
+                                400,
+                                "malformed request: Content-Length is not one whole number".into(),
+                            ));
                         }
                         self.past_request_line = true;
                     }
@@ -284,6 +314,9 @@ mod tests {
         assert_eq!(h.scan(b"\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n"), None);
         assert!(h.done);
         let mut h = Head::default();
+        let post = b"POST /api/rate HTTP/1.1\r\nContent-Length: 0\r\ncontent-length: 0\r\n\r\n";
+        assert_eq!(h.scan(post), None);
+        let mut h = Head::default();
         let long = format!("GET /{} HTTP/1.1\r\n", "a".repeat(MAX_REQUEST_LINE));
         assert_eq!(h.scan(long.as_bytes()).map(|(s, _)| s), Some(414));
         let mut h = Head::default();
@@ -299,6 +332,9 @@ mod tests {
             b"GET /api/like?title=a b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
             b"GET /\xff HTTP/1.1\r\n\r\n",
             b"GET / HTTP/2.0\r\n\r\n",
+            b"POST /api/rate HTTP/1.1\r\nContent-Length: abc\r\n\r\n",
+            b"POST /api/rate HTTP/1.1\r\ncontent-length: -1\r\n\r\n",
+            b"POST /api/rate HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
         ] {
             assert_eq!(
                 Head::default().scan(bad).map(|(s, _)| s),

@@ -80,6 +80,20 @@ impl Reading<'_> {
             interest: p.one("interest")?.filter(|i| !i.trim().is_empty()),
             all: p.flag("all")?,
         };
+        if let Some(name) = &query.interest
+            && !inbox
+                .interests()
+                .iter()
+                .any(|i| recommend::feed::candidates::mentions(i, name))
+        {
+            return Err(bad(
+                "interest",
+                format!(
+                    "no interest of this library is called {name:?}; its interests: {}",
+                    inbox.interests().join("; ")
+                ),
+            ));
+        }
         let home = home_of(s, store, &p)?;
         let records = inbox
             .records(s.searcher(), home.as_ref(), &query)

@@ -246,7 +246,7 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/api/papers", get(papers))
         .route("/inbox", get(inbox_page))
         .route("/api/feed", get(feed))
-        .route("/api/rate", axum::routing::post(rate))
+        .route("/api/rate", axum::routing::post(rate).fallback(only_post))
         .layer(middleware::from_fn(limits))
         .with_state(state)
 }
@@ -338,7 +338,7 @@ async fn limits(req: Request, next: Next) -> Response {
     if let Some(len) = body.filter(|&len| len > MAX_BODY_BYTES) {
         return ApiError(
             StatusCode::PAYLOAD_TOO_LARGE,
-            json!({"error": format!("request body of {len} bytes is too large (at most {MAX_BODY_BYTES}; only GET is served)")}),
+            json!({"error": format!("request body of {len} bytes is too large (at most {MAX_BODY_BYTES}: requests carry their parameters in the URL)")}),
         )
         .into_response();
     }
@@ -356,6 +356,18 @@ async fn not_found(req: Request) -> Response {
         json!({"error": format!("no such endpoint: {}; see `recommend serve --help`", req.uri().path())}),
     )
     .into_response()
+}
+
+/// `/api/rate` changes state, so it takes POST alone.
+async fn only_post() -> Response {
+    let mut res = ApiError(
+        StatusCode::METHOD_NOT_ALLOWED,
+        json!({"error": "this endpoint takes POST (it records a rating)"}),
+    )
+    .into_response();
+    res.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    res
 }
 
 async fn only_get() -> Response {

@@ -90,6 +90,24 @@ fn config_of(url: &str) -> Result<Config, StoreError> {
             redact(trimmed)
         ))
     })?;
+    if config.get_hosts().is_empty() {
+        // libpq would try a Unix socket; this client speaks TCP, so the host must be named.
+        match std::env::var("PGHOST")
+            .ok()
+            .filter(|h| !h.trim().is_empty())
+        {
+            Some(host) => {
+                config.host(host.trim());
+            }
+            None => {
+                return Err(StoreError::BadUrl(format!(
+                    "the store URL {:?} names no host: give one, as in \
+                     postgres://USER@HOST[:PORT]/DB (or set PGHOST)",
+                    redact(trimmed)
+                )));
+            }
+        }
+    }
     if config.get_user().is_none() {
         let user = std::env::var("PGUSER")
             .or_else(|_| std::env::var("USER"))

@@ -68,6 +68,7 @@ pub(super) fn atom(doc: &Document, feed: Node) -> Result<Feed, FeedError> {
                 .unwrap_or_else(|| format!("https://arxiv.org/abs/{arxiv}"));
             let doi = arxiv_doi(node);
             Ok(Entry {
+                line,
                 arxiv,
                 version,
                 title,

@@ -66,6 +66,8 @@ const DC_NS: &str = "http://purl.org/dc/elements/1.1/";
 /// One paper of a feed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
+    /// The line of the document where the entry starts (for messages naming file:line).
+    pub line: u32,
     /// The arXiv id without its version: `2503.14476`, `hep-th/9901001`.
     pub arxiv: String,
     /// The version the feed describes (`v2` -> 2), when it says.
@@ -203,6 +205,21 @@ pub enum FeedError {
     },
     #[error("arXiv refused the query: {message}; check the categories and the query")]
     Api { message: String },
+}
+
+impl FeedError {
+    /// The line of the document the error is at, when it is at one.
+    pub fn line(&self) -> Option<u32> {
+        match self {
+            FeedError::Truncated { line, .. }
+            | FeedError::Malformed { line, .. }
+            | FeedError::TooDeep { line }
+            | FeedError::Missing { line, .. }
+            | FeedError::BadId { line, .. }
+            | FeedError::FieldTooLong { line, .. } => Some(*line),
+            _ => None,
+        }
+    }
 }
 
 /// The entries of an arXiv Atom or RSS document.

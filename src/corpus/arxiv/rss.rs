@@ -65,6 +65,7 @@ pub(super) fn rss(doc: &Document, root: Node) -> Result<Feed, FeedError> {
             let authors = creators(node);
             let doi = arxiv_doi(node);
             Ok(Entry {
+                line,
                 url: link.unwrap_or_else(|| format!("https://arxiv.org/abs/{arxiv}")),
                 arxiv,
                 version,

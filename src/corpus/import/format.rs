@@ -46,8 +46,9 @@ impl Format {
         })
     }
 
-    /// Whether a directory's file with this name belongs to the corpus. `.json` and `.md` files
-    /// do not: corpus directories hold provenance notes and READMEs.
+    /// Whether a directory's file with this name belongs to the corpus: papers in every format
+    /// but `.md` (an awesome-list is named alone), since corpus directories hold provenance
+    /// notes and READMEs in `.json` and `.md`.
     pub fn in_directory(path: &Path) -> bool {
         let ext = path
             .extension()
@@ -55,7 +56,7 @@ impl Format {
             .map(str::to_ascii_lowercase);
         matches!(
             ext.as_deref(),
-            Some("jsonl" | "ndjson" | "bib" | "csv" | "tsv" | "facets")
+            Some("jsonl" | "ndjson" | "bib" | "csv" | "tsv" | "facets" | "atom" | "rss")
         )
     }
 }

@@ -200,10 +200,18 @@ impl Import {
             Format::Feed => match super::arxiv::parse(text) {
                 Ok(feed) => {
                     for e in &feed.entries {
-                        self.add_record(at(1, Some(e.arxiv.clone())), &e.to_record(), Origin::Json);
+                        let line = e.line as usize;
+                        self.add_record(
+                            at(line, Some(e.arxiv.clone())),
+                            &e.to_record(),
+                            Origin::Json,
+                        );
                     }
                 }
-                Err(e) => self.problems.push(at(1, None).problem(e.to_string())),
+                Err(e) => {
+                    let line = e.line().unwrap_or(1) as usize;
+                    self.problems.push(at(line, None).problem(e.to_string()))
+                }
             },
             Format::Zotero => {
                 return Err(CorpusError::Source {
