@@ -522,10 +522,20 @@ fn two_servers_on_one_store_answer_without_error_while_a_push_runs() {
 
 #[test]
 fn on_a_large_store_pgvector_finds_what_the_scan_finds() {
-    let (_pg, dir, url) = started();
+    let (pg, dir, url) = started();
     let a = synthetic_index(dir.path(), "a.bin", 3000, |_| true, |_, _| {});
     let a = a.to_str().unwrap();
-    push(Path::new(a), &url);
+    let said = push(Path::new(a), &url);
+    // The push measured pgvector's beam against the exact scan and published it.
+    assert!(said.contains("vector search calibrated"), "{said}");
+    let factor: f32 = pg
+        .value(
+            "postgres",
+            "SELECT value FROM recommend.meta WHERE key = 'beam_factor'",
+        )
+        .parse()
+        .unwrap();
+    assert!((1.0..=4.0).contains(&factor), "{factor}");
     let ids = |args: &[&str]| -> Vec<String> {
         let rows: Value = serde_json::from_str(&ok(args)).unwrap();
         rows.as_array()
