@@ -246,6 +246,9 @@ pub enum Command {
         /// Highlight this paper, its neighbours and its reading path.
         #[arg(long, value_name = "TITLE")]
         like: Option<String>,
+        /// Replace an existing --out file that is not a map.
+        #[arg(long)]
+        force: bool,
     },
     /// Measure quality and speed against baselines, in one run.
     Bench {

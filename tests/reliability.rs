@@ -798,6 +798,18 @@ fn path_map_and_list_messages_say_what_to_do() {
     fs::create_dir(d.join("site")).unwrap();
     fs::write(d.join("site/map.svg"), "old").unwrap();
     std::os::unix::fs::symlink("site/map.svg", d.join("link.svg")).unwrap();
+    // A file that is not a map is never replaced without --force.
+    let err = err_text(recommend(d).args(["map", "--out", "link.svg"]), 2);
+    assert!(
+        err.contains("is not a map") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(d.join("site/map.svg")).unwrap(), "old");
+    recommend(d)
+        .args(["map", "--out", "link.svg", "--force"])
+        .assert()
+        .success();
+    // A map is replaced by the next one without asking.
     recommend(d)
         .args(["map", "--out", "link.svg"])
         .assert()

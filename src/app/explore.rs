@@ -113,7 +113,21 @@ fn map_is_svg(out: &Path) -> Result<bool> {
     }
 }
 
-pub(super) fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result<()> {
+/// Whether `path` holds a map this command wrote (the page's `map-root` element, the SVG's
+/// point count, both near its start), so replacing it loses nothing.
+fn holds_a_map(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(64 << 10).read_to_end(&mut head))
+        .is_ok()
+        && {
+            let head = String::from_utf8_lossy(&head);
+            head.contains("<div id=\"map-root\"") || head.contains("\" data-points=\"")
+        }
+}
+
+pub(super) fn map(common: &CommonArgs, out: &Path, like: Option<&str>, force: bool) -> Result<()> {
     let svg = map_is_svg(out)?;
     // Refuse an unwritable --out before the minutes of layout work.
     let target = recommend::safe_fs::final_target(out)
@@ -121,6 +135,12 @@ pub(super) fn map(common: &CommonArgs, out: &Path, like: Option<&str>) -> Result
     if target.is_dir() {
         return Err(usage(format!(
             "cannot write {}: it is a directory; give a file name such as map.html",
+            out.display()
+        )));
+    }
+    if target.exists() && !force && !holds_a_map(&target) {
+        return Err(usage(format!(
+            "{} exists and is not a map: give another --out, or --force to replace it",
             out.display()
         )));
     }

@@ -129,7 +129,9 @@ pub fn run(cli: Cli) -> Result<()> {
             let start = start.or(like).unwrap_or_default();
             explore::path(&common, &start, to.as_deref(), n)
         }
-        Some(Command::Map { out, like }) => explore::map(&common, &out, like.as_deref()),
+        Some(Command::Map { out, like, force }) => {
+            explore::map(&common, &out, like.as_deref(), force)
+        }
         Some(Command::Bench {
             corpus,
             quick,

@@ -35,7 +35,7 @@ impl QueryOptions {
     /// Check what can be checked without an index.
     pub fn validated(self) -> Result<QueryOptions, SessionError> {
         if self.top == 0 {
-            return Err(SessionError::Input("-k/--top must be at least 1".into()));
+            return Err(SessionError::Input("-n/--limit must be at least 1".into()));
         }
         Ok(self)
     }
