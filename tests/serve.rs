@@ -389,3 +389,45 @@ fn a_bad_address_is_a_usage_error_and_a_busy_port_a_runtime_error() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot listen on"));
 }
+
+/// A client that stalls never holds a connection: one that stops halfway through its request
+/// head gets a JSON 408 and the connection closes; one that connects and sends nothing is
+/// closed; requests that arrive in time are answered as ever. (The limit is 30 s; the test
+/// hook shortens it.)
+#[test]
+fn a_stalled_client_is_answered_408_and_let_go() {
+    let index = crate::support::root().join("index.bin");
+    let index = index.to_str().unwrap();
+    let s = Server::start_args_env(
+        &["serve", "--addr", "127.0.0.1:0", "--index", index],
+        &[("RECOMMEND_TEST_HEAD_TIMEOUT_MS", "500")],
+    );
+    let addr = s.base.trim_start_matches("http://").to_string();
+    let read_all = |c: &mut TcpStream| -> String {
+        c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut out = String::new();
+        c.read_to_string(&mut out)
+            .expect("the server closes in time");
+        out
+    };
+    let mut half = TcpStream::connect(&addr).unwrap();
+    half.write_all(b"GET /api/like?title=GRPO HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    let answer = read_all(&mut half);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let body: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer}"));
+    assert!(
+        body["error"].as_str().unwrap().contains("in time"),
+        "{body}"
+    );
+
+    let mut idle = TcpStream::connect(&addr).unwrap();
+    assert_eq!(read_all(&mut idle), "", "an idle connection is closed");
+
+    let mut prompt = TcpStream::connect(&addr).unwrap();
+    prompt
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    assert!(read_all(&mut prompt).starts_with("HTTP/1.1 200"));
+}

@@ -9,6 +9,7 @@
 //! [`super::MAX_URI_BYTES`] and [`MAX_REQUEST_LINE`] reach the `limits` middleware, which
 //! answers them with the same JSON.
 
+use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -22,6 +23,19 @@ pub const MAX_REQUEST_LINE: usize = 60 * 1024;
 
 /// The largest request head (request line and headers) this server reads.
 pub const MAX_HEAD: usize = 256 * 1024;
+
+/// How long a connection may take to send a whole request head, counted from when the server
+/// waits for it: a client that stops halfway gets a 408 and the connection closes, an idle
+/// kept-alive one is closed, so a slow or stalled client never holds a connection forever.
+const HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// [`HEAD_TIMEOUT`], or `RECOMMEND_TEST_HEAD_TIMEOUT_MS` (a test hook: tests cannot wait 30 s).
+fn head_timeout() -> std::time::Duration {
+    std::env::var("RECOMMEND_TEST_HEAD_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(HEAD_TIMEOUT, std::time::Duration::from_millis)
+}
 
 /// A listener whose connections are [`Guarded`].
 pub struct GuardedListener(pub TcpListener);
@@ -189,6 +203,11 @@ pub struct Guarded {
     releasing: bool,
     /// The client has closed its side.
     eof: bool,
+    /// When the head being waited for must be whole ([`head_timeout`]); set when the wait
+    /// begins, cleared when the head is.
+    deadline: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// The connection was closed for taking too long: every read is its end.
+    closed: bool,
 }
 
 impl Guarded {
@@ -201,6 +220,8 @@ impl Guarded {
             released: 0,
             releasing: false,
             eof: false,
+            deadline: None,
+            closed: false,
         }
     }
 }
@@ -209,6 +230,7 @@ impl Guarded {
 fn response(status: u16, message: &str) -> Vec<u8> {
     let reason = match status {
         400 => "Bad Request",
+        408 => "Request Timeout",
         414 => "URI Too Long",
         _ => "Request Header Fields Too Large",
     };
@@ -254,8 +276,26 @@ impl AsyncRead for Guarded {
                 }
                 return Poll::Ready(Ok(()));
             }
+            if this.closed {
+                return Poll::Ready(Ok(()));
+            }
             if this.head.done || this.eof {
+                this.deadline = None;
                 return Pin::new(&mut this.inner).poll_read(cx, buf);
+            }
+            let deadline = this
+                .deadline
+                .get_or_insert_with(|| Box::pin(tokio::time::sleep(head_timeout())));
+            if deadline.as_mut().poll(cx).is_ready() {
+                this.deadline = None;
+                this.held.clear();
+                if this.head.total == 0 {
+                    // Idle between requests: close without a word, as a client may expect.
+                    this.closed = true;
+                    return Poll::Ready(Ok(()));
+                }
+                this.answer = Some((response(408, "the request head did not arrive in time"), 0));
+                continue;
             }
             let mut chunk = [0u8; 8192];
             let mut read = ReadBuf::new(&mut chunk);
@@ -292,6 +332,7 @@ impl AsyncWrite for Guarded {
         }
         // hyper answers once it has read a whole head: the next bytes begin the next one.
         this.head = Head::default();
+        this.deadline = None;
         Pin::new(&mut this.inner).poll_write(cx, bytes)
     }
 

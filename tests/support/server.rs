@@ -33,8 +33,14 @@ impl Server {
 
     /// The binary with exactly `args` (`serve --store URL ...`), read as [`Server::start`] does.
     pub fn start_args(args: &[&str]) -> Server {
+        Server::start_args_env(args, &[])
+    }
+
+    /// [`Server::start_args`] with `env` set for the server.
+    pub fn start_args_env(args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_recommend"))
             .args(args)
+            .envs(env.iter().copied())
             .env_remove("RECOMMEND_STORE")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
