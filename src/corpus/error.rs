@@ -52,7 +52,14 @@ impl CorpusError {
     /// of reading it (permissions, a failing disk).
     pub fn is_input(&self) -> bool {
         match self {
-            CorpusError::Io { error, .. } => error.kind() == std::io::ErrorKind::NotFound,
+            // A path that names nothing, a FIFO or device, or a file past the size limit is
+            // what the user gave, as for `--like-file`; a failing read is the machine's.
+            CorpusError::Io { error, .. } => matches!(
+                error.kind(),
+                std::io::ErrorKind::NotFound
+                    | std::io::ErrorKind::InvalidInput
+                    | std::io::ErrorKind::FileTooLarge
+            ),
             CorpusError::Source { input, .. } => *input,
             _ => true,
         }
