@@ -554,20 +554,14 @@ fn the_inbox_serves_the_feed_and_takes_ratings() {
     assert_eq!(r.headers()["allow"], "POST");
     let body: Value = serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap();
     assert!(body["error"].as_str().unwrap().contains("POST"), "{body}");
-    let raw = |head: &str| -> String {
-        let mut c = std::net::TcpStream::connect(s.base.trim_start_matches("http://")).unwrap();
-        c.write_all(head.as_bytes()).unwrap();
-        let mut out = String::new();
-        c.read_to_string(&mut out).unwrap();
-        out
-    };
     for length in ["abc", "-1", "3\r\nContent-Length: 4"] {
-        let answer = raw(&format!(
-            "POST /api/rate?id=x&verdict=up HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n"
-        ));
-        assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
-        let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default();
-        let body: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer}"));
+        let (code, body) = s.raw_response(
+            format!(
+                "POST /api/rate?id=x&verdict=up HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        assert_eq!(code, 400, "{body}");
         assert!(
             body["error"].as_str().unwrap().contains("Content-Length"),
             "{body}"

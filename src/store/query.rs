@@ -70,14 +70,12 @@ pub(super) fn calibrate_beam(
     let sample: Vec<usize> = (0..BEAM_SAMPLE.min(n))
         .map(|s| s * n / BEAM_SAMPLE.min(n))
         .collect();
-    let vectors = index.vectors();
     let exact: Vec<Vec<usize>> = sample
         .iter()
         .map(|&i| {
-            let sims = vectors.dot(&index.vector(i));
-            let scored: Vec<(usize, f32)> = sims
-                .iter()
-                .copied()
+            let scored: Vec<(usize, f32)> = index
+                .similarities(&index.vector(i).to_vec())
+                .into_iter()
                 .enumerate()
                 .filter(|&(j, _)| j != i)
                 .collect();

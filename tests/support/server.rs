@@ -1,9 +1,12 @@
 //! `recommend serve` on a free loopback port, stopped when dropped.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 pub struct Server {
     pub child: Child,
@@ -65,6 +68,27 @@ impl Server {
             base: format!("http://{addr}"),
             _log: log,
         }
+    }
+
+    /// Send raw bytes as one request: the status code (0 if the connection closed) and the
+    /// body as JSON (a string when it is not JSON).
+    pub fn raw_response(&self, request: &[u8]) -> (u16, Value) {
+        let addr = self.base.trim_start_matches("http://");
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        // The server may answer before it has read everything (a refused head).
+        let _ = s.write_all(request);
+        let mut out = Vec::new();
+        let _ = s.read_to_end(&mut out);
+        let text = String::from_utf8_lossy(&out);
+        let code = text
+            .split(' ')
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
+        let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+        let json = serde_json::from_str(body).unwrap_or(Value::String(body.to_string()));
+        (code, json)
     }
 
     /// Wait (up to 5 minutes) until `/healthz` says the model is ready; panic if it failed.
