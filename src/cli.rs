@@ -197,6 +197,12 @@ pub enum Command {
         /// Replace an existing --out file that is not an index.
         #[arg(long)]
         force: bool,
+        /// Describe papers that have an arXiv id and no summary by their arXiv abstract, fetched
+        /// from the arXiv API (100 papers a request, 3 s apart; RECOMMEND_ARXIV_URL for a mirror)
+        /// and kept in INDEX.abstracts.json, which every later build and `add` reads offline.
+        /// An abstract whose arXiv title is not the paper's is left out and named.
+        #[arg(long)]
+        abstracts: bool,
         #[command(flatten)]
         read: ReadArgs,
     },
@@ -207,6 +213,12 @@ pub enum Command {
         /// Corpus files or directories to add.
         #[arg(required = true)]
         file: Vec<PathBuf>,
+        /// Describe papers that have an arXiv id and no summary by their arXiv abstract, fetched
+        /// from the arXiv API (100 papers a request, 3 s apart; RECOMMEND_ARXIV_URL for a mirror)
+        /// and kept in INDEX.abstracts.json, which every later build and `add` reads offline.
+        /// An abstract whose arXiv title is not the paper's is left out and named.
+        #[arg(long)]
+        abstracts: bool,
         #[command(flatten)]
         read: ReadArgs,
     },

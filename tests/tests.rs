@@ -5,6 +5,7 @@
 
 mod support;
 
+mod abstracts;
 mod bench;
 mod corpus;
 mod engine;

@@ -129,6 +129,7 @@ pub(super) fn build_index(
     corpus_paths: &[PathBuf],
     out: Option<&Path>,
     force: bool,
+    fetch_abstracts: bool,
     read: ReadArgs,
 ) -> Result<()> {
     let out = out.unwrap_or(&common.index);
@@ -136,7 +137,8 @@ pub(super) fn build_index(
     for path in corpus_paths {
         recommend::index::check_output(path, out, force).map_err(|e| usage(e.to_string()))?;
     }
-    let corpus = load_corpus(corpus_paths, read)?;
+    let mut corpus = load_corpus(corpus_paths, read)?;
+    with_abstracts(&mut corpus, out, fetch_abstracts)?;
     let started = std::time::Instant::now();
     let (n, reuse) = index_corpus(common, corpus_paths, corpus, Some(out), out)?;
     eprintln!(
@@ -156,7 +158,12 @@ pub(super) fn build_index(
 
 /// `recommend add FILE`: the index's corpus plus FILE, re-indexed with every vector reused
 /// but those of the new papers.
-pub(super) fn add(common: &CommonArgs, files: &[PathBuf], read: ReadArgs) -> Result<()> {
+pub(super) fn add(
+    common: &CommonArgs,
+    files: &[PathBuf],
+    fetch_abstracts: bool,
+    read: ReadArgs,
+) -> Result<()> {
     let out = &common.index;
     if !out.exists() {
         return Err(usage(format!(
@@ -193,7 +200,8 @@ pub(super) fn add(common: &CommonArgs, files: &[PathBuf], read: ReadArgs) -> Res
     )
     .map(|c| c.papers.len())
     .ok();
-    let corpus = load_corpus(&paths, read)?;
+    let mut corpus = load_corpus(&paths, read)?;
+    with_abstracts(&mut corpus, out, fetch_abstracts)?;
     let started = std::time::Instant::now();
     let (n, reuse) = index_corpus(common, &paths, corpus, Some(out), out)?;
     let added = before.map_or(String::new(), |b| {
@@ -205,6 +213,78 @@ pub(super) fn add(common: &CommonArgs, files: &[PathBuf], read: ReadArgs) -> Res
         reuse.embedded,
         reuse.reused,
         started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Describe the papers of `corpus` by the arXiv abstracts cached beside the index at `out`,
+/// fetching the missing ones first when `fetch` (`--abstracts`). Without `fetch` and without a
+/// cache this does nothing: a build never goes online unasked.
+fn with_abstracts(corpus: &mut Corpus, out: &Path, fetch: bool) -> Result<()> {
+    use recommend::corpus::abstracts::{AbstractCache, AbstractsError, cache_path};
+    let path = cache_path(out);
+    if !fetch && !path.exists() {
+        return Ok(());
+    }
+    let mut cache = AbstractCache::open(&path).map_err(|e| match e {
+        AbstractsError::Format { .. } => usage(e.to_string()),
+        other => other.into(),
+    })?;
+    if fetch {
+        let with_id = corpus.papers.iter().filter(|p| p.arxiv.is_some()).count();
+        if with_id == 0 {
+            eprintln!(
+                "note: --abstracts: no paper has an arXiv id (an `arxiv` field, or an arxiv.org \
+                 link as its url or link), so there is nothing to fetch"
+            );
+        }
+        let missing = cache.missing(&corpus.papers);
+        if !missing.is_empty() {
+            let client = recommend::corpus::arxiv::Client::new();
+            eprintln!(
+                "fetching the arXiv abstracts of {} paper(s) from {} ({} request(s), {} s apart)",
+                missing.len(),
+                client.base(),
+                missing
+                    .len()
+                    .div_ceil(recommend::corpus::arxiv::IDS_PER_REQUEST),
+                client.delay.as_secs()
+            );
+            let got = cache.fetch(&missing, &client)?;
+            let unknown = missing
+                .iter()
+                .filter(|m| cache.unknown().contains(m))
+                .count();
+            eprintln!(
+                "{got} abstract(s) fetched into {}{}",
+                path.display(),
+                if unknown > 0 {
+                    format!("; arXiv knows no paper for {unknown} id(s)")
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    let applied = cache.apply(&mut corpus.papers);
+    const SHOWN: usize = 10;
+    for (id, arxiv, title) in applied.mismatched.iter().take(SHOWN) {
+        eprintln!(
+            "warning: paper {id:?} links arXiv {arxiv}, which arXiv titles {title:?}: its abstract \
+             is left out; check the paper's link"
+        );
+    }
+    if applied.mismatched.len() > SHOWN {
+        eprintln!(
+            "note: {} more paper(s) whose arXiv title is not theirs",
+            applied.mismatched.len() - SHOWN
+        );
+    }
+    eprintln!(
+        "{} of {} papers described by their arXiv abstract ({})",
+        applied.filled,
+        corpus.papers.len(),
+        path.display()
     );
     Ok(())
 }

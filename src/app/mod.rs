@@ -117,12 +117,17 @@ pub fn run(cli: Cli) -> Result<()> {
             zotero,
             out,
             force,
+            abstracts,
             read,
         }) => {
             let corpus = zotero.map_or(corpus, |z| vec![z]);
-            build::build_index(&common, &corpus, out.as_deref(), force, read)
+            build::build_index(&common, &corpus, out.as_deref(), force, abstracts, read)
         }
-        Some(Command::Add { file, read }) => build::add(&common, &file, read),
+        Some(Command::Add {
+            file,
+            abstracts,
+            read,
+        }) => build::add(&common, &file, abstracts, read),
         Some(Command::Topics { k, evaluate }) => explore::topics(&common, k, evaluate),
         Some(Command::Path { start, like, to, n }) => {
             // clap requires exactly one of the two.

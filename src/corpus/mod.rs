@@ -2,6 +2,7 @@
 //!
 //! Knows nothing of models or indexes.
 
+pub mod abstracts;
 pub mod arxiv;
 pub mod bibtex;
 pub mod delimited;

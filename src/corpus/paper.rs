@@ -143,6 +143,17 @@ pub struct Paper {
 }
 
 impl Paper {
+    /// A paper of tests: an id, a title and maybe an arXiv id, nothing else.
+    #[cfg(test)]
+    pub(crate) fn titled(id: &str, title: &str, arxiv: Option<&str>) -> Paper {
+        Paper {
+            id: id.into(),
+            title: title.into(),
+            arxiv: arxiv.map(String::from),
+            ..Paper::default()
+        }
+    }
+
     /// Where a reader opens the paper: `url`, else the arXiv page, else the DOI's, else an
     /// address in `link`.
     pub fn href(&self) -> Option<String> {

@@ -232,7 +232,20 @@ pub fn resolve_match_in(papers: &[Paper], query: &str) -> Result<Resolved, Resol
             return at(i, Matched::Fuzzy);
         }
     }
-    let order = suggestions(papers, &key, &scored);
+    let mut order = suggestions(papers, &key, &scored);
+    if order.is_empty() {
+        // A key too short for containment ("R1") is still a word of some names: offer them.
+        order = (0..papers.len())
+            .filter(|&i| {
+                std::iter::once(&papers[i].title)
+                    .chain(&papers[i].aliases)
+                    .any(|n| {
+                        n.split(|c: char| !c.is_alphanumeric())
+                            .any(|w| name_key(w) == key)
+                    })
+            })
+            .collect();
+    }
     Err(ResolveError::Unknown {
         query: q.to_string(),
         suggestions: order
@@ -375,6 +388,18 @@ mod tests {
                 let msg = e.to_string();
                 assert!(msg.contains("did you mean"), "{msg}");
                 assert!(msg.contains("Search-R1"), "{msg}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // A short key is no containment match, but the names holding it as a word are offered.
+        match resolve_in(&c, "R1") {
+            Err(e @ ResolveError::Unknown { .. }) => {
+                let msg = e.to_string();
+                assert!(
+                    msg.contains("WebAgent-R1") && msg.contains("Search-R1"),
+                    "{msg}"
+                );
+                assert!(!msg.contains("Search-o1"), "{msg}");
             }
             other => panic!("{other:?}"),
         }

@@ -161,12 +161,7 @@ mod tests {
     use super::*;
 
     fn paper(id: &str, title: &str, arxiv: Option<&str>) -> Paper {
-        Paper {
-            id: id.into(),
-            title: title.into(),
-            arxiv: arxiv.map(String::from),
-            ..Paper::default()
-        }
+        Paper::titled(id, title, arxiv)
     }
 
     #[test]

@@ -83,6 +83,11 @@ impl Index {
         Index::open(Storage::open(path)?, Some(path.to_path_buf()))
     }
 
+    /// The file the index was loaded from (`None` for one built or read from memory).
+    pub fn file_path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
     /// Validate index bytes held in memory, as [`Index::load`] does a file (the fuzz harness
     /// feeds it mutated indexes).
     pub fn from_bytes(bytes: &[u8]) -> Result<Index, IndexError> {

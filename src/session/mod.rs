@@ -485,7 +485,16 @@ fn check_fresh(index: &Index) -> Result<(), SessionError> {
     index.check_terms(&corpus_args(&corpora))?;
     index.check_plan(&corpus_args(&corpora))?;
     if corpora.iter().all(|p| p.exists()) && !index.fingerprints_match(&corpora) {
-        let corpus = Corpus::load_with(&corpora, &LoadOptions::default())?;
+        let mut corpus = Corpus::load_with(&corpora, &LoadOptions::default())?;
+        // The build read the corpus through the abstracts cache beside the index: so does this.
+        if let Some(cache) = index
+            .file_path()
+            .map(crate::corpus::abstracts::cache_path)
+            .filter(|c| c.exists())
+            .and_then(|c| crate::corpus::abstracts::AbstractCache::open(&c).ok())
+        {
+            cache.apply(&mut corpus.papers);
+        }
         index.check_fresh(&corpus.papers, &corpus_args(&corpora))?;
     }
     Ok(())
