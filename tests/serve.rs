@@ -189,6 +189,8 @@ fn bad_parameters_are_400_naming_the_parameter_and_unknown_papers_404() {
         ("/api/papers?offset=-1", "offset"),
         ("/api/like?title=%ff%fe", "title"),
         ("/api/search?q=%C3%28", "q"),
+        ("/api/like?title=%ZZ", "title"),
+        ("/api/search?k=3&q=100%", "q"),
     ] {
         let (code, body) = s.get(target);
         assert_eq!(code, 400, "{target}: {body}");

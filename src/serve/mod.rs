@@ -331,6 +331,15 @@ async fn limits(req: Request, next: Next) -> Response {
         )
         .into_response();
     }
+    // A `%` not followed by two hex digits is decoded leniently (kept as typed), so a query or
+    // a paper name would be answered as something the client did not mean: say so instead.
+    if let Some((parameter, bad)) = req.uri().query().and_then(malformed_escape) {
+        return ApiError(
+            StatusCode::BAD_REQUEST,
+            json!({"error": format!("malformed percent-escape {bad:?} in {parameter}; write % as %25 and encode UTF-8 text as %XX bytes"), "parameter": parameter}),
+        )
+        .into_response();
+    }
     let body = req
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -348,6 +357,21 @@ async fn limits(req: Request, next: Next) -> Response {
         HeaderValue::from_static("nosniff"),
     );
     res
+}
+
+/// The first `%` of `query` not followed by two hex digits: the parameter it is in and the
+/// escape as written (up to three characters).
+fn malformed_escape(query: &str) -> Option<(String, String)> {
+    query.split('&').find_map(|pair| {
+        let b = pair.as_bytes();
+        let at = (0..b.len()).find(|&i| {
+            b[i] == b'%'
+                && !(b.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                    && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
+        })?;
+        let name = pair.split('=').next().unwrap_or("");
+        Some((name.to_string(), pair[at..].chars().take(3).collect()))
+    })
 }
 
 async fn not_found(req: Request) -> Response {
