@@ -53,8 +53,8 @@ pub struct LikeScore {
     /// (`None` on the shipped ranking's own row).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ours_minus_this: Option<Margin>,
-    /// Related@5 of each seed, in the judged set's order (for the margins).
-    #[serde(skip)]
+    /// Related@5 of each seed, in the judged set's order: the margins here, and paired
+    /// comparisons of two runs on one judged set.
     pub per_seed: Vec<f64>,
 }
 
