@@ -184,7 +184,8 @@ fn load(base: &str, kind: &str, clients: usize, secs: u64) -> Result<()> {
                     .build()
                     .into();
                 let mut rng = recommend::util::rng::SplitMix64(1000 + c as u64);
-                let (mut times, mut errors) = (Vec::new(), 0usize);
+                // Errors by what they were: an HTTP status, or 0 for no answer at all.
+                let (mut times, mut errors) = (Vec::new(), std::collections::BTreeMap::new());
                 while !stop.load(Ordering::Relaxed) {
                     let i = rng.below(papers) + 1;
                     let url = match kind.as_str() {
@@ -193,14 +194,17 @@ fn load(base: &str, kind: &str, clients: usize, secs: u64) -> Result<()> {
                         _ => format!("{base}/api/search?q=agents+for+planning+{i}&k=10"),
                     };
                     let t = Instant::now();
-                    let ok = agent
+                    let status = agent
                         .get(&url)
                         .call()
-                        .map(|mut r| r.status() == 200 && r.body_mut().read_to_string().is_ok())
-                        .unwrap_or(false);
+                        .map(|mut r| match r.body_mut().read_to_string() {
+                            Ok(_) => r.status().as_u16(),
+                            Err(_) => 0,
+                        })
+                        .unwrap_or(0);
                     times.push(t.elapsed());
-                    if !ok {
-                        errors += 1;
+                    if status != 200 {
+                        *errors.entry(status).or_insert(0usize) += 1;
                     }
                 }
                 (times, errors)
@@ -211,12 +215,27 @@ fn load(base: &str, kind: &str, clients: usize, secs: u64) -> Result<()> {
     std::thread::sleep(Duration::from_secs(secs));
     stop.store(true, Ordering::Relaxed);
     let mut times = Vec::new();
-    let mut errors = 0;
+    let mut by_status = std::collections::BTreeMap::new();
     for t in threads {
         let (t, e) = t.join().map_err(|_| anyhow::anyhow!("a client panicked"))?;
         times.extend(t);
-        errors += e;
+        for (status, n) in e {
+            *by_status.entry(status).or_insert(0usize) += n;
+        }
     }
+    let errors: usize = by_status.values().sum();
+    let errors = if by_status.is_empty() {
+        "0".to_string()
+    } else {
+        let kinds: Vec<String> = by_status
+            .iter()
+            .map(|(s, n)| match s {
+                0 => format!("no answer: {n}"),
+                s => format!("HTTP {s}: {n}"),
+            })
+            .collect();
+        format!("{errors} ({})", kinds.join(", "))
+    };
     times.sort();
     let q = |p: f64| times[((times.len() as f64 * p) as usize).min(times.len() - 1)];
     println!(

@@ -62,6 +62,12 @@ sleep 5
 "$BENCH" push "$URL" "$W/b.bin"
 wait $la $lb
 cat "$W/during-a.txt" "$W/during-b.txt"
-curl -s http://127.0.0.1:18002/healthz; echo
-curl -s http://127.0.0.1:18003/healthz; echo
+# Both servers must take the new version without a restart (they load it in the background).
+for port in 18002 18003; do
+  for t in $(seq 1 120); do
+    curl -s "http://127.0.0.1:$port/healthz" | grep -q '"version":2' && { echo "serve on $port answers version 2 within ${t} s of the push"; break; }
+    sleep 1
+  done
+  curl -s "http://127.0.0.1:$port/healthz"; echo
+done
 echo "== $(date -u +%FT%TZ) done; load $(cat /proc/loadavg)"
