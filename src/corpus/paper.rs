@@ -143,6 +143,16 @@ pub struct Paper {
 }
 
 impl Paper {
+    /// The keys a name resolves by ([`crate::text::name_key`]): of the title, each alias and
+    /// the id, empty ones left out.
+    pub fn name_keys(&self) -> Vec<String> {
+        std::iter::once(crate::text::name_key(&self.title))
+            .chain(self.aliases.iter().map(|a| crate::text::name_key(a)))
+            .chain(std::iter::once(crate::text::name_key(&self.id)))
+            .filter(|k| !k.is_empty())
+            .collect()
+    }
+
     /// A paper of tests: an id, a title and maybe an arXiv id, nothing else.
     #[cfg(test)]
     pub(crate) fn titled(id: &str, title: &str, arxiv: Option<&str>) -> Paper {

@@ -112,13 +112,6 @@ const MARGIN: f64 = 0.04;
 /// Fuzzy score above which a paper is worth suggesting.
 const SUGGEST: f64 = 0.7;
 
-fn names(p: &Paper) -> impl Iterator<Item = String> + '_ {
-    std::iter::once(name_key(&p.title))
-        .chain(p.aliases.iter().map(|a| name_key(a)))
-        .chain(std::iter::once(name_key(&p.id)))
-        .filter(|k| !k.is_empty())
-}
-
 fn entry(p: &Paper) -> (String, String) {
     (p.id.clone(), p.title.clone())
 }
@@ -147,7 +140,7 @@ pub fn resolve_match(index: &Index, query: &str) -> Result<Resolved, ResolveErro
     if let [i] = exact[..] {
         return Ok(found(i));
     }
-    resolve_match_in(index.papers(), query)
+    resolve_with_keys(index.papers(), Some(index.name_keys()), query)
 }
 
 /// The paper an identifier names: `arXiv:2503.14476`, `https://arxiv.org/abs/2503.14476v2`,
@@ -188,6 +181,16 @@ pub fn resolve_in(papers: &[Paper], query: &str) -> Result<usize, ResolveError> 
 
 /// [`resolve_in`], saying how the paper was found.
 pub fn resolve_match_in(papers: &[Paper], query: &str) -> Result<Resolved, ResolveError> {
+    resolve_with_keys(papers, None, query)
+}
+
+/// [`resolve_match_in`] with every paper's name keys given ([`Index::name_keys`]), else made
+/// here.
+fn resolve_with_keys(
+    papers: &[Paper],
+    keys: Option<&[Vec<String>]>,
+    query: &str,
+) -> Result<Resolved, ResolveError> {
     check_length(query)?;
     let q = query.trim();
     let key = name_key(q);
@@ -201,9 +204,15 @@ pub fn resolve_match_in(papers: &[Paper], query: &str) -> Result<Resolved, Resol
     if let Some(i) = by_identifier(papers, q) {
         return at(i, Matched::Exact);
     }
-    // Every paper's name keys, made once: the passes below each read them all (at 100k papers
-    // an unknown name took 3 s when each pass made them again).
-    let keys: Vec<Vec<String>> = papers.iter().map(|p| names(p).collect()).collect();
+    // Every paper's name keys, made once: the passes below each read them all.
+    let made: Vec<Vec<String>>;
+    let keys: &[Vec<String>] = match keys {
+        Some(k) if k.len() == papers.len() => k,
+        _ => {
+            made = papers.iter().map(Paper::name_keys).collect();
+            &made
+        }
+    };
     let exact: Vec<usize> = (0..papers.len())
         .filter(|&i| keys[i].contains(&key))
         .collect();
@@ -228,14 +237,14 @@ pub fn resolve_match_in(papers: &[Paper], query: &str) -> Result<Resolved, Resol
             }
         }
     }
-    let scored = fuzzy_scores(&keys, &key);
+    let scored = fuzzy_scores(keys, &key);
     if let Some(&(best, i)) = scored.first() {
         let runner_up = scored.get(1).map_or(0.0, |s| s.0);
         if best >= ACCEPT && best - runner_up >= MARGIN {
             return at(i, Matched::Fuzzy);
         }
     }
-    let mut order = suggestions(&keys, &key, &scored);
+    let mut order = suggestions(keys, &key, &scored);
     if order.is_empty() && key.chars().count() < 3 {
         // A key too short for containment ("R1") is still a word of some names: offer them.
         order = (0..papers.len())

@@ -42,6 +42,7 @@ impl Index {
             layout,
             papers: OnceLock::new(),
             lexical_avg_len: OnceLock::new(),
+            name_keys: OnceLock::new(),
             plan,
             path,
         };

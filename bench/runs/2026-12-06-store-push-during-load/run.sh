@@ -17,6 +17,8 @@ cleanup() {
 }
 trap cleanup EXIT
 echo "== $(date -u +%FT%TZ) $(nproc) cores; load $(cat /proc/loadavg)"
+# A server of a run just before may still be shutting down.
+for _ in $(seq 1 60); do [ -f "$W/pg/data/postmaster.pid" ] || break; sleep 1; done
 as_user "$PG/postgres" -D "$W/pg/data" -p $PORT -k "$W/pg/sock" -c listen_addresses=127.0.0.1 \
   -c shared_buffers=2GB -c maintenance_work_mem=1GB -c max_connections=100 >>"$W/pg/log" 2>&1 &
 sleep 3
