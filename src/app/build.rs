@@ -224,13 +224,7 @@ fn with_abstracts(corpus: &mut Corpus, out: &Path, fetch: bool) -> Result<()> {
     use recommend::corpus::abstracts::{AbstractCache, AbstractsError, cache_path};
     let path = cache_path(out);
     if !fetch && !path.exists() {
-        let bare = corpus
-            .papers
-            .iter()
-            .filter(|p| p.summary.trim().is_empty() && p.arxiv.is_some())
-            .count();
-        // Worth saying on a list mostly of titles and links (the lists measured gained most).
-        if bare >= 10 && 3 * bare >= corpus.papers.len() {
+        if let Some(bare) = recommend::corpus::abstracts::worth_fetching(&corpus.papers) {
             eprintln!(
                 "note: {bare} of {} papers have an arXiv id and no summary; `--abstracts` \
                  describes them by their arXiv abstracts (fetched once, then kept offline)",

@@ -254,14 +254,9 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
             pass
         })
         .collect();
-    let bare = index
-        .papers()
-        .iter()
-        .filter(|p| p.summary.trim().is_empty() && p.arxiv.is_some())
-        .count();
     // A library of titles ranks this list's new papers worse than one of abstracts
     // (bench/runs/2026-12-06-abstracts: precision@10 0.34 -> 0.50 on a list of bare titles).
-    if bare >= 10 && 3 * bare >= index.len() {
+    if let Some(bare) = recommend::corpus::abstracts::worth_fetching(index.papers()) {
         eprintln!(
             "note: {bare} of the library's {} papers are titles with an arXiv id and no summary; \
              `recommend index --abstracts` describes them and ranks this feed better",
