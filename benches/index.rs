@@ -132,6 +132,21 @@ fn bench_scale(c: &mut Criterion) {
     });
     let index = Searcher::new(Index::load(&path).unwrap());
     bench_like(&mut g, &index, 7919);
+    // A name in no paper: every paper's names are read for containment and suggestions, the
+    // cost a server pays per mistyped name (the store's bench saw 9% of requests name a
+    // removed paper). Typed once by a person, misspelt, and as a synthetic id.
+    for (what, name) in [
+        (
+            "unknown name (words)",
+            "deep research agent with tool calls",
+        ),
+        ("unknown name (misspelt)", "Serch-R1 retrival"),
+        ("unknown name (id)", "syn-9999999"),
+    ] {
+        g.bench_function(what, |b| {
+            b.iter(|| black_box(engine::resolve(&index, name).is_err()))
+        });
+    }
     g.finish();
 }
 

@@ -12,6 +12,7 @@
 use crate::corpus::Paper;
 use crate::index::Index;
 use crate::text::name_key;
+use crate::text::similar::JaroQuery;
 
 /// Longest query accepted anywhere (a paper name, a search, a line of a batch file), in
 /// characters: titles are far shorter, the model reads at most 512 tokens, and fuzzy matching
@@ -223,8 +224,14 @@ fn resolve_with_keys(
     // such papers are listed, never guessed between. Very short keys would match half the
     // corpus, so they must be whole names (handled above).
     if key.chars().count() >= 3 {
+        // One searcher for every name: building one per name cost more than the search.
+        let finder = memchr::memmem::Finder::new(key.as_bytes());
         let contains: Vec<usize> = (0..papers.len())
-            .filter(|&i| keys[i].iter().any(|n| n.contains(&key)))
+            .filter(|&i| {
+                keys[i]
+                    .iter()
+                    .any(|n| n.len() >= key.len() && finder.find(n.as_bytes()).is_some())
+            })
             .collect();
         match contains.len() {
             0 => {}
@@ -274,6 +281,7 @@ fn resolve_with_keys(
 /// decision unchanged (a taken match needs [`ACCEPT`], far above a skipped runner-up).
 fn fuzzy_scores(keys: &[Vec<String>], key: &str) -> Vec<(f64, usize)> {
     let query = Reach::new(key);
+    let mut jaro = JaroQuery::new(key);
     let mut scored: Vec<(f64, usize)> = keys
         .iter()
         .enumerate()
@@ -283,11 +291,7 @@ fn fuzzy_scores(keys: &[Vec<String>], key: &str) -> Vec<(f64, usize)> {
                 .map(|n| match query.within(n) {
                     (false, false) => 0.0,
                     (jw, lev) => {
-                        let j = if jw {
-                            strsim::jaro_winkler(key, n)
-                        } else {
-                            0.0
-                        };
+                        let j = if jw { jaro.jaro_winkler(n) } else { 0.0 };
                         let l = if lev {
                             strsim::normalized_levenshtein(key, n)
                         } else {
@@ -340,14 +344,30 @@ impl<'a> Reach<'a> {
     /// |name| + 1) / 3, and Winkler's bonus by the common prefix actually there. A query more
     /// than twice as long as a name never reaches it.
     fn within(&self, name: &str) -> (bool, bool) {
-        let b = name.chars().count();
+        // Most names are ASCII: counted and read as bytes, the bound costs a third less.
+        let plain = name.is_ascii();
+        let b = if plain {
+            name.len()
+        } else {
+            name.chars().count()
+        };
         let a = self.len;
         if a == 0 || b == 0 || a > 2 * b {
             return (false, false);
         }
         let mut ascii = self.ascii;
-        let mut other = self.other.clone();
         let mut shared = 0usize;
+        if plain {
+            for &c in name.as_bytes() {
+                let left = &mut ascii[c as usize];
+                if *left > 0 {
+                    *left -= 1;
+                    shared += 1;
+                }
+            }
+            return self.bounds(name, a, b, shared);
+        }
+        let mut other = self.other.clone();
         for c in name.chars() {
             let left = if c.is_ascii() {
                 &mut ascii[c as usize]
@@ -361,6 +381,12 @@ impl<'a> Reach<'a> {
                 shared += 1;
             }
         }
+        self.bounds(name, a, b, shared)
+    }
+
+    /// The Jaro-Winkler and Levenshtein bounds of [`Reach::within`] for a name of `b`
+    /// characters sharing `shared` with the query's `a`.
+    fn bounds(&self, name: &str, a: usize, b: usize, shared: usize) -> (bool, bool) {
         let m = shared as f64;
         let levenshtein = m / a.max(b) as f64;
         let jaro = (m / a as f64 + m / b as f64 + 1.0) / 3.0;
@@ -384,7 +410,9 @@ fn suggestions(keys: &[Vec<String>], key: &str, scored: &[(f64, usize)]) -> Vec<
         .filter_map(|i| {
             keys[i]
                 .iter()
-                .filter(|n| n.chars().count() >= 4 && key.contains(n.as_str()))
+                .filter(|n| {
+                    n.len() <= key.len() && n.chars().count() >= 4 && key.contains(n.as_str())
+                })
                 .map(|n| n.chars().count())
                 .max()
                 .map(|len| (len, i))

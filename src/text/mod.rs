@@ -14,6 +14,7 @@
 
 pub mod glossary;
 pub mod segment;
+pub mod similar;
 
 /// True for characters of the CJK scripts that are written without spaces.
 pub fn is_cjk(c: char) -> bool {
