@@ -193,4 +193,51 @@ fn a_bare_title_list_gains_its_arxiv_abstracts_once_and_keeps_them_offline() {
         err.contains("lib.bin.abstracts.json") && err.contains("delete it"),
         "{err}"
     );
+    // The freshness check (the corpus changed bytes above) names the cache too, not the
+    // corpus as stale.
+    let mut c = recommend_in(d);
+    with_model(&mut c);
+    let err = err_text(c.args(["--index", "lib.bin", "--like", "WebAgent-R1"]), 2);
+    assert!(
+        err.contains("lib.bin.abstracts.json") && !err.contains("stale"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_markdown_list_has_its_arxiv_links_read_in_their_spellings() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A list item, a table whose Link column holds the address, and host and path spellings
+    // lists use (a bad-input probe found Markdown lists never fetched, and these skipped).
+    std::fs::write(
+        d.join("list.md"),
+        "# Papers\n\n## Web agents\n\n\
+         - [WebAgent-R1](https://www.arxiv.org/abs/2505.16421/) - multi-turn RL for web agents\n\n\
+         ## Search\n\n\
+         | Title | Link |\n|---|---|\n\
+         | Search-R1: Training LLMs to Reason and Leverage Search Engines with RL | [arXiv](https://export.arxiv.org/html/2503.09516v1?x=1) |\n\
+         | A Paper Without a Link | - |\n",
+    )
+    .unwrap();
+    let (api, seen) = fake_arxiv();
+    let mut c = recommend_in(d);
+    with_model(&mut c);
+    let err = ok_stderr(c.env("RECOMMEND_ARXIV_URL", &api).args([
+        "index",
+        "--corpus",
+        "list.md",
+        "--out",
+        "lib.bin",
+        "--abstracts",
+    ]));
+    let requests = seen.lock().unwrap().clone();
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    for id in ["2505.16421", "2503.09516"] {
+        assert!(requests[0].contains(id), "{id} asked: {requests:?}");
+    }
+    assert!(
+        err.contains("2 of 3 papers described by their arXiv abstract"),
+        "{err}"
+    );
 }

@@ -247,7 +247,8 @@ fn with_abstracts(corpus: &mut Corpus, out: &Path, fetch: bool) -> Result<()> {
         }
         let missing = cache.missing(&corpus.papers);
         if !missing.is_empty() {
-            let client = recommend::corpus::arxiv::Client::new();
+            let mut client = recommend::corpus::arxiv::Client::new();
+            client.on_retry = Some(Box::new(|r| eprintln!("note: {r}")));
             eprintln!(
                 "fetching the arXiv abstracts of {} paper(s) from {} ({} request(s), {} s apart)",
                 missing.len(),
@@ -262,11 +263,20 @@ fn with_abstracts(corpus: &mut Corpus, out: &Path, fetch: bool) -> Result<()> {
                 .iter()
                 .filter(|m| cache.unknown().contains(m))
                 .count();
+            let again = cache.missing(&corpus.papers).len();
             eprintln!(
-                "{got} abstract(s) fetched into {}{}",
+                "{got} abstract(s) fetched into {}{}{}",
                 path.display(),
                 if unknown > 0 {
                     format!("; arXiv knows no paper for {unknown} id(s)")
+                } else {
+                    String::new()
+                },
+                if again > 0 {
+                    format!(
+                        "; arXiv answered {again} id(s) without an abstract this time: \
+                         `--abstracts` asks for them again"
+                    )
                 } else {
                     String::new()
                 }

@@ -142,7 +142,8 @@ fn from_files(paths: &[PathBuf]) -> Result<Vec<Candidate>> {
 
 /// Candidates from the arXiv API.
 fn from_arxiv(categories: &[String], days: u32) -> Result<Vec<Candidate>> {
-    let client = Client::new();
+    let mut client = Client::new();
+    client.on_retry = Some(Box::new(|r| eprintln!("note: {r}")));
     eprintln!(
         "fetching the last {days} day(s) of {} from {} (one request every {} s)",
         categories.join(", "),

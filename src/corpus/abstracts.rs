@@ -180,12 +180,14 @@ impl AbstractCache {
         let mut arrived = 0usize;
         let mut save_error = None;
         let result = client.fetch_ids(ids, |asked, entries| {
-            if save_error.is_some() {
-                return;
-            }
             arrived += self.insert(asked, entries);
-            if let Err(e) = self.save() {
-                save_error = Some(e);
+            match self.save() {
+                Ok(()) => std::ops::ControlFlow::Continue(()),
+                // A cache that cannot be written would make every later request wasted.
+                Err(e) => {
+                    save_error = Some(e);
+                    std::ops::ControlFlow::Break(())
+                }
             }
         });
         if let Some(e) = save_error {
@@ -200,25 +202,38 @@ impl AbstractCache {
     }
 
     /// Keep `entries`, arXiv's answer for `asked`; an asked id the answer lacks is remembered
-    /// as unknown, so a later run does not ask again. Returns the abstracts kept.
+    /// as unknown, so a later run does not ask again. Only a page with some abstract in it
+    /// says that: arXiv's API now and then answers a page with no entries, or entries without
+    /// abstracts, for ids it knows, and taking such a page at its word would leave those papers
+    /// undescribed for good. Their ids stay missing and are asked again by the next run.
+    /// Returns the abstracts kept.
     fn insert(&mut self, asked: &[String], entries: Vec<Entry>) -> usize {
         let mut kept = 0;
+        let mut answered: Vec<String> = Vec::new();
         for e in entries {
-            if e.summary.trim().is_empty() || !asked.contains(&e.arxiv) {
+            if !asked.contains(&e.arxiv) {
                 continue;
             }
-            self.abstracts.insert(
-                e.arxiv,
-                Described {
-                    title: e.title,
-                    summary: e.summary,
-                    published: e.published,
-                },
-            );
-            kept += 1;
+            if e.summary.trim().is_empty() {
+                answered.push(e.arxiv);
+                continue;
+            }
+            let described = Described {
+                title: e.title,
+                summary: e.summary,
+                published: e.published,
+            };
+            // An entry repeated in one answer is one abstract.
+            if self.abstracts.insert(e.arxiv, described).is_none() {
+                kept += 1;
+            }
+        }
+        if kept == 0 {
+            return 0;
         }
         for a in asked {
-            if !self.abstracts.contains_key(a) && !self.unknown.contains(a) {
+            if !self.abstracts.contains_key(a) && !self.unknown.contains(a) && !answered.contains(a)
+            {
                 self.unknown.push(a.clone());
             }
         }
@@ -428,17 +443,13 @@ mod tests {
         assert!(c.missing(&papers).is_empty(), "cached or summarised");
     }
 
-    #[test]
-    fn the_cache_round_trips_and_a_foreign_file_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut c = cache(dir.path());
-        assert!(c.is_empty());
-        let entry = Entry {
+    fn entry(arxiv: &str, summary: &str) -> Entry {
+        Entry {
             line: 1,
-            arxiv: "2505.15117".into(),
+            arxiv: arxiv.into(),
             version: Some(1),
             title: "T".into(),
-            summary: "About T.".into(),
+            summary: summary.into(),
             authors: Vec::new(),
             published: None,
             updated: None,
@@ -447,9 +458,86 @@ mod tests {
             doi: None,
             comment: None,
             announce_type: None,
-        };
+        }
+    }
+
+    #[test]
+    fn only_a_page_with_abstracts_marks_the_ids_it_lacks_unknown() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = cache(dir.path());
+        let asked: Vec<String> = ["2505.15117", "2505.15118", "2401.99999"]
+            .map(String::from)
+            .to_vec();
+        let list: Vec<Paper> = asked
+            .iter()
+            .map(|a| paper(a, "T", Some(a.as_str())))
+            .collect();
+        // An empty page, or entries without abstracts: nothing is taken as unknown.
+        assert_eq!(c.insert(&asked, Vec::new()), 0);
+        assert_eq!(c.insert(&asked, vec![entry("2505.15117", " ")]), 0);
+        assert!(c.unknown().is_empty());
+        assert_eq!(c.missing(&list), asked);
+        // A page with an abstract: the id answered without one is asked again, the absent one
+        // is unknown; an entry repeated in the page is one abstract.
+        let page = vec![
+            entry("2505.15117", "About T."),
+            entry("2505.15117", "About T."),
+            entry("2505.15118", ""),
+        ];
+        assert_eq!(c.insert(&asked, page), 1);
+        assert_eq!(c.unknown(), ["2401.99999".to_string()]);
+        assert_eq!(c.missing(&list), vec!["2505.15118".to_string()]);
+    }
+
+    #[test]
+    fn a_cache_that_cannot_be_saved_stops_the_fetch_after_its_first_request() {
+        use std::io::{BufRead, BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let requests = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = std::sync::Arc::clone(&requests);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut s) = stream else { continue };
+                let mut reader = BufReader::new(s.try_clone().unwrap());
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                    line.clear();
+                }
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let body = "<?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\">\
+                    <entry><id>http://arxiv.org/abs/2505.00001v1</id><title>T</title>\
+                    <summary>About T.</summary></entry></feed>";
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        let mut client = Client::with_base(&base);
+        client.delay = std::time::Duration::ZERO;
+        let dir = tempfile::tempdir().unwrap();
+        // The cache's folder becomes a file once it is open: its first save fails, whoever
+        // runs the test.
+        let folder = dir.path().join("gone");
+        std::fs::create_dir(&folder).unwrap();
+        let mut c = cache(&folder);
+        std::fs::remove_dir(&folder).unwrap();
+        std::fs::write(&folder, b"").unwrap();
+        let ids: Vec<String> = (1..=250).map(|i| format!("2505.{i:05}")).collect();
+        let e = c.fetch(&ids, &client).unwrap_err().to_string();
+        assert!(e.contains("gone"), "{e}");
+        assert_eq!(requests.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn the_cache_round_trips_and_a_foreign_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = cache(dir.path());
+        assert!(c.is_empty());
         let asked = ["2505.15117".to_string(), "2401.99999".to_string()];
-        assert_eq!(c.insert(&asked, vec![entry]), 1);
+        assert_eq!(c.insert(&asked, vec![entry("2505.15117", "About T.")]), 1);
         c.save().unwrap();
         let again = cache(dir.path());
         assert_eq!(again.len(), 1);

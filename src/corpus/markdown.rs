@@ -232,7 +232,12 @@ impl List {
         let link = cell(col.link).map(|c| link_text(c));
         self.push(line_no, &title, topic, &highlight, link);
         if let Some((_, p)) = self.out.last_mut() {
-            p.url = link_url(title_cell).filter(|u| super::paper::is_http_url(u));
+            // The paper's address: the title's link, else the Link column's.
+            p.url = [Some(title_cell), cell(col.link)]
+                .into_iter()
+                .flatten()
+                .filter_map(|c| link_url(c))
+                .find(|u| super::paper::is_http_url(u));
             if let Some(alias) = cell(col.alias).map(|c| link_text(c))
                 && alias != p.title
                 && !p.aliases.contains(&alias)

@@ -71,6 +71,9 @@ pub enum SessionError {
     },
     #[error(transparent)]
     Resolve(#[from] ResolveError),
+    /// The abstracts cache beside the index cannot be read for the freshness check.
+    #[error(transparent)]
+    Abstracts(#[from] crate::corpus::abstracts::AbstractsError),
     /// A reading path that cannot be made ([`Session::path`]).
     #[error(transparent)]
     Path(#[from] PathError),
@@ -89,6 +92,9 @@ impl SessionError {
         match self {
             SessionError::Input(_) | SessionError::Resolve(_) => true,
             SessionError::Corpus(c) => c.is_input(),
+            SessionError::Abstracts(e) => {
+                matches!(e, crate::corpus::abstracts::AbstractsError::Format { .. })
+            }
             SessionError::Path(e) => matches!(e, PathError::SamePaper | PathError::ZeroSteps),
             SessionError::Topics(e) => {
                 matches!(e, TopicError::ZeroK | TopicError::TooManyTopics { .. })
@@ -486,14 +492,14 @@ fn check_fresh(index: &Index) -> Result<(), SessionError> {
     index.check_plan(&corpus_args(&corpora))?;
     if corpora.iter().all(|p| p.exists()) && !index.fingerprints_match(&corpora) {
         let mut corpus = Corpus::load_with(&corpora, &LoadOptions::default())?;
-        // The build read the corpus through the abstracts cache beside the index: so does this.
-        if let Some(cache) = index
+        // The build read the corpus through the abstracts cache beside the index: so does this,
+        // and a cache it cannot read is named as the cause, not the corpus.
+        if let Some(path) = index
             .file_path()
             .map(crate::corpus::abstracts::cache_path)
             .filter(|c| c.exists())
-            .and_then(|c| crate::corpus::abstracts::AbstractCache::open(&c).ok())
         {
-            cache.apply(&mut corpus.papers);
+            crate::corpus::abstracts::AbstractCache::open(&path)?.apply(&mut corpus.papers);
         }
         index.check_fresh(&corpus.papers, &corpus_args(&corpora))?;
     }

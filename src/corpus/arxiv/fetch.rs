@@ -114,7 +114,34 @@ pub struct Client {
     pub page_size: usize,
     /// Most entries gathered by one [`Client::fetch_recent`].
     pub max_entries: usize,
+    /// Told of each wait before a retry, so a caller can say so: a wait a server asks for can
+    /// last minutes, and in silence it looks like a hang.
+    pub on_retry: Option<Box<dyn Fn(Retry) + Send + Sync>>,
     last_request: Mutex<Option<Instant>>,
+}
+
+/// A wait before retrying a request ([`Client::on_retry`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retry {
+    /// The HTTP status that asked for it (429, 5xx).
+    pub status: u16,
+    pub wait: Duration,
+    /// The attempt that follows the wait, and how many there are at most.
+    pub attempt: u32,
+    pub attempts: u32,
+}
+
+impl std::fmt::Display for Retry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "arXiv answered HTTP {}: waiting {} s before attempt {} of {}",
+            self.status,
+            self.wait.as_secs_f32().ceil(),
+            self.attempt,
+            self.attempts
+        )
+    }
 }
 
 impl Default for Client {
@@ -156,6 +183,7 @@ impl Client {
             attempts: 4,
             page_size: 200,
             max_entries: MAX_FETCHED,
+            on_retry: None,
             last_request: Mutex::new(None),
         }
     }
@@ -221,12 +249,13 @@ impl Client {
 
     /// The entries of `ids` (bare arXiv ids), asked [`IDS_PER_REQUEST`] at a time with the
     /// API's `id_list`; `done` hears each request's ids and answer before the next is sent,
-    /// so a caller can keep what arrived even if a later request fails. Ids arXiv does not
-    /// know are absent from the answer.
+    /// so a caller can keep what arrived even if a later request fails, and stop the rest
+    /// (`ControlFlow::Break`: nothing more is sent). Ids arXiv does not know are absent from
+    /// the answer.
     pub fn fetch_ids(
         &self,
         ids: &[String],
-        mut done: impl FnMut(&[String], Vec<Entry>),
+        mut done: impl FnMut(&[String], Vec<Entry>) -> std::ops::ControlFlow<()>,
     ) -> Result<(), FetchError> {
         for chunk in ids.chunks(IDS_PER_REQUEST) {
             let url = format!(
@@ -235,7 +264,9 @@ impl Client {
                 chunk.join(","),
                 chunk.len()
             );
-            done(chunk, self.get_feed(&url)?.entries);
+            if done(chunk, self.get_feed(&url)?.entries).is_break() {
+                break;
+            }
         }
         Ok(())
     }
@@ -285,6 +316,14 @@ impl Client {
                             });
                         }
                         wait = wait.max(asked);
+                    }
+                    if let Some(tell) = &self.on_retry {
+                        tell(Retry {
+                            status,
+                            wait,
+                            attempt: attempt + 1,
+                            attempts,
+                        });
                     }
                     std::thread::sleep(wait);
                 }

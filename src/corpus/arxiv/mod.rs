@@ -46,8 +46,8 @@ use rss::rss;
 use xml::{all_text, collapse, line_of};
 
 pub use fetch::{
-    BASE_URL_ENV, Client, DEFAULT_BASE_URL, FetchError, IDS_PER_REQUEST, MAX_FETCHED, UsageError,
-    validate_category,
+    BASE_URL_ENV, Client, DEFAULT_BASE_URL, FetchError, IDS_PER_REQUEST, MAX_FETCHED, Retry,
+    UsageError, validate_category,
 };
 
 /// Largest document read, in bytes (a page of 2,000 API results is about 5 MB).

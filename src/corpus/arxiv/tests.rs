@@ -594,8 +594,26 @@ fn a_503_is_retried() {
             .chain(both_pages())
             .collect(),
     );
-    let entries = quick(&base).fetch_recent(&cats(), 7, now()).unwrap();
+    let mut client = quick(&base);
+    let told = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = std::sync::Arc::clone(&told);
+    client.on_retry = Some(Box::new(move |r| log.lock().unwrap().push(r)));
+    let entries = client.fetch_recent(&cats(), 7, now()).unwrap();
     assert_eq!(entries.len(), 3);
+    // The wait was told before it began, as a caller prints it.
+    let told = told.lock().unwrap();
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(
+        (told[0].status, told[0].attempt, told[0].attempts),
+        (503, 2, 4)
+    );
+    assert!(
+        told[0]
+            .to_string()
+            .starts_with("arXiv answered HTTP 503: waiting"),
+        "{}",
+        told[0]
+    );
     let seen = seen.lock().unwrap();
     assert_eq!(seen.len(), 3);
     // The retry asks for the same page again.

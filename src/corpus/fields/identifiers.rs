@@ -19,18 +19,38 @@ fn without_prefix<'a>(s: &'a str, prefixes: &[&str]) -> &'a str {
 
 /// `arXiv:2401.12345v2`, `https://arxiv.org/abs/2401.12345`, `2401.12345` -> `2401.12345`;
 /// `None` when what remains is not an arXiv id.
+///
+/// Addresses are read as lists write them: `http`, `https` or no scheme; the `www.` and
+/// `export.` hosts; `abs/`, `pdf/` and `html/` pages; a trailing `/`, query or fragment; an
+/// old-style id's archive in any case and with its subject class (`math.DG/0211159` is
+/// `math/0211159`, as arXiv files it).
 pub fn normalize_arxiv(s: &str) -> Option<String> {
-    let t = without_prefix(
-        s.trim(),
-        &[
-            "https://arxiv.org/abs/",
-            "http://arxiv.org/abs/",
-            "https://arxiv.org/pdf/",
-            "http://arxiv.org/pdf/",
-            "arxiv.org/abs/",
-            "arxiv:",
-        ],
+    let s = s.trim();
+    let host = without_prefix(
+        without_prefix(s, &["https://", "http://"]),
+        &["www.", "export."],
     );
+    let t = match host.get(..10) {
+        Some(h) if h.eq_ignore_ascii_case("arxiv.org/") => {
+            let path = &host[10..];
+            let page = without_prefix(path, &["abs/", "pdf/", "html/"]);
+            if page.len() == path.len() {
+                return None;
+            }
+            let end = page.find(['?', '#']).unwrap_or(page.len());
+            page[..end].trim_end_matches('/')
+        }
+        _ => without_prefix(s, &["arxiv:"]),
+    };
+    let old_style;
+    let t = match t.split_once('/') {
+        Some((archive, number)) if !archive.is_empty() => {
+            let archive = archive.split('.').next().unwrap_or(archive);
+            old_style = format!("{}/{number}", archive.to_ascii_lowercase());
+            old_style.as_str()
+        }
+        _ => t,
+    };
     let t = t.strip_suffix(".pdf").unwrap_or(t);
     let t = match t.rfind('v') {
         Some(v)
@@ -100,6 +120,30 @@ mod tests {
             normalize_arxiv("https://arxiv.org/pdf/2504.16084v2").as_deref(),
             Some("2504.16084")
         );
+        // Addresses as lists write them (a bad-input probe found 7 of 10 of these skipped).
+        for (s, id) in [
+            ("https://www.arxiv.org/abs/2401.00001", "2401.00001"),
+            ("https://export.arxiv.org/abs/2401.00002", "2401.00002"),
+            ("https://arxiv.org/abs/2401.00003/", "2401.00003"),
+            ("https://arxiv.org/html/2401.00005v1", "2401.00005"),
+            ("https://arxiv.org/abs/2401.00006?context=cs", "2401.00006"),
+            ("http://arxiv.org/pdf/2401.00007v3.pdf#page=2", "2401.00007"),
+            ("arxiv.org/abs/2401.00008", "2401.00008"),
+            ("https://arxiv.org/abs/HEP-TH/9901001", "hep-th/9901001"),
+            ("https://arxiv.org/abs/math.DG/0211159v2", "math/0211159"),
+            ("arXiv:cs/0112017", "cs/0112017"),
+            ("2504.16084", "2504.16084"),
+        ] {
+            assert_eq!(normalize_arxiv(s).as_deref(), Some(id), "{s:?}");
+        }
+        for s in [
+            "https://arxiv.org/list/cs.LG/recent",
+            "https://github.com/x/2401.00001",
+            "https://arxiv.org/abs/",
+            "https://arxiv.org/abs/2401.1",
+        ] {
+            assert_eq!(normalize_arxiv(s), None, "{s:?}");
+        }
         // Any link is now asked for both: a prefix's length may end inside a character.
         for s in [
             "https://例え.jp/論文",

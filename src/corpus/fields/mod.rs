@@ -309,7 +309,7 @@ impl Fields {
 /// "is this candidate already in my library" work for lists that only link their papers. Done
 /// after the id is derived: a record without an id keeps its title's slug, the id ratings and
 /// judged sets already name.
-fn arxiv_from_address(p: &mut Paper) {
+pub(crate) fn arxiv_from_address(p: &mut Paper) {
     if p.arxiv.is_some() {
         return;
     }

@@ -236,7 +236,9 @@ impl Import {
                         .navigation
                         .push(format!("{}:{line} {text:?}", file.display()));
                 }
-                for (line, p) in parsed.papers {
+                for (line, mut p) in parsed.papers {
+                    // As for every other format: an arxiv.org link is the paper's arXiv id.
+                    fields::arxiv_from_address(&mut p);
                     self.entries.push(((file.to_path_buf(), line), p));
                     self.derived.push(false);
                 }
