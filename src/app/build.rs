@@ -259,6 +259,7 @@ fn with_abstracts(corpus: &mut Corpus, out: &Path, fetch: bool) -> Result<()> {
                 client.delay.as_secs()
             );
             let got = cache.fetch(&missing, &client)?;
+            super::feed::note_skipped(&client);
             let unknown = missing
                 .iter()
                 .filter(|m| cache.unknown().contains(m))

@@ -159,6 +159,7 @@ fn from_arxiv(categories: &[String], days: u32) -> Result<Vec<Candidate>> {
                 anyhow::Error::new(e)
             }
         })?;
+    note_skipped(&client);
     let mut out = Vec::new();
     for e in entries {
         if let recommend::corpus::fields::Outcome::Paper(m) = recommend::corpus::fields::map_record(
@@ -407,4 +408,18 @@ pub(crate) fn rate(
         }
     }
     Ok(())
+}
+
+/// Say how many entries of arXiv's answers `client` left out as unreadable, and the first
+/// problem: the rest of each answer is used.
+pub(super) fn note_skipped(client: &Client) {
+    let skipped = client.skipped();
+    if let Some(first) = skipped.first() {
+        eprintln!(
+            "note: {} entr{} of arXiv's answers could not be read and {} left out (the first: {first})",
+            skipped.len(),
+            if skipped.len() == 1 { "y" } else { "ies" },
+            if skipped.len() == 1 { "was" } else { "were" },
+        );
+    }
 }

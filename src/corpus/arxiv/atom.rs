@@ -11,7 +11,7 @@ use super::{ARXIV_NS, ATOM_NS, Entry, Feed, FeedError, FeedFormat, OPENSEARCH_NS
 pub(super) fn atom(doc: &Document, feed: Node) -> Result<Feed, FeedError> {
     let total_results =
         child_text(feed, OPENSEARCH_NS, "totalResults").and_then(|t| t.parse().ok());
-    let entries = read_entries(
+    let (entries, skipped) = read_entries(
         doc,
         feed.children()
             .filter(|c| c.has_tag_name((ATOM_NS, "entry"))),
@@ -88,5 +88,6 @@ pub(super) fn atom(doc: &Document, feed: Node) -> Result<Feed, FeedError> {
         format: FeedFormat::Atom,
         entries,
         total_results,
+        skipped,
     })
 }

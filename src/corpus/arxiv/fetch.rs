@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::{Entry, Feed, FeedError, MAX_DOCUMENT_BYTES, parse};
+use super::{Entry, Feed, FeedError, MAX_DOCUMENT_BYTES, parse, parse_fetched};
 
 /// The API's address when `RECOMMEND_ARXIV_URL` is unset.
 pub const DEFAULT_BASE_URL: &str = "https://export.arxiv.org";
@@ -118,6 +118,7 @@ pub struct Client {
     /// last minutes, and in silence it looks like a hang.
     pub on_retry: Option<Box<dyn Fn(Retry) + Send + Sync>>,
     last_request: Mutex<Option<Instant>>,
+    skipped: Mutex<Vec<FeedError>>,
 }
 
 /// A wait before retrying a request ([`Client::on_retry`]).
@@ -185,12 +186,19 @@ impl Client {
             max_entries: MAX_FETCHED,
             on_retry: None,
             last_request: Mutex::new(None),
+            skipped: Mutex::new(Vec::new()),
         }
     }
 
     /// The address requests go to.
     pub fn base(&self) -> &str {
         &self.base
+    }
+
+    /// The entries of arXiv's answers so far that could not be read and were left out
+    /// ([`super::parse_fetched`]), each with its problem.
+    pub fn skipped(&self) -> Vec<FeedError> {
+        self.skipped.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
     /// The papers of `categories` submitted in the last `days` days before `now` (newest
@@ -228,7 +236,8 @@ impl Client {
                 self.base
             );
             let feed = self.get_feed(&url)?;
-            let n = feed.entries.len();
+            // Entries left out unread still took their places in the results.
+            let n = feed.entries.len() + feed.skipped.len();
             let mut older = false;
             for e in feed.entries {
                 if e.published.as_deref().is_some_and(|p| p < cutoff.as_str()) {
@@ -296,10 +305,14 @@ impl Client {
             match status {
                 200..=299 => {
                     let body = body.map_err(|e| self.body_error(url, e))?;
-                    return parse(&body).map_err(|error| FetchError::Feed {
+                    let feed = parse_fetched(&body).map_err(|error| FetchError::Feed {
                         url: url.to_string(),
                         error,
-                    });
+                    })?;
+                    if let Ok(mut s) = self.skipped.lock() {
+                        s.extend(feed.skipped.iter().cloned());
+                    }
+                    return Ok(feed);
                 }
                 429 | 500 | 502 | 503 | 504 => {
                     last = format!("HTTP {status}");

@@ -143,6 +143,9 @@ pub struct Feed {
     pub entries: Vec<Entry>,
     /// `opensearch:totalResults` (Atom from the API only).
     pub total_results: Option<u64>,
+    /// Entries left out, each with its problem and line: [`parse`] refuses a document with
+    /// any, [`parse_fetched`] keeps the rest.
+    pub skipped: Vec<FeedError>,
 }
 
 /// Why a document gave no entries. Each message says what to do next.
@@ -228,8 +231,20 @@ pub fn parse_feed(text: &str) -> Result<Vec<Entry>, FeedError> {
     parse(text).map(|f| f.entries)
 }
 
-/// The document with what it says of the query ([`Feed::total_results`]).
+/// The document with what it says of the query ([`Feed::total_results`]). A file is the
+/// user's to fix, so its first bad entry is the error, with its line.
 pub fn parse(text: &str) -> Result<Feed, FeedError> {
+    let feed = parse_fetched(text)?;
+    match feed.skipped.first() {
+        Some(e) => Err(e.clone()),
+        None => Ok(feed),
+    }
+}
+
+/// [`parse`] of a page arXiv answered: an entry it cannot read (no title, a field past its
+/// limit) is left out and listed in [`Feed::skipped`], since nobody can fix arXiv's answer and
+/// asking again gives the same page.
+pub fn parse_fetched(text: &str) -> Result<Feed, FeedError> {
     if text.len() > MAX_DOCUMENT_BYTES {
         return Err(FeedError::TooLarge { bytes: text.len() });
     }

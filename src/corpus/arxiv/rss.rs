@@ -23,7 +23,7 @@ pub(super) fn rss(doc: &Document, root: Node) -> Result<Feed, FeedError> {
         .ok_or_else(|| FeedError::NotAFeed {
             found: "an <rss> without a <channel>".into(),
         })?;
-    let entries = read_entries(
+    let (entries, skipped) = read_entries(
         doc,
         channel.children().filter(|c| c.has_tag_name("item")),
         |node, line| {
@@ -85,5 +85,6 @@ pub(super) fn rss(doc: &Document, root: Node) -> Result<Feed, FeedError> {
         format: FeedFormat::Rss,
         entries,
         total_results: None,
+        skipped,
     })
 }

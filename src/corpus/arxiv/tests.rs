@@ -766,3 +766,39 @@ fn base_url_defaults_and_trims() {
     assert_eq!(c.max_entries, MAX_FETCHED);
     assert_eq!(c.host(), "export.arxiv.org");
 }
+
+#[test]
+fn one_unreadable_entry_fails_a_file_but_not_a_fetched_page() {
+    // A page whose second entry has no title (a bad-input probe saw one such entry fail its
+    // whole 100-id request on every rerun).
+    let page = fixture("api-page1.atom");
+    let good = parse(&page).unwrap().entries.len();
+    let second = page
+        .match_indices("<entry>")
+        .nth(1)
+        .map(|(i, _)| i)
+        .unwrap();
+    let title = second + page[second..].find("<title>").unwrap();
+    let end = title + page[title..].find("</title>").unwrap() + "</title>".len();
+    let broken = format!("{}{}", &page[..title], &page[end..]);
+    let line = page[..second].matches('\n').count() as u32 + 1;
+
+    let err = parse(&broken).unwrap_err();
+    assert!(
+        matches!(err, FeedError::Missing { line: l, field: "<title>" } if l == line),
+        "{err:?}"
+    );
+    let feed = parse_fetched(&broken).unwrap();
+    assert_eq!(feed.entries.len(), good - 1);
+    assert_eq!(feed.skipped.len(), 1);
+
+    let page2 = fixture("api-page2.atom");
+    let more = parse(&page2).unwrap().entries.len();
+    let (base, _) = serve(vec![ok(broken), ok(page2)]);
+    let client = quick(&base);
+    let entries = client.fetch_recent(&cats(), 7, now()).unwrap();
+    assert_eq!(entries.len(), good - 1 + more);
+    let skipped = client.skipped();
+    assert_eq!(skipped.len(), 1);
+    assert!(skipped[0].to_string().contains("<title>"), "{}", skipped[0]);
+}

@@ -98,20 +98,24 @@ pub(super) fn read_entries<'a, 'i: 'a>(
     doc: &Document,
     nodes: impl Iterator<Item = Node<'a, 'i>>,
     mut read: impl FnMut(Node<'a, 'i>, u32) -> Result<Entry, FeedError>,
-) -> Result<Vec<Entry>, FeedError> {
+) -> Result<(Vec<Entry>, Vec<FeedError>), FeedError> {
     let mut entries = Vec::new();
+    let mut skipped = Vec::new();
     for node in nodes {
-        if entries.len() == MAX_ENTRIES {
+        if entries.len() + skipped.len() == MAX_ENTRIES {
             return Err(FeedError::TooMany {
                 limit: format!("{MAX_ENTRIES} entries"),
             });
         }
         let line = line_of(doc, node);
-        let entry = read(node, line)?;
-        check_entry(line, &entry)?;
-        entries.push(entry);
+        match read(node, line).and_then(|e| check_entry(line, &e).map(|()| e)) {
+            Ok(entry) => entries.push(entry),
+            // The API's error entry is the answer, not one bad entry among good ones.
+            Err(e @ FeedError::Api { .. }) => return Err(e),
+            Err(e) => skipped.push(e),
+        }
     }
-    Ok(entries)
+    Ok((entries, skipped))
 }
 
 /// The DOI of an entry: the API says `arxiv:doi`, the RSS-era Atom listings `arxiv:DOI`.
