@@ -240,4 +240,22 @@ fn a_markdown_list_has_its_arxiv_links_read_in_their_spellings() {
         err.contains("2 of 3 papers described by their arXiv abstract"),
         "{err}"
     );
+    // An API address that is none is the user's to fix: exit 2 naming the variable, no request.
+    for bad in ["127.0.0.1:8080", "not a url", "ftp://127.0.0.1/"] {
+        let mut c = recommend_in(d);
+        with_model(&mut c);
+        let err = err_text(
+            c.env("RECOMMEND_ARXIV_URL", bad).args([
+                "index",
+                "--corpus",
+                "list.md",
+                "--out",
+                "other.bin",
+                "--abstracts",
+            ]),
+            2,
+        );
+        assert!(err.contains("RECOMMEND_ARXIV_URL"), "{bad}: {err}");
+    }
+    assert!(!d.join("other.bin").exists());
 }

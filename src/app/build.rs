@@ -258,7 +258,12 @@ fn with_abstracts(corpus: &mut Corpus, out: &Path, fetch: bool) -> Result<()> {
                     .div_ceil(recommend::corpus::arxiv::IDS_PER_REQUEST),
                 client.delay.as_secs()
             );
-            let got = cache.fetch(&missing, &client)?;
+            let got = cache.fetch(&missing, &client).map_err(|e| match e {
+                AbstractsError::Fetch { ref error, .. } if error.is_usage() => {
+                    usage(error.to_string())
+                }
+                other => other.into(),
+            })?;
             super::feed::note_skipped(&client);
             let unknown = missing
                 .iter()

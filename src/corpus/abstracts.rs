@@ -76,15 +76,21 @@ pub enum AbstractsError {
     Format { path: String, reason: String },
     #[error("cannot write {path}: {reason}; the abstracts fetched so far are not kept")]
     Write { path: String, reason: String },
-    #[error(
-        "{error}\n{kept} abstract(s) are kept in {path}; run the same command again to fetch \
-         the rest, or build without --abstracts"
-    )]
+    #[error("{error}\n{}", kept_note(*kept, path))]
     Fetch {
         error: FetchError,
         kept: usize,
         path: String,
     },
+}
+
+/// What a failed fetch kept, and what to do next.
+fn kept_note(kept: usize, path: &str) -> String {
+    let kept = match kept {
+        0 => "no abstract is kept yet".to_string(),
+        n => format!("{n} abstract(s) are kept in {path}"),
+    };
+    format!("{kept}; run the same command again to fetch the rest, or build without --abstracts")
 }
 
 /// The abstracts fetched for one index, by bare arXiv id.

@@ -28,6 +28,11 @@ pub enum UsageError {
     NoCategory,
     #[error("the number of days must be at least 1")]
     NoDays,
+    #[error(
+        "{BASE_URL_ENV}={0:?} is not an http(s) address; give one like http://127.0.0.1:8080, \
+         or unset it to ask arXiv ({DEFAULT_BASE_URL})"
+    )]
+    BadBaseUrl(String),
 }
 
 /// Why a fetch failed. [`FetchError::Usage`] is the caller's mistake ([`FetchError::is_usage`]);
@@ -195,6 +200,20 @@ impl Client {
         &self.base
     }
 
+    /// A base that is no http(s) address is the user's mistake, not the network's.
+    fn check_base(&self) -> Result<(), UsageError> {
+        let lower = self.base.to_ascii_lowercase();
+        let host = ["http://", "https://"]
+            .into_iter()
+            .find_map(|scheme| lower.strip_prefix(scheme));
+        match host {
+            Some(h) if !h.is_empty() && !h.starts_with('/') && !h.contains(char::is_whitespace) => {
+                Ok(())
+            }
+            _ => Err(UsageError::BadBaseUrl(self.base.clone())),
+        }
+    }
+
     /// The entries of arXiv's answers so far that could not be read and were left out
     /// ([`super::parse_fetched`]), each with its problem.
     pub fn skipped(&self) -> Vec<FeedError> {
@@ -210,6 +229,7 @@ impl Client {
         days: u32,
         now: SystemTime,
     ) -> Result<Vec<Entry>, FetchError> {
+        self.check_base()?;
         if categories.is_empty() {
             return Err(UsageError::NoCategory.into());
         }
@@ -266,6 +286,7 @@ impl Client {
         ids: &[String],
         mut done: impl FnMut(&[String], Vec<Entry>) -> std::ops::ControlFlow<()>,
     ) -> Result<(), FetchError> {
+        self.check_base()?;
         for chunk in ids.chunks(IDS_PER_REQUEST) {
             let url = format!(
                 "{}/api/query?id_list={}&start=0&max_results={}",
