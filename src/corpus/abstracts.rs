@@ -114,6 +114,13 @@ impl AbstractCache {
     /// The cache at `path`; empty when there is no file.
     pub fn open(path: &Path) -> Result<AbstractCache, AbstractsError> {
         let shown = || path.display().to_string();
+        // Something else at the cache's path is the user's to move, as a foreign file is.
+        if path.is_dir() {
+            return Err(AbstractsError::Format {
+                path: shown(),
+                reason: "it is a folder".into(),
+            });
+        }
         let bytes = match crate::safe_fs::read_regular(path, MAX_CACHE_BYTES) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -275,7 +282,12 @@ impl AbstractCache {
         let mut applied = Applied::default();
         for p in papers.iter_mut().filter(|p| p.summary.trim().is_empty()) {
             let Some(a) = p.arxiv.clone() else { continue };
-            let Some(d) = self.abstracts.get(&a) else {
+            // A cache edited by hand is held to the corpus's field limit, as any list is.
+            let Some(d) = self
+                .abstracts
+                .get(&a)
+                .filter(|d| d.summary.len() <= super::fields::MAX_FIELD_BYTES)
+            else {
                 continue;
             };
             if !titles_match(&p.title, &d.title)
@@ -447,6 +459,13 @@ mod tests {
         ];
         assert_eq!(c.missing(&more), vec!["2601.00001".to_string()]);
         assert!(c.missing(&papers).is_empty(), "cached or summarised");
+        // A summary past the field limit (a cache edited by hand) is not applied.
+        let mut huge = described("Huge");
+        huge.summary = "x".repeat(crate::corpus::fields::MAX_FIELD_BYTES + 1);
+        c.abstracts.insert("2601.00002".into(), huge);
+        let mut big = vec![paper("g", "Huge", Some("2601.00002"))];
+        assert_eq!(c.apply(&mut big).filled, 0);
+        assert!(big[0].summary.is_empty());
     }
 
     fn entry(arxiv: &str, summary: &str) -> Entry {
@@ -562,6 +581,11 @@ mod tests {
         .unwrap();
         let e = AbstractCache::open(&path).unwrap_err().to_string();
         assert!(e.contains("delete it") && e.contains("bad.json"), "{e}");
+        std::fs::create_dir(dir.path().join("folder.json")).unwrap();
+        assert!(matches!(
+            AbstractCache::open(&dir.path().join("folder.json")),
+            Err(AbstractsError::Format { .. })
+        ));
         std::fs::write(&path, b"not json").unwrap();
         assert!(matches!(
             AbstractCache::open(&path),

@@ -35,6 +35,26 @@ pub enum UsageError {
     BadBaseUrl(String),
 }
 
+/// A request's address as messages show it: an `id_list` of many ids is cut to its first
+/// two and their count, so an error over 100 ids is one line, not 1.2 KB.
+pub(super) fn shown(url: &str) -> String {
+    let Some((head, rest)) = url.split_once("id_list=") else {
+        return url.to_string();
+    };
+    let (ids, tail) = rest.split_once('&').map_or((rest, ""), |(i, t)| (i, t));
+    let ids: Vec<&str> = ids.split(',').collect();
+    if ids.len() <= 3 {
+        return url.to_string();
+    }
+    let sep = if tail.is_empty() { "" } else { "&" };
+    format!(
+        "{head}id_list={},{},...({} ids){sep}{tail}",
+        ids[0],
+        ids[1],
+        ids.len()
+    )
+}
+
 /// Why a fetch failed. [`FetchError::Usage`] is the caller's mistake ([`FetchError::is_usage`]);
 /// the others happened at run time.
 #[derive(Debug, thiserror::Error)]
@@ -44,8 +64,9 @@ pub enum FetchError {
     #[error("could not reach {host}: {reason}; check the network or use saved files")]
     Unreachable { host: String, reason: String },
     #[error(
-        "{url} answered HTTP {status}{}; check the address ({BASE_URL_ENV}) and the categories",
-        detail.as_ref().map(|d| format!(" ({d})")).unwrap_or_default()
+        "{url} answered HTTP {status}{}; check the address ({BASE_URL_ENV}){}",
+        detail.as_ref().map(|d| format!(" ({d})")).unwrap_or_default(),
+        if url.contains("search_query=") { " and the categories" } else { "" }
     )]
     Status {
         status: u16,
@@ -327,7 +348,7 @@ impl Client {
                 200..=299 => {
                     let body = body.map_err(|e| self.body_error(url, e))?;
                     let feed = parse_fetched(&body).map_err(|error| FetchError::Feed {
-                        url: url.to_string(),
+                        url: shown(url),
                         error,
                     })?;
                     if let Ok(mut s) = self.skipped.lock() {
@@ -345,7 +366,7 @@ impl Client {
                         let asked = Duration::from_secs(s);
                         if asked > self.max_retry_after {
                             return Err(FetchError::RateLimited {
-                                url: url.to_string(),
+                                url: shown(url),
                                 seconds: s,
                             });
                         }
@@ -369,14 +390,14 @@ impl Client {
                     });
                     return Err(FetchError::Status {
                         status,
-                        url: url.to_string(),
+                        url: shown(url),
                         detail,
                     });
                 }
             }
         }
         Err(FetchError::RetriesExhausted {
-            url: url.to_string(),
+            url: shown(url),
             attempts,
             last,
         })
@@ -407,7 +428,7 @@ impl Client {
             ureq::Error::BodyExceedsLimit(_) => self.body_error(url, e),
             ureq::Error::StatusCode(status) => FetchError::Status {
                 status,
-                url: url.to_string(),
+                url: shown(url),
                 detail: None,
             },
             other => FetchError::Unreachable {
@@ -425,7 +446,7 @@ impl Client {
             other => other.to_string(),
         };
         FetchError::Body {
-            url: url.to_string(),
+            url: shown(url),
             reason,
         }
     }

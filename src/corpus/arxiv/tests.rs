@@ -1,4 +1,4 @@
-use super::fetch::{civil, day_before};
+use super::fetch::{civil, day_before, shown};
 use super::rss::strip_title_suffix;
 use super::xml::{iso_day, rfc822_day, split_version};
 use super::*;
@@ -801,4 +801,21 @@ fn one_unreadable_entry_fails_a_file_but_not_a_fetched_page() {
     let skipped = client.skipped();
     assert_eq!(skipped.len(), 1);
     assert!(skipped[0].to_string().contains("<title>"), "{}", skipped[0]);
+}
+
+#[test]
+fn a_request_for_many_ids_is_shown_in_one_line() {
+    let ids: Vec<String> = (1..=100).map(|i| format!("2505.{i:05}")).collect();
+    let url = format!(
+        "http://h/api/query?id_list={}&start=0&max_results=100",
+        ids.join(",")
+    );
+    assert_eq!(
+        shown(&url),
+        "http://h/api/query?id_list=2505.00001,2505.00002,...(100 ids)&start=0&max_results=100"
+    );
+    let few = "http://h/api/query?id_list=2505.00001,2505.00002&start=0";
+    assert_eq!(shown(few), few);
+    let search = "http://h/api/query?search_query=cat:cs.LG&start=0";
+    assert_eq!(shown(search), search);
 }
