@@ -247,8 +247,7 @@ fn with_abstracts(corpus: &mut Corpus, out: &Path, fetch: bool) -> Result<()> {
         }
         let missing = cache.missing(&corpus.papers);
         if !missing.is_empty() {
-            let mut client = recommend::corpus::arxiv::Client::new();
-            client.on_retry = Some(Box::new(|r| eprintln!("note: {r}")));
+            let client = super::arxiv_client();
             eprintln!(
                 "fetching the arXiv abstracts of {} paper(s) from {} ({} request(s), {} s apart)",
                 missing.len(),
@@ -264,7 +263,7 @@ fn with_abstracts(corpus: &mut Corpus, out: &Path, fetch: bool) -> Result<()> {
                 }
                 other => other.into(),
             })?;
-            super::feed::note_skipped(&client);
+            super::note_skipped(&client);
             let unknown = missing
                 .iter()
                 .filter(|m| cache.unknown().contains(m))

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use recommend::corpus::arxiv::{self, Client};
+use recommend::corpus::arxiv;
 use recommend::corpus::{Corpus, Format as CorpusFormat, LoadOptions};
 use recommend::feed::candidates::{self, Candidate};
 use recommend::feed::home::{Files, Home};
@@ -142,8 +142,7 @@ fn from_files(paths: &[PathBuf]) -> Result<Vec<Candidate>> {
 
 /// Candidates from the arXiv API.
 fn from_arxiv(categories: &[String], days: u32) -> Result<Vec<Candidate>> {
-    let mut client = Client::new();
-    client.on_retry = Some(Box::new(|r| eprintln!("note: {r}")));
+    let client = super::arxiv_client();
     eprintln!(
         "fetching the last {days} day(s) of {} from {} (one request every {} s)",
         categories.join(", "),
@@ -159,7 +158,7 @@ fn from_arxiv(categories: &[String], days: u32) -> Result<Vec<Candidate>> {
                 anyhow::Error::new(e)
             }
         })?;
-    note_skipped(&client);
+    super::note_skipped(&client);
     let mut out = Vec::new();
     for e in entries {
         if let recommend::corpus::fields::Outcome::Paper(m) = recommend::corpus::fields::map_record(
@@ -408,18 +407,4 @@ pub(crate) fn rate(
         }
     }
     Ok(())
-}
-
-/// Say how many entries of arXiv's answers `client` left out as unreadable, and the first
-/// problem: the rest of each answer is used.
-pub(super) fn note_skipped(client: &Client) {
-    let skipped = client.skipped();
-    if let Some(first) = skipped.first() {
-        eprintln!(
-            "note: {} entr{} of arXiv's answers could not be read and {} left out (the first: {first})",
-            skipped.len(),
-            if skipped.len() == 1 { "y" } else { "ies" },
-            if skipped.len() == 1 { "was" } else { "were" },
-        );
-    }
 }

@@ -369,3 +369,25 @@ fn answer_batch(
     }
     Ok(())
 }
+
+/// The arXiv client of `index --abstracts` and `feed --arxiv`: `RECOMMEND_ARXIV_URL` or arXiv,
+/// saying each wait before a retry, which a server can make minutes long.
+fn arxiv_client() -> recommend::corpus::arxiv::Client {
+    let mut client = recommend::corpus::arxiv::Client::new();
+    client.on_retry = Some(Box::new(|r| eprintln!("note: {r}")));
+    client
+}
+
+/// Say how many entries of arXiv's answers `client` left out as unreadable, and the first
+/// problem: the rest of each answer is used.
+fn note_skipped(client: &recommend::corpus::arxiv::Client) {
+    let skipped = client.skipped();
+    if let Some(first) = skipped.first() {
+        eprintln!(
+            "note: {} entr{} of arXiv's answers could not be read and {} left out (the first: {first})",
+            skipped.len(),
+            if skipped.len() == 1 { "y" } else { "ies" },
+            if skipped.len() == 1 { "was" } else { "were" },
+        );
+    }
+}

