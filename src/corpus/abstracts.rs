@@ -192,8 +192,8 @@ impl AbstractCache {
     pub fn fetch(&mut self, ids: &[String], client: &Client) -> Result<usize, AbstractsError> {
         let mut arrived = 0usize;
         let mut save_error = None;
-        let result = client.fetch_ids(ids, |asked, entries| {
-            arrived += self.insert(asked, entries);
+        let result = client.fetch_ids(ids, |asked, feed| {
+            arrived += self.insert(asked, feed.entries, &feed.skipped_ids);
             match self.save() {
                 Ok(()) => std::ops::ControlFlow::Continue(()),
                 // A cache that cannot be written would make every later request wasted.
@@ -218,11 +218,11 @@ impl AbstractCache {
     /// as unknown, so a later run does not ask again. Only a page with some abstract in it
     /// says that: arXiv's API now and then answers a page with no entries, or entries without
     /// abstracts, for ids it knows, and taking such a page at its word would leave those papers
-    /// undescribed for good. Their ids stay missing and are asked again by the next run.
-    /// Returns the abstracts kept.
-    fn insert(&mut self, asked: &[String], entries: Vec<Entry>) -> usize {
+    /// undescribed for good. Their ids stay missing and are asked again by the next run, as do
+    /// the ids of entries arXiv answered unreadably (`unread`). Returns the abstracts kept.
+    fn insert(&mut self, asked: &[String], entries: Vec<Entry>, unread: &[String]) -> usize {
         let mut kept = 0;
-        let mut answered: Vec<String> = Vec::new();
+        let mut answered: Vec<String> = unread.to_vec();
         for e in entries {
             if !asked.contains(&e.arxiv) {
                 continue;
@@ -490,7 +490,7 @@ mod tests {
     fn only_a_page_with_abstracts_marks_the_ids_it_lacks_unknown() {
         let dir = tempfile::tempdir().unwrap();
         let mut c = cache(dir.path());
-        let asked: Vec<String> = ["2505.15117", "2505.15118", "2401.99999"]
+        let asked: Vec<String> = ["2505.15117", "2505.15118", "2401.99999", "2505.15119"]
             .map(String::from)
             .to_vec();
         let list: Vec<Paper> = asked
@@ -498,20 +498,24 @@ mod tests {
             .map(|a| paper(a, "T", Some(a.as_str())))
             .collect();
         // An empty page, or entries without abstracts: nothing is taken as unknown.
-        assert_eq!(c.insert(&asked, Vec::new()), 0);
-        assert_eq!(c.insert(&asked, vec![entry("2505.15117", " ")]), 0);
+        assert_eq!(c.insert(&asked, Vec::new(), &[]), 0);
+        assert_eq!(c.insert(&asked, vec![entry("2505.15117", " ")], &[]), 0);
         assert!(c.unknown().is_empty());
         assert_eq!(c.missing(&list), asked);
-        // A page with an abstract: the id answered without one is asked again, the absent one
-        // is unknown; an entry repeated in the page is one abstract.
+        // A page with an abstract: the id answered without one, or in an entry that could not
+        // be read, is asked again; the absent one is unknown; an entry repeated in the page is
+        // one abstract.
         let page = vec![
             entry("2505.15117", "About T."),
             entry("2505.15117", "About T."),
             entry("2505.15118", ""),
         ];
-        assert_eq!(c.insert(&asked, page), 1);
+        assert_eq!(c.insert(&asked, page, &["2505.15119".to_string()]), 1);
         assert_eq!(c.unknown(), ["2401.99999".to_string()]);
-        assert_eq!(c.missing(&list), vec!["2505.15118".to_string()]);
+        assert_eq!(
+            c.missing(&list),
+            vec!["2505.15118".to_string(), "2505.15119".to_string()]
+        );
     }
 
     #[test]
@@ -562,7 +566,10 @@ mod tests {
         let mut c = cache(dir.path());
         assert!(c.is_empty());
         let asked = ["2505.15117".to_string(), "2401.99999".to_string()];
-        assert_eq!(c.insert(&asked, vec![entry("2505.15117", "About T.")]), 1);
+        assert_eq!(
+            c.insert(&asked, vec![entry("2505.15117", "About T.")], &[]),
+            1
+        );
         c.save().unwrap();
         let again = cache(dir.path());
         assert_eq!(again.len(), 1);

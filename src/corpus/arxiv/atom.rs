@@ -11,7 +11,7 @@ use super::{ARXIV_NS, ATOM_NS, Entry, Feed, FeedError, FeedFormat, OPENSEARCH_NS
 pub(super) fn atom(doc: &Document, feed: Node) -> Result<Feed, FeedError> {
     let total_results =
         child_text(feed, OPENSEARCH_NS, "totalResults").and_then(|t| t.parse().ok());
-    let (entries, skipped) = read_entries(
+    let (entries, skipped, skipped_ids) = read_entries(
         doc,
         feed.children()
             .filter(|c| c.has_tag_name((ATOM_NS, "entry"))),
@@ -83,11 +83,17 @@ pub(super) fn atom(doc: &Document, feed: Node) -> Result<Feed, FeedError> {
                 announce_type: child_text(node, ARXIV_NS, "announce_type"),
             })
         },
+        |node| {
+            let id = child_text(node, ATOM_NS, "id")?;
+            let bare = id.strip_prefix("oai:arXiv.org:").unwrap_or(&id);
+            split_version(bare).map(|(arxiv, _)| arxiv)
+        },
     )?;
     Ok(Feed {
         format: FeedFormat::Atom,
         entries,
         total_results,
         skipped,
+        skipped_ids,
     })
 }

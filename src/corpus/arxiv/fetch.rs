@@ -90,6 +90,11 @@ pub enum FetchError {
     // The feed's error is part of the message, not a `source`: `{:#}` would print it twice.
     #[error("{url} answered with something other than an arXiv feed: {error}")]
     Feed { url: String, error: FeedError },
+    #[error(
+        "{url} took the request but sent no answer within {seconds} s; arXiv may be overloaded: \
+         try again later or use saved files"
+    )]
+    Silent { url: String, seconds: f32 },
     #[error("reading the answer from {url} failed: {reason}; try again or use saved files")]
     Body { url: String, reason: String },
 }
@@ -122,11 +127,34 @@ pub fn validate_category(c: &str) -> Result<(), UsageError> {
     }
 }
 
+/// How long a connected request waits for arXiv's answer to begin. A page of 200 entries is
+/// usually sent within seconds; arXiv's own slowest answers stay well inside a minute.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The HTTP agent: statuses are answers, not errors (429 and 503 are retried); a connection is
+/// given 10 s, an answer `answer` to begin, and the whole exchange, body included, twice that.
+fn agent(answer: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_connect(Some(Duration::from_secs(10)))
+        .timeout_recv_response(Some(answer))
+        .timeout_global(Some(answer.saturating_mul(2)))
+        .user_agent(format!(
+            "recommend/{} (offline research-paper recommendations; reads new papers of \
+             chosen categories, one request every few seconds)",
+            env!("CARGO_PKG_VERSION")
+        ))
+        .build()
+        .into()
+}
+
 /// A client of the arXiv API that keeps arXiv's terms: one request at a time, at least
 /// [`Client::delay`] apart, a descriptive User-Agent, and backing off when told to.
 pub struct Client {
     base: String,
     agent: ureq::Agent,
+    /// What [`Client::answer_within`] set.
+    answer_timeout: Duration,
     /// Least time between two requests (arXiv asks for 3 s).
     pub delay: Duration,
     /// The wait before the first retry; doubled for each later one. A `Retry-After` of more
@@ -190,20 +218,10 @@ impl Client {
 
     /// A client of `base` (`https://export.arxiv.org`, `http://127.0.0.1:8080`).
     pub fn with_base(base: &str) -> Client {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_connect(Some(Duration::from_secs(10)))
-            .timeout_global(Some(Duration::from_secs(60)))
-            .user_agent(format!(
-                "recommend/{} (offline research-paper recommendations; reads new papers of \
-                 chosen categories, one request every few seconds)",
-                env!("CARGO_PKG_VERSION")
-            ))
-            .build()
-            .into();
         Client {
             base: base.trim_end_matches('/').to_string(),
-            agent,
+            agent: agent(ANSWER_TIMEOUT),
+            answer_timeout: ANSWER_TIMEOUT,
             delay: Duration::from_secs(3),
             backoff: Duration::from_secs(4),
             max_retry_after: Duration::from_secs(300),
@@ -219,6 +237,14 @@ impl Client {
     /// The address requests go to.
     pub fn base(&self) -> &str {
         &self.base
+    }
+
+    /// The same client, waiting at most `wait` for an answer to start once connected
+    /// ([`FetchError::Silent`] after it).
+    pub fn answer_within(mut self, wait: Duration) -> Client {
+        self.agent = agent(wait);
+        self.answer_timeout = wait;
+        self
     }
 
     /// A base that is no http(s) address is the user's mistake, not the network's.
@@ -301,11 +327,11 @@ impl Client {
     /// API's `id_list`; `done` hears each request's ids and answer before the next is sent,
     /// so a caller can keep what arrived even if a later request fails, and stop the rest
     /// (`ControlFlow::Break`: nothing more is sent). Ids arXiv does not know are absent from
-    /// the answer.
+    /// the answer; those it answered unreadably are in its [`Feed::skipped_ids`].
     pub fn fetch_ids(
         &self,
         ids: &[String],
-        mut done: impl FnMut(&[String], Vec<Entry>) -> std::ops::ControlFlow<()>,
+        mut done: impl FnMut(&[String], Feed) -> std::ops::ControlFlow<()>,
     ) -> Result<(), FetchError> {
         self.check_base()?;
         for chunk in ids.chunks(IDS_PER_REQUEST) {
@@ -315,7 +341,7 @@ impl Client {
                 chunk.join(","),
                 chunk.len()
             );
-            if done(chunk, self.get_feed(&url)?.entries).is_break() {
+            if done(chunk, self.get_feed(&url)?).is_break() {
                 break;
             }
         }
@@ -430,6 +456,11 @@ impl Client {
                 status,
                 url: shown(url),
                 detail: None,
+            },
+            // Connected and asked, but no answer began: not a network the user can fix.
+            ureq::Error::Timeout(ureq::Timeout::RecvResponse) => FetchError::Silent {
+                url: shown(url),
+                seconds: self.answer_timeout.as_secs_f32(),
             },
             other => FetchError::Unreachable {
                 host: self.host(),

@@ -146,6 +146,9 @@ pub struct Feed {
     /// Entries left out, each with its problem and line: [`parse`] refuses a document with
     /// any, [`parse_fetched`] keeps the rest.
     pub skipped: Vec<FeedError>,
+    /// The arXiv ids of the entries in [`Feed::skipped`] whose id could be read: arXiv answered
+    /// for them, unreadably.
+    pub skipped_ids: Vec<String>,
 }
 
 /// Why a document gave no entries. Each message says what to do next.

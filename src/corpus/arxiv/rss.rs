@@ -23,7 +23,7 @@ pub(super) fn rss(doc: &Document, root: Node) -> Result<Feed, FeedError> {
         .ok_or_else(|| FeedError::NotAFeed {
             found: "an <rss> without a <channel>".into(),
         })?;
-    let (entries, skipped) = read_entries(
+    let (entries, skipped, skipped_ids) = read_entries(
         doc,
         channel.children().filter(|c| c.has_tag_name("item")),
         |node, line| {
@@ -80,11 +80,17 @@ pub(super) fn rss(doc: &Document, root: Node) -> Result<Feed, FeedError> {
                 announce_type: child_text(node, ARXIV_NS, "announce_type"),
             })
         },
+        |node| {
+            let guid = child_text(node, "", "guid")?;
+            split_version(guid.strip_prefix("oai:arXiv.org:").unwrap_or(&guid))
+                .map(|(arxiv, _)| arxiv)
+        },
     )?;
     Ok(Feed {
         format: FeedFormat::Rss,
         entries,
         total_results: None,
         skipped,
+        skipped_ids,
     })
 }

@@ -791,6 +791,15 @@ fn one_unreadable_entry_fails_a_file_but_not_a_fetched_page() {
     let feed = parse_fetched(&broken).unwrap();
     assert_eq!(feed.entries.len(), good - 1);
     assert_eq!(feed.skipped.len(), 1);
+    // The left-out entry's id is still known: arXiv answered for it, so it is not "unknown".
+    let whole = parse(&page).unwrap();
+    assert!(
+        !feed
+            .entries
+            .iter()
+            .any(|e| e.arxiv == whole.entries[1].arxiv)
+    );
+    assert_eq!(feed.skipped_ids, vec![whole.entries[1].arxiv.clone()]);
 
     let page2 = fixture("api-page2.atom");
     let more = parse(&page2).unwrap().entries.len();
@@ -818,4 +827,29 @@ fn a_request_for_many_ids_is_shown_in_one_line() {
     assert_eq!(shown(few), few);
     let search = "http://h/api/query?search_query=cat:cs.LG&start=0";
     assert_eq!(shown(search), search);
+}
+
+#[test]
+fn a_server_that_takes_the_request_and_never_answers_is_named_as_such() {
+    // It accepts the connection and reads the request, then sends nothing (a bad-input probe
+    // saw this reported as "could not reach ... check the network" after a minute).
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        if let Ok((stream, _)) = listener.accept() {
+            let mut line = String::new();
+            let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(&stream), &mut line);
+            std::thread::sleep(Duration::from_secs(5));
+        }
+    });
+    let client = quick(&base).answer_within(Duration::from_millis(300));
+    let err = client.fetch_recent(&cats(), 7, now()).unwrap_err();
+    assert!(matches!(err, FetchError::Silent { .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(
+        message.contains("took the request but sent no answer within 0.3 s"),
+        "{message}"
+    );
+    assert!(!message.contains("check the network"), "{message}");
+    assert!(!err.is_usage());
 }

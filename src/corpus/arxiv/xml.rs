@@ -91,16 +91,23 @@ pub(super) fn bounded(line: u32, field: &'static str, s: &str) -> Result<(), Fee
     Ok(())
 }
 
+/// What [`read_entries`] read: the entries, the problems of those it left out, and the arXiv
+/// ids of the left-out entries whose id could still be read.
+pub(super) type Read = (Vec<Entry>, Vec<FeedError>, Vec<String>);
+
 /// The entries of `nodes` (a feed's `<entry>` or `<item>` elements), each read by `read` from
 /// its node and line, then held to the bounds of its fields ([`check_entry`]); a feed of more
-/// than [`MAX_ENTRIES`] is refused at the first entry past them.
+/// than [`MAX_ENTRIES`] is refused at the first entry past them. `id_of` reads the arXiv id of
+/// an entry left out, so that a caller asking for it knows arXiv answered for it.
 pub(super) fn read_entries<'a, 'i: 'a>(
     doc: &Document,
     nodes: impl Iterator<Item = Node<'a, 'i>>,
     mut read: impl FnMut(Node<'a, 'i>, u32) -> Result<Entry, FeedError>,
-) -> Result<(Vec<Entry>, Vec<FeedError>), FeedError> {
+    id_of: impl Fn(Node<'a, 'i>) -> Option<String>,
+) -> Result<Read, FeedError> {
     let mut entries = Vec::new();
     let mut skipped = Vec::new();
+    let mut skipped_ids = Vec::new();
     for node in nodes {
         if entries.len() + skipped.len() == MAX_ENTRIES {
             return Err(FeedError::TooMany {
@@ -112,10 +119,13 @@ pub(super) fn read_entries<'a, 'i: 'a>(
             Ok(entry) => entries.push(entry),
             // The API's error entry is the answer, not one bad entry among good ones.
             Err(e @ FeedError::Api { .. }) => return Err(e),
-            Err(e) => skipped.push(e),
+            Err(e) => {
+                skipped.push(e);
+                skipped_ids.extend(id_of(node));
+            }
         }
     }
-    Ok((entries, skipped))
+    Ok((entries, skipped, skipped_ids))
 }
 
 /// The DOI of an entry: the API says `arxiv:doi`, the RSS-era Atom listings `arxiv:DOI`.
