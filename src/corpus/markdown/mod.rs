@@ -7,9 +7,14 @@
 //!   Date the year; a `[Title](url)` title gives the paper's address. A header naming none of
 //!   these (or no header) reads the first three cells as title, highlight and link.
 //! - `####` headings become papers; the paragraph under them is the highlight.
-//! - List items of the form `- [Title](url) - description` become papers; a list item linking
-//!   to a section of the same page (`- [Agent Tuning](#agent-tuning)`, a table of contents) is
-//!   navigation, not a paper, and is returned in [`Parsed::navigation`] for the import's warning.
+//! - List items (`-`, `*`, `+` or numbered, task boxes included) that hold a link become
+//!   papers: `[Title](url) - description`, the same in bold, and `Title [[paper](url)]
+//!   [[code](url)]` or `"Title" *venue*. [[pdf](url)]`, where the title is the text before the
+//!   first link. A list item linking to a section of the same page (`- [Agent Tuning]
+//!   (#agent-tuning)`, a table of contents) is navigation, not a paper, and is returned in
+//!   [`Parsed::navigation`] for the import's warning. A bullet without a link is prose.
+//! - Fenced code blocks and HTML comments are skipped; `\|` in a table cell is a pipe; a
+//!   description loses its badges (`![..](..)`) and keeps a link's text, not its address.
 //! - Section names lose the emoji and `:shortcode:` decorations awesome lists give them.
 //!
 //! Ids are slugs of the titles, made unique with `-2`, `-3`, ... A `[开源]` or `[open source]`
@@ -20,6 +25,9 @@ use std::path::Path;
 
 use super::error::Problem;
 use super::paper::{Kind, Paper};
+
+mod inline;
+use inline::{Skip, first_link, link_text, link_url, list_item, plain, quoted_title, table_cells};
 
 /// What a Markdown list gives: its papers (with their lines), its problems, and the
 /// (line, text) of the table-of-contents links it skipped.
@@ -43,10 +51,16 @@ pub fn parse(path: &Path, text: &str) -> Parsed {
     };
     let mut problems = Vec::new();
     let mut topic = String::new();
+    // A byte-order mark (Windows editors) would hide the first line's heading or item.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let lines: Vec<&str> = text.lines().collect();
+    let mut skip = Skip::default();
     for (i, line) in lines.iter().enumerate() {
         let line_no = i + 1;
         let line = line.trim();
+        if skip.skips(line) {
+            continue;
+        }
         if !line.starts_with('|') {
             // A table ends here; the next one brings its own header.
             list.columns = Columns::POSITIONAL;
@@ -76,10 +90,7 @@ pub fn parse(path: &Path, text: &str) -> Parsed {
                     });
                 }
             }
-        } else if let Some(item) = line
-            .strip_prefix("- [")
-            .or_else(|| line.strip_prefix("* ["))
-        {
+        } else if let Some(item) = list_item(line) {
             list.close();
             list.list_item(line_no, item, &topic);
         } else if let Some((_, _, _, h)) = list.open.as_mut()
@@ -228,7 +239,7 @@ impl List {
             return Err("table row has an empty title cell".into());
         };
         let title = link_text(title_cell);
-        let highlight = cell(col.highlight).cloned().unwrap_or_default();
+        let highlight = cell(col.highlight).map(|c| plain(c)).unwrap_or_default();
         let link = cell(col.link).map(|c| link_text(c));
         self.push(line_no, &title, topic, &highlight, link);
         if let Some((_, p)) = self.out.last_mut() {
@@ -249,21 +260,42 @@ impl List {
         Ok(())
     }
 
-    /// `[Title](url) - description`, after the list marker.
+    /// A list item after its marker: `[Title](url) - description` (also in bold), or `Title
+    /// [[paper](url)] ...` whose title is the text before its first link. Items without a link
+    /// are prose, not papers.
     fn list_item(&mut self, line_no: usize, item: &str, topic: &str) {
-        if let Some(close) = item.find("](") {
-            let title = &item[..close];
-            let rest = &item[close + 2..];
-            let (url, desc) = match rest.find(')') {
-                Some(end) => (&rest[..end], &rest[end + 1..]),
-                None => (rest, ""),
-            };
-            if url.trim().starts_with('#') {
-                self.navigation.push((line_no, title.to_string()));
-                return;
-            }
-            let desc = desc.trim().trim_start_matches(['-', ':', '–', '—']).trim();
-            self.push(line_no, title, topic, desc, Some(url.to_string()));
+        let Some((at, text, url, after)) = first_link(item) else {
+            return;
+        };
+        if url.trim().starts_with('#') {
+            self.navigation.push((line_no, text.to_string()));
+            return;
+        }
+        let before = item[..at].trim_end_matches('[');
+        if before.trim().trim_matches(['*', '_']).is_empty() {
+            let desc = after
+                .trim_start_matches(['*', '_'])
+                .trim()
+                .trim_start_matches(['-', ':', '–', '—']);
+            self.push(
+                line_no,
+                text,
+                topic,
+                &plain(desc),
+                Some(url.trim().to_string()),
+            );
+            return;
+        }
+        // `Title [[paper](url)] [[code](url)]`, `"Title" *venue*. [[pdf](url)]`
+        let (title, venue) = quoted_title(before);
+        if title.chars().any(char::is_alphanumeric) {
+            self.push(
+                line_no,
+                &title,
+                topic,
+                &plain(venue),
+                Some(url.trim().to_string()),
+            );
         }
     }
 }
@@ -323,24 +355,9 @@ fn is_decoration(c: char) -> bool {
         | 0xE0020..=0xE007F) // tag characters
 }
 
-fn table_cells(line: &str) -> Vec<String> {
-    let inner = line.trim().trim_start_matches('|').trim_end_matches('|');
-    inner.split('|').map(|c| c.trim().to_string()).collect()
-}
-
 fn is_separator(line: &str) -> bool {
     let t = line.trim();
     t.starts_with('|') && t.contains('-') && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
-}
-
-/// `[text](url)` -> url; anything else -> `None`.
-fn link_url(cell: &str) -> Option<String> {
-    let c = cell.trim();
-    let rest = c.strip_prefix('[')?;
-    let close = rest.find("](")?;
-    let url = &rest[close + 2..];
-    let end = url.find(')')?;
-    Some(url[..end].trim().to_string())
 }
 
 /// The year a cell gives ("2025", "2025-03", "Mar 2024"): its first four digits that read as a
@@ -353,17 +370,6 @@ fn year_of(cell: &str) -> Option<u16> {
             .ok()
             .filter(|y| (1950..=2100).contains(y) && w.iter().all(char::is_ascii_digit))
     })
-}
-
-/// `[text](url)` -> text; anything else -> itself.
-fn link_text(cell: &str) -> String {
-    let c = cell.trim();
-    if let (Some(rest), true) = (c.strip_prefix('['), c.ends_with(')'))
-        && let Some(close) = rest.find("](")
-    {
-        return rest[..close].to_string();
-    }
-    c.to_string()
 }
 
 fn strip_open_source(title: &str) -> (String, bool) {
@@ -412,7 +418,100 @@ pub fn slugify(title: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::section_name;
+    use super::{parse, section_name};
+    use std::path::Path;
+
+    /// (title, highlight, link) of each paper `text` gives.
+    fn papers(text: &str) -> Vec<(String, String, String)> {
+        parse(Path::new("list.md"), text)
+            .papers
+            .into_iter()
+            .map(|(_, p)| (p.title, p.highlight, p.link.unwrap_or_default()))
+            .collect()
+    }
+
+    #[test]
+    fn list_items_are_read_in_the_forms_awesome_lists_write_them() {
+        // A bad-input probe found each of these dropped without a word, or read wrongly.
+        let text = "\u{feff}## Numbered\n\
+            1. [Chain of Thought](https://arxiv.org/abs/2201.11903)\n\
+            2) [Self-Consistency](https://arxiv.org/abs/2203.11171) - sampling\n\
+            - **[Tree of Thoughts](https://arxiv.org/abs/2305.10601)** - *NeurIPS 2023*\n\
+            + [Plus Paper](https://example.com/plus)\n\
+            - Language Agent Tree Search [[paper](https://arxiv.org/abs/2310.04406)] [[code](https://github.com/x/y)]\n\
+            - \"Quoted Title On Memory.\" *arXiv 2023*. [[pdf](https://arxiv.org/abs/2304.00001)]\n\
+            - [Parens](https://en.wikipedia.org/wiki/Foo_(bar)) - wiki\n\
+            - [[2401.00002] Bracketed Title](https://arxiv.org/abs/2401.00002)\n\
+            - [x] [Checklist Paper](https://example.com/check) - done ![badge](https://img.shields.io/b) see [notes](https://n.io) at https://x.io\n\
+            - A prose bullet without a link\n\
+            ```\n\
+            - [Code Block Paper](https://example.com/fake)\n\
+            ```\n\
+            <!-- - [Commented Paper](https://example.com/c) -->\n\
+            <!--\n\
+            - [Long Comment Paper](https://example.com/c)\n\
+            -->\n\
+            ---\n";
+        let got = papers(text);
+        let want = [
+            ("Chain of Thought", "", "https://arxiv.org/abs/2201.11903"),
+            (
+                "Self-Consistency",
+                "sampling",
+                "https://arxiv.org/abs/2203.11171",
+            ),
+            (
+                "Tree of Thoughts",
+                "NeurIPS 2023",
+                "https://arxiv.org/abs/2305.10601",
+            ),
+            ("Plus Paper", "", "https://example.com/plus"),
+            (
+                "Language Agent Tree Search",
+                "",
+                "https://arxiv.org/abs/2310.04406",
+            ),
+            (
+                "Quoted Title On Memory",
+                "arXiv 2023 .",
+                "https://arxiv.org/abs/2304.00001",
+            ),
+            ("Parens", "wiki", "https://en.wikipedia.org/wiki/Foo_(bar)"),
+            (
+                "[2401.00002] Bracketed Title",
+                "",
+                "https://arxiv.org/abs/2401.00002",
+            ),
+            (
+                "Checklist Paper",
+                "done see notes at",
+                "https://example.com/check",
+            ),
+        ];
+        let want: Vec<(String, String, String)> = want
+            .iter()
+            .map(|(t, h, l)| (t.to_string(), h.to_string(), l.to_string()))
+            .collect();
+        assert_eq!(got, want);
+        // The byte-order mark does not hide the first heading.
+        let parsed = parse(Path::new("list.md"), text);
+        assert_eq!(parsed.papers[0].1.topic, "Numbered");
+        assert_eq!(parsed.papers[1].0, 3, "lines are the file's");
+    }
+
+    #[test]
+    fn an_escaped_pipe_stays_inside_its_table_cell() {
+        let text = "| Paper | Link | Description |\n|---|---|---|\n\
+            | [Toolformer \\| Teaching Themselves](https://arxiv.org/abs/2302.04761) | [arXiv](https://arxiv.org/abs/2302.04761) | tools with a \\| pipe ![b](https://img.shields.io/x) |\n";
+        assert_eq!(
+            papers(text),
+            vec![(
+                "Toolformer | Teaching Themselves".to_string(),
+                "tools with a | pipe".to_string(),
+                "arXiv".to_string()
+            )]
+        );
+    }
 
     #[test]
     fn section_names_lose_their_emoji_and_shortcodes() {
