@@ -47,19 +47,30 @@ pub struct Skipped {
     pub repeated: usize,
 }
 
-/// The candidates that are not in `library` (by arXiv id, DOI or title), each once.
+/// Every name a paper is known by: its arXiv id, its DOI and its title, as [`key`] spells them.
+fn identifiers(p: &Paper) -> impl Iterator<Item = String> {
+    let arxiv = p.arxiv.as_deref().and_then(normalize_arxiv);
+    let doi = p
+        .doi
+        .as_deref()
+        .and_then(normalize_doi)
+        .map(|d| d.to_ascii_lowercase());
+    arxiv
+        .into_iter()
+        .chain(doi)
+        .chain(std::iter::once(format!("title:{}", name_key(&p.title))))
+}
+
+/// The candidates that are not in `library` (by arXiv id, DOI or title: any one of them a
+/// library paper has), each once.
 pub fn new_papers(library: &[Paper], candidates: Vec<Candidate>) -> (Vec<Candidate>, Skipped) {
-    let mut known: HashSet<String> = HashSet::new();
-    for p in library {
-        known.insert(key(p));
-        known.insert(format!("title:{}", name_key(&p.title)));
-    }
+    let known: HashSet<String> = library.iter().flat_map(identifiers).collect();
     let mut seen = HashSet::new();
     let mut skipped = Skipped::default();
     let mut out = Vec::new();
     for c in candidates {
         let title = format!("title:{}", name_key(&c.paper.title));
-        if known.contains(&c.key) || known.contains(&title) {
+        if identifiers(&c.paper).any(|i| known.contains(&i)) {
             skipped.in_library += 1;
         } else if !seen.insert(c.key.clone()) || (title != c.key && !seen.insert(title)) {
             // (A paper without an arXiv id or DOI has its title for key: inserting it twice
@@ -166,8 +177,18 @@ mod tests {
 
     #[test]
     fn library_papers_and_repeats_are_skipped_and_counted() {
-        let library = vec![paper("a", "Known Paper", Some("2501.00001"))];
+        let mut both = paper("b", "Published Version", Some("2503.00003"));
+        both.doi = Some("10.1234/Lib.5".into());
+        let library = vec![paper("a", "Known Paper", Some("2501.00001")), both];
+        // A candidate known only by the DOI of a library paper that also has an arXiv id (a
+        // bad-input probe found it ranked first), and a preprint carrying that DOI.
+        let mut by_doi = paper("d", "Another Title", None);
+        by_doi.doi = Some("https://doi.org/10.1234/lib.5".into());
+        let mut preprint = paper("e", "A Preprint Title", Some("2504.00004"));
+        preprint.doi = Some("10.1234/lib.5".into());
         let cands = vec![
+            Candidate::new(by_doi, None),
+            Candidate::new(preprint, None),
             Candidate::new(paper("x", "Other Title", Some("2501.00001v2")), None),
             Candidate::new(paper("y", "known paper", None), None),
             Candidate::new(paper("z", "New One", Some("2502.00002")), None),
@@ -184,7 +205,7 @@ mod tests {
         assert_eq!(
             skipped,
             Skipped {
-                in_library: 2,
+                in_library: 4,
                 repeated: 1
             }
         );
