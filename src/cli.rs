@@ -69,7 +69,13 @@ pub struct CommonArgs {
     /// Answer from a PostgreSQL store instead of the index file
     /// (postgres://USER@HOST[:PORT]/DB; password from the URL, PGPASSWORD or ~/.pgpass;
     /// `?sslmode=require` for TLS): the version `recommend push` published last.
-    #[arg(long, global = true, env = "RECOMMEND_STORE", value_name = "URL")]
+    #[arg(
+        long,
+        global = true,
+        env = "RECOMMEND_STORE",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
     pub store: Option<String>,
     /// Rank by the exact scan of every paper, never the index's HNSW graph (the graph answers
     /// the queries of indexes of 2,000 papers or more; it is approximate, the scan is not).

@@ -272,7 +272,48 @@ fn a_failed_push_changes_no_answer() {
 }
 
 #[test]
+fn a_push_while_another_runs_is_refused_and_changes_nothing() {
+    // Two overlapping pushes removed each other's rows (a bad-input probe: a published version
+    // left with half its papers, both pushes exiting 0).
+    let (pg, dir, url) = started();
+    let (a, b) = versions(dir.path(), 300, 200, retitled(0..50, " v2"));
+    push(&a, &url);
+    let before = like_syn7(&url);
+    // Another push holds the store, as `recommend push` does for its whole run.
+    let mut other = pg
+        .try_connect("postgres")
+        .expect("a session of the test's own");
+    other
+        .batch_execute("SELECT pg_advisory_lock(7339013)")
+        .unwrap();
+    let (code, err) = failure(&["--index", b.to_str().unwrap(), "push", "--to", &url]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("another `recommend push`"), "{err}");
+    assert_eq!(published_version(&pg), "1");
+    assert_eq!(like_syn7(&url), before);
+    // Once it ends, the push goes through.
+    drop(other);
+    let report = push(&b, &url);
+    assert!(report.contains("300 papers"), "{report}");
+    assert_eq!(published_version(&pg), "2");
+}
+
+#[test]
 fn bad_stores_fail_clearly_without_the_password() {
+    // The help shows that RECOMMEND_STORE is set, never its value.
+    for args in [&["--help"][..], &["serve", "--help"][..]] {
+        let out = recommend()
+            .env(
+                "RECOMMEND_STORE",
+                format!("postgres://ann:{}@db/p", pg::PASSWORD),
+            )
+            .args(args)
+            .output()
+            .unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(help.contains("RECOMMEND_STORE"), "{help}");
+        assert!(!help.contains(pg::PASSWORD), "{help}");
+    }
     let pg = Pg::start();
     let index = root().join("index.bin");
     let index = index.to_str().unwrap();

@@ -128,35 +128,53 @@ fn config_of(url: &str) -> Result<Config, StoreError> {
 
 /// `url` with any password in it replaced by `***`, for messages about a URL that did not parse.
 pub fn redact(url: &str) -> String {
-    if let Some(rest) = url
-        .strip_prefix("postgres://")
-        .or_else(|| url.strip_prefix("postgresql://"))
-    {
-        let scheme = &url[..url.len() - rest.len()];
-        let auth_end = rest.find(['/', '?']).unwrap_or(rest.len());
-        if let Some(at) = rest[..auth_end].rfind('@') {
+    // Any `scheme://` (a misspelt or upper-case one too): the userinfo runs to the last `@`,
+    // since a password may hold an unencoded `?`, `/` or `#`.
+    if let Some(sep) = url.find("://") {
+        let (scheme, rest) = url.split_at(sep + 3);
+        if let Some(at) = rest.rfind('@') {
             let userinfo = &rest[..at];
-            let user = userinfo.split(':').next().unwrap_or("");
-            let shown = if userinfo.contains(':') {
-                format!("{user}:***")
-            } else {
-                user.to_string()
+            let shown = match userinfo.split_once(':') {
+                Some((user, _)) => format!("{user}:***"),
+                None => userinfo.to_string(),
             };
             return format!("{scheme}{shown}{}", &rest[at..]);
         }
         return url.to_string();
     }
-    // key=value form: hide the value of `password=`.
-    url.split_whitespace()
-        .map(|kv| {
-            if kv.to_ascii_lowercase().starts_with("password=") {
-                "password=***".to_string()
-            } else {
-                kv.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    // key=value form: hide the value of `password`, quoted (`'a b'`, with `\'` inside) or not,
+    // with spaces around `=` or not.
+    let lower = url.to_ascii_lowercase();
+    let mut out = String::new();
+    let mut from = 0;
+    while let Some(found) = lower[from..].find("password") {
+        let key_end = from + found + "password".len();
+        let after = &url[key_end..];
+        let Some(value) = after.trim_start().strip_prefix('=') else {
+            out.push_str(&url[from..key_end]);
+            from = key_end;
+            continue;
+        };
+        let value = value.trim_start();
+        let start = url.len() - value.len();
+        let end = if let Some(quoted) = value.strip_prefix('\'') {
+            let mut escaped = false;
+            let close = quoted.char_indices().find(|&(_, c)| {
+                let closes = c == '\'' && !escaped;
+                escaped = c == '\\' && !escaped;
+                closes
+            });
+            close.map_or(url.len(), |(i, _)| start + 1 + i + 1)
+        } else {
+            start + value.find(char::is_whitespace).unwrap_or(value.len())
+        };
+        out.push_str(&url[from..key_end]);
+        out.push_str(&url[key_end..start]);
+        out.push_str("***");
+        from = end;
+    }
+    out.push_str(&url[from..]);
+    out
 }
 
 /// The password `~/.pgpass` (or `PGPASSFILE`) holds for this host, port, database and user.
@@ -409,6 +427,38 @@ mod tests {
             redact("host=db password=s3cret user=ann"),
             "host=db password=*** user=ann"
         );
+        // Forms a bad-input probe saw echoed whole or in part.
+        for (given, shown) in [
+            (
+                "postgress://ann:s3cret@db:5432/papers",
+                "postgress://ann:***@db:5432/papers",
+            ),
+            (
+                "POSTGRES://ann:s3cret@db/papers",
+                "POSTGRES://ann:***@db/papers",
+            ),
+            ("mysql://ann:s3cret@db/papers", "mysql://ann:***@db/papers"),
+            (
+                "postgres://ann:s3c?r/et@db:99999/papers",
+                "postgres://ann:***@db:99999/papers",
+            ),
+            (
+                "host=db password='s3cret with spaces' sslmode=bogus",
+                "host=db password=*** sslmode=bogus",
+            ),
+            (
+                "host=db password = s3cret foo=1",
+                "host=db password = *** foo=1",
+            ),
+            (
+                "host=db PASSWORD='it\\'s' user=ann",
+                "host=db PASSWORD=*** user=ann",
+            ),
+        ] {
+            let out = redact(given);
+            assert_eq!(out, shown, "{given}");
+            assert!(!out.contains("s3c"), "{out}");
+        }
         let c = config_of("postgres://ann:s3cret@db.lab:5433/papers").unwrap();
         assert_eq!(Target::of(&c).to_string(), "ann@db.lab:5433/papers");
     }

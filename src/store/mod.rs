@@ -78,6 +78,12 @@ pub enum StoreError {
          `recommend push --to URL --index FILE`"
     )]
     NoStore { target: Target },
+    /// Another push into the same store has not ended (runtime: exit 1).
+    #[error(
+        "another `recommend push` into {target} is running; wait for it to end, then push again \
+         (two pushes at once would remove each other's papers)"
+    )]
+    PushRunning { target: Target },
     #[error(
         "{target} holds a recommend store of schema version {found}; this recommend reads and \
          writes version {expected}: use the recommend that wrote it, or push into a new \

@@ -197,115 +197,149 @@ pub fn push(
     let target = store.target().clone();
     let fault = injected_fault();
     store.with(|c| {
-        let meta = schema::ensure(c, &target, index.dim())?;
-        if meta.dim != index.dim()
-            || (!meta.model_id.is_empty() && meta.model_id != index.meta.model_id)
-        {
-            return Err(StoreError::OtherModel {
+        // One push at a time: a publication removes the rows its own list lacks, which are the
+        // rows another push is writing (a probe's two overlapping pushes left a published
+        // version with half its papers). The lock is the session's: a dropped connection frees
+        // it.
+        let locked: bool = c
+            .query_one("SELECT pg_try_advisory_lock($1)", &[&PUSH_LOCK])
+            .map_err(store.fail("taking the push lock"))?
+            .get(0);
+        if !locked {
+            return Err(StoreError::PushRunning {
                 target: target.clone(),
-                stored: if meta.model_id.is_empty() {
-                    "no model yet".into()
-                } else {
-                    meta.model_id.clone()
-                },
-                stored_dim: meta.dim,
-                given: index.meta.model_id.clone(),
-                given_dim: index.dim(),
             });
         }
-        let stored: HashSet<(String, String)> = c
-            .query("SELECT key, digest FROM recommend.papers", &[])
-            .map_err(store.fail("reading the stored papers"))?
-            .into_iter()
-            .map(|r| (r.get(0), r.get(1)))
-            .collect();
-        let digests = digests(&index);
-        let keys: Vec<String> = (0..index.len())
-            .map(|i| index.table().id(i).to_string())
-            .collect();
-        let new: Vec<usize> = (0..index.len())
-            .filter(|&i| !stored.contains(&(keys[i].clone(), digests[i].clone())))
-            .collect();
-        let members: HashSet<(&str, &str)> = keys
-            .iter()
-            .map(String::as_str)
-            .zip(digests.iter().map(String::as_str))
-            .collect();
-        let removed = stored
-            .iter()
-            .filter(|(k, d)| !members.contains(&(k.as_str(), d.as_str())))
-            .count();
-        let hash = plan_hash(bytes);
-        let published_hash = c
-            .query_opt(
-                "SELECT value FROM recommend.meta WHERE key = 'plan_sha256'",
-                &[],
-            )
-            .map_err(store.fail("reading the store's metadata"))?
-            .map(|r| r.get::<_, String>(0));
-        let mut report = PushReport {
-            version: meta.version,
-            papers: index.len(),
-            written: new.len(),
-            unchanged: index.len() - new.len(),
-            removed,
-            batches: 0,
-            published: false,
-            beam: None,
-        };
-        // A store published without a calibrated beam (an older push) is published again.
-        let calibrated = !index.graph_answers()
-            || c.query_opt(
-                "SELECT value FROM recommend.meta WHERE key = 'beam_factor'",
-                &[],
-            )
-            .map_err(store.fail("reading the store's metadata"))?
-            .is_some();
-        if new.is_empty()
-            && removed == 0
-            && published_hash.as_deref() == Some(hash.as_str())
-            && calibrated
-        {
-            return Ok(report);
-        }
-        let mut done = 0;
-        for chunk in new.chunks(BATCH) {
-            if fault == Some(report.batches) {
-                return Err(StoreError::Injected(report.batches));
-            }
-            let mut rows = Rows::default();
-            for &i in chunk {
-                rows.add(&index, i, &digests[i]);
-            }
-            let mut tx = c
-                .transaction()
-                .map_err(store.fail("writing a batch of papers"))?;
-            rows.write(&mut tx)
-                .map_err(store.fail("writing a batch of papers"))?;
-            tx.commit()
-                .map_err(store.fail("writing a batch of papers"))?;
-            report.batches += 1;
-            done += chunk.len();
-            progress(done, new.len());
-        }
+        let result = push_locked(c, store, &index, bytes, fault, progress);
+        // A connection that cannot unlock is closed by the pool's next health check, which
+        // frees the lock too.
+        let _ = c.execute("SELECT pg_advisory_unlock($1)", &[&PUSH_LOCK]);
+        result
+    })
+}
+
+/// The advisory lock a push holds for its whole run (any number: it only has to differ from
+/// the schema's creation lock, 7339012).
+const PUSH_LOCK: i64 = 7_339_013;
+
+/// [`push`] once it holds the push lock.
+fn push_locked(
+    c: &mut postgres::Client,
+    store: &Store,
+    index: &Index,
+    bytes: &[u8],
+    fault: Option<usize>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<PushReport, StoreError> {
+    let target = store.target().clone();
+    let meta = schema::ensure(c, &target, index.dim())?;
+    if meta.dim != index.dim()
+        || (!meta.model_id.is_empty() && meta.model_id != index.meta.model_id)
+    {
+        return Err(StoreError::OtherModel {
+            target: target.clone(),
+            stored: if meta.model_id.is_empty() {
+                "no model yet".into()
+            } else {
+                meta.model_id.clone()
+            },
+            stored_dim: meta.dim,
+            given: index.meta.model_id.clone(),
+            given_dim: index.dim(),
+        });
+    }
+    let stored: HashSet<(String, String)> = c
+        .query("SELECT key, digest FROM recommend.papers", &[])
+        .map_err(store.fail("reading the stored papers"))?
+        .into_iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let digests = digests(index);
+    let keys: Vec<String> = (0..index.len())
+        .map(|i| index.table().id(i).to_string())
+        .collect();
+    let new: Vec<usize> = (0..index.len())
+        .filter(|&i| !stored.contains(&(keys[i].clone(), digests[i].clone())))
+        .collect();
+    let members: HashSet<(&str, &str)> = keys
+        .iter()
+        .map(String::as_str)
+        .zip(digests.iter().map(String::as_str))
+        .collect();
+    let removed = stored
+        .iter()
+        .filter(|(k, d)| !members.contains(&(k.as_str(), d.as_str())))
+        .count();
+    let hash = plan_hash(bytes);
+    let published_hash = c
+        .query_opt(
+            "SELECT value FROM recommend.meta WHERE key = 'plan_sha256'",
+            &[],
+        )
+        .map_err(store.fail("reading the store's metadata"))?
+        .map(|r| r.get::<_, String>(0));
+    let mut report = PushReport {
+        version: meta.version,
+        papers: index.len(),
+        written: new.len(),
+        unchanged: index.len() - new.len(),
+        removed,
+        batches: 0,
+        published: false,
+        beam: None,
+    };
+    // A store published without a calibrated beam (an older push) is published again.
+    let calibrated = !index.graph_answers()
+        || c.query_opt(
+            "SELECT value FROM recommend.meta WHERE key = 'beam_factor'",
+            &[],
+        )
+        .map_err(store.fail("reading the store's metadata"))?
+        .is_some();
+    if new.is_empty()
+        && removed == 0
+        && published_hash.as_deref() == Some(hash.as_str())
+        && calibrated
+    {
+        return Ok(report);
+    }
+    let mut done = 0;
+    for chunk in new.chunks(BATCH) {
         if fault == Some(report.batches) {
             return Err(StoreError::Injected(report.batches));
         }
-        let beam = if index.graph_answers() {
-            let (factor, recall) = super::query::calibrate_beam(c, store, &index, &keys, &digests)?;
-            report.beam = Some((factor, recall));
-            factor
-        } else {
-            1.0
-        };
-        let published = Published {
-            hash: &hash,
-            beam_factor: beam,
-        };
-        report.version = publish(c, store, &index, bytes, published, &keys, &digests)?;
-        report.published = true;
-        Ok(report)
-    })
+        let mut rows = Rows::default();
+        for &i in chunk {
+            rows.add(index, i, &digests[i]);
+        }
+        let mut tx = c
+            .transaction()
+            .map_err(store.fail("writing a batch of papers"))?;
+        rows.write(&mut tx)
+            .map_err(store.fail("writing a batch of papers"))?;
+        tx.commit()
+            .map_err(store.fail("writing a batch of papers"))?;
+        report.batches += 1;
+        done += chunk.len();
+        progress(done, new.len());
+    }
+    if fault == Some(report.batches) {
+        return Err(StoreError::Injected(report.batches));
+    }
+    let beam = if index.graph_answers() {
+        let (factor, recall) = super::query::calibrate_beam(c, store, index, &keys, &digests)?;
+        report.beam = Some((factor, recall));
+        factor
+    } else {
+        1.0
+    };
+    let published = Published {
+        hash: &hash,
+        beam_factor: beam,
+    };
+    report.version = publish(c, store, index, bytes, published, &keys, &digests)?;
+    report.published = true;
+    Ok(report)
 }
 
 /// What a publication records of the version besides its rows: the plan's SHA-256 and the

@@ -198,7 +198,8 @@ impl Pg {
         format!("postgres://{USER}@127.0.0.1:{}/{db}", self.port)
     }
 
-    fn try_connect(&self, db: &str) -> Result<postgres::Client, postgres::Error> {
+    /// A client of database `db` (a test's own session, beside the binary's).
+    pub fn try_connect(&self, db: &str) -> Result<postgres::Client, postgres::Error> {
         postgres::Client::connect(&self.url(db), postgres::NoTls)
     }
 
