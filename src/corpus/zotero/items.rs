@@ -8,7 +8,7 @@ use rusqlite::Connection;
 use rusqlite::types::ValueRef;
 
 use super::super::fields::MAX_FIELD_BYTES;
-use super::record::{bounded, record_of, selected, text};
+use super::record::{bounded, record_of, selected, text, without_controls};
 use super::schema::{sql_error, table_exists};
 use super::{MAX_ITEMS, ZoteroError, ZoteroLibrary, ZoteroOptions};
 
@@ -238,7 +238,21 @@ impl Reader<'_> {
                 _ => return Ok(()),
             };
             let size: i64 = r.get(3).map_err(|e| self.err(e))?;
-            let mut value = String::from_utf8_lossy(&bytes).into_owned();
+            let read = String::from_utf8_lossy(&bytes);
+            // `extra` is read line by line; an abstract keeps its paragraphs.
+            let breaks = matches!(name, "abstractNote" | "extra");
+            let cleaned = without_controls(&read, breaks);
+            if let std::borrow::Cow::Owned(_) = cleaned
+                && let Some(c) = read
+                    .chars()
+                    .find(|&c| c.is_control() && !(breaks && matches!(c, '\n' | '\r' | '\t')))
+            {
+                warnings.push(format!(
+                    "{}: `{name}` held control characters (U+{:04X}); each is a space now",
+                    items[i].key, c as u32
+                ));
+            }
+            let mut value = cleaned.into_owned();
             if value.len() > MAX_FIELD_BYTES {
                 let mut cut = MAX_FIELD_BYTES;
                 while !value.is_char_boundary(cut) {

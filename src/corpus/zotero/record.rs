@@ -15,7 +15,21 @@ pub(super) fn text(v: ValueRef<'_>) -> String {
         ValueRef::Null => String::new(),
         ValueRef::Integer(i) => i.to_string(),
         ValueRef::Real(f) => f.to_string(),
-        ValueRef::Text(b) | ValueRef::Blob(b) => String::from_utf8_lossy(b).into_owned(),
+        ValueRef::Text(b) | ValueRef::Blob(b) => {
+            without_controls(&String::from_utf8_lossy(b), false).into_owned()
+        }
+    }
+}
+
+/// `s` with each control character a space (line breaks and tabs kept where `breaks`). Zotero
+/// keeps what PDFs and web pages gave it (a form feed in an abstract is common), the corpus
+/// refuses such characters, and a user cannot edit them out of `zotero.sqlite`.
+pub(super) fn without_controls(s: &str, breaks: bool) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| c.is_control() && !(breaks && matches!(c, '\n' | '\r' | '\t'));
+    if s.chars().any(bad) {
+        s.chars().map(|c| if bad(c) { ' ' } else { c }).collect()
+    } else {
+        std::borrow::Cow::Borrowed(s)
     }
 }
 
@@ -145,7 +159,17 @@ pub(super) fn record_of(
         r.insert("arxiv".into(), s(a));
     }
     if let Some(u) = url {
-        r.insert("url".into(), s(u.trim().to_string()));
+        // `www.example.com`, `file:///...`, a link with a space: not an address to open, and
+        // no reason to refuse the library.
+        if crate::corpus::paper::is_http_url(u.trim()) {
+            r.insert("url".into(), s(u.trim().to_string()));
+        } else {
+            warnings.push(format!(
+                "{}: `url` {:?} is not an http(s) address; left out",
+                item.key,
+                u.trim()
+            ));
+        }
     }
     // The topic is the item's first collection, inside `--collection` when one is given.
     let mut names: Vec<String> = Vec::new();

@@ -29,9 +29,12 @@ pub(super) fn database_file(path: &Path) -> Result<PathBuf, ZoteroError> {
     }
 }
 
-/// A copy of the database (and its write-ahead log) in a temporary directory, removed on drop.
+/// A copy of the database (and its write-ahead log) in a temporary directory only its owner can
+/// read (the library holds notes and annotations), removed on drop, on SIGINT/SIGTERM, or by the
+/// next run after a SIGKILL (`safe_fs::temp_dir_in`).
 pub(super) struct Copy {
     _dir: tempfile::TempDir,
+    _guard: crate::safe_fs::TempGuard,
     pub(super) file: PathBuf,
 }
 
@@ -41,12 +44,12 @@ impl Copy {
             path: db.into(),
             error,
         };
-        let dir = tempfile::Builder::new()
-            .prefix("recommend-zotero-")
-            .tempdir()
-            .map_err(uncopyable)?;
+        let (dir, guard) =
+            crate::safe_fs::temp_dir_in(&std::env::temp_dir(), "zotero").map_err(uncopyable)?;
+        private(dir.path(), 0o700).map_err(uncopyable)?;
         let file = dir.path().join(DATABASE_FILE);
         fs::copy(db, &file).map_err(uncopyable)?;
+        private(&file, 0o600).map_err(uncopyable)?;
         // The log holds changes not yet written into the file (Zotero checkpoints it from time
         // to time): without it the copy would miss the latest edits. The `-shm` index is
         // rebuilt from the log, so it is not copied.
@@ -61,7 +64,25 @@ impl Copy {
                 }
             })?;
         }
-        Ok(Copy { _dir: dir, file })
+        Ok(Copy {
+            _dir: dir,
+            _guard: guard,
+            file,
+        })
+    }
+}
+
+/// `path` readable by its owner alone (`mode`), where permissions exist.
+fn private(path: &Path, mode: u32) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(mode))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (path, mode);
+        Ok(())
     }
 }
 

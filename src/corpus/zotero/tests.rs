@@ -330,6 +330,53 @@ fn changes_still_in_the_write_ahead_log_are_read() {
 }
 
 #[test]
+fn odd_values_zotero_keeps_are_cleaned_and_said_not_refused() {
+    // A bad-input probe: one such value refused the whole library (exit 2, "fix them"), which
+    // nobody can do inside zotero.sqlite.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join(DATABASE_FILE);
+    let conn = empty_library(&db);
+    add_item(
+        &conn,
+        1,
+        "ODDS2345",
+        "journalArticle",
+        &[
+            ("title", "A title\u{c}from a PDF"),
+            ("abstractNote", "First line.\nSecond\u{1b}[0m line."),
+            ("url", "www.example.com/paper"),
+        ],
+    );
+    add_tag(&conn, 1, "bell\u{7}tag");
+    add_item(
+        &conn,
+        2,
+        "FILE2345",
+        "journalArticle",
+        &[("title", "A local file"), ("url", "file:///home/me/p.pdf")],
+    );
+    drop(conn);
+    let corpus = crate::corpus::Corpus::load_with(
+        std::slice::from_ref(&db),
+        &crate::corpus::LoadOptions::default(),
+    )
+    .expect("the library is read");
+    let p = &corpus.papers[0];
+    assert_eq!(p.title, "A title from a PDF");
+    assert_eq!(p.summary, "First line. Second [0m line.");
+    assert_eq!(p.url, None);
+    assert_eq!(corpus.papers[1].url, None);
+    let warnings = corpus.warnings.join("\n");
+    for said in [
+        "ODDS2345: `title` held control characters (U+000C)",
+        "ODDS2345: `url` \"www.example.com/paper\" is not an http(s) address",
+        "FILE2345: `url`",
+    ] {
+        assert!(warnings.contains(said), "{said}: {warnings}");
+    }
+}
+
+#[test]
 fn oversized_values_are_cut_and_said() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join(DATABASE_FILE);
@@ -386,4 +433,24 @@ fn arxiv_ids_from_each_place() {
         ),
         None
     );
+}
+
+#[test]
+fn the_copy_read_is_private_and_removed() {
+    // A probe found interrupted reads leaving world-readable copies of the library in /tmp.
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let db = library(dir.path());
+    let copy = schema::Copy::of(&db).unwrap();
+    let folder = copy.file.parent().unwrap().to_path_buf();
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&folder), 0o700);
+    assert_eq!(mode(&copy.file), 0o600);
+    let name = folder.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with(&format!(".recommend.{}.zotero", std::process::id())),
+        "named so a later run sweeps it after a SIGKILL: {name}"
+    );
+    drop(copy);
+    assert!(!folder.exists());
 }
