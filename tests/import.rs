@@ -1014,3 +1014,43 @@ fn a_facets_file_tags_papers_and_reports_every_bad_line_at_once() {
         .stderr(contains(format!("{name}:1")));
     assert!(!index.exists());
 }
+
+#[test]
+fn a_merged_repeat_keeps_its_own_id_as_a_name_of_the_paper() {
+    // Two files list one paper under two citation keys (a co-author's .bib): a probe found the
+    // second key answering "no paper matches" once the listings were merged.
+    let dir = tempfile::tempdir().unwrap();
+    let mine = dir.path().join("mine.bib");
+    let theirs = dir.path().join("coauthor.bib");
+    std::fs::write(
+        &mine,
+        "@inproceedings{vaswani2017,\n  title = {Attention is All you Need},\n  year = {2017}\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &theirs,
+        "@inproceedings{NIPS2017_3f5ee243,\n  title = {Attention is all you need},\n  \
+         booktitle = {NeurIPS}\n}\n",
+    )
+    .unwrap();
+    let corpus = Corpus::load_with(&[mine, theirs], &LoadOptions::default()).unwrap();
+    assert_eq!(corpus.papers.len(), 1);
+    let p = &corpus.papers[0];
+    assert_eq!(p.id, "vaswani2017");
+    assert!(p.aliases.iter().any(|a| a == "NIPS2017_3f5ee243"), "{p:?}");
+    // An id the import made from the title is no name of its own.
+    let md = dir.path().join("list.md");
+    std::fs::write(
+        &md,
+        "## A\n- [Attention Is All You Need](https://arxiv.org/abs/1706.03762)\n\
+         ## B\n- [Attention Is All You Need](https://arxiv.org/abs/1706.03762)\n",
+    )
+    .unwrap();
+    let corpus = load(&md);
+    assert_eq!(corpus.papers.len(), 1);
+    assert!(
+        corpus.papers[0].aliases.is_empty(),
+        "{:?}",
+        corpus.papers[0]
+    );
+}

@@ -28,8 +28,33 @@ fn opens_entry(line: &str) -> Option<String> {
 pub(super) fn chunks(text: &str) -> Vec<Chunk<'_>> {
     let mut out: Vec<Chunk<'_>> = Vec::new();
     let mut offset = 0;
+    // Inside `@comment{...}`: its opening bracket and how deep the comment still is. An entry
+    // commented out this way (JabRef's and BibTeX's own way) is comment, not an entry.
+    let mut comment: Option<(char, usize)> = None;
     for (i, line) in text.split_inclusive('\n').enumerate() {
-        if let Some(kind) = opens_entry(line) {
+        if let Some((open, depth)) = comment.as_mut() {
+            let close = if *open == '{' { '}' } else { ')' };
+            for c in line.chars() {
+                if c == *open {
+                    *depth += 1;
+                } else if c == close {
+                    *depth = depth.saturating_sub(1);
+                }
+            }
+            if *depth == 0 {
+                comment = None;
+            }
+        } else if let Some(kind) = opens_entry(line) {
+            if kind == "comment" {
+                let at = line.find(['{', '(']).unwrap_or(0);
+                let open = line[at..].chars().next().unwrap_or('{');
+                let close = if open == '{' { '}' } else { ')' };
+                let depth = line[at..].matches(open).count();
+                let closed = line[at..].matches(close).count();
+                if depth > closed {
+                    comment = Some((open, depth - closed));
+                }
+            }
             out.push(Chunk {
                 line: i + 1,
                 kind,
@@ -172,4 +197,24 @@ pub(super) fn too_deep(text: &str) -> Option<usize> {
         escaped = false;
     }
     (deepest > MAX_BRACE_DEPTH).then_some(deepest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chunks;
+
+    #[test]
+    fn an_entry_inside_a_comment_block_is_comment() {
+        // A probe's valid `@comment{...}` around an entry failed the whole build.
+        let text = "@comment{\n@article{inside, title = {Not A Paper}}\n}\n\
+                    @comment(one line {braces})\n\
+                    @article{real,\n  title = {A Paper}\n}\n";
+        let kinds: Vec<(usize, String)> =
+            chunks(text).into_iter().map(|c| (c.line, c.kind)).collect();
+        let want = [(1, "comment"), (4, "comment"), (5, "article")];
+        assert_eq!(kinds, want.map(|(l, k)| (l, k.to_string())));
+        let (entries, problems) = super::super::parse(text);
+        assert!(problems.is_empty());
+        assert_eq!(entries.len(), 1);
+    }
 }

@@ -110,7 +110,16 @@ impl Import {
             // The repeat's names join the kept record, so each still resolves to the paper.
             let known: HashSet<String> = name_keys(&self.entries[j].1).into_iter().collect();
             let mut extra: Vec<String> = Vec::new();
-            for name in std::iter::once(&self.entries[i].1.title).chain(&self.entries[i].1.aliases)
+            // So does its own id when the source gave one (a co-author's citation key): `like
+            // KEY`, `builds_on` and facet files name papers by it. Ids made from the title are
+            // names already.
+            let repeat = &self.entries[i].1;
+            let made = crate::corpus::markdown::slugify(&repeat.title);
+            let own_id = (!repeat.id.starts_with(&made) && !repeat.id.starts_with("paper-"))
+                .then_some(&repeat.id);
+            for name in std::iter::once(&repeat.title)
+                .chain(&repeat.aliases)
+                .chain(own_id)
             {
                 let k = name_key(name);
                 if !k.is_empty() && !known.contains(&k) && !extra.iter().any(|e| name_key(e) == k) {

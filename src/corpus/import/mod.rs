@@ -365,8 +365,8 @@ impl Import {
             if !t.repeats.is_empty() {
                 warnings.push(format!(
                     "merged {} repeated listing(s) of a paper into its first (the same arXiv id or \
-                     DOI, or the same title and no differing link or id; --strict makes them \
-                     errors): {}",
+                     DOI, or the same title and no differing link, arXiv id or DOI; a repeat's \
+                     own id still finds the paper; --strict makes them errors): {}",
                     t.repeats.len(),
                     first_few(&t.repeats)
                 ));
