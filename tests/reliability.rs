@@ -95,6 +95,11 @@ fn index_never_overwrites_its_corpus_or_a_file_that_is_not_an_index() {
         // an existing file that is not an index
         (vec!["--corpus", "corpus", "--out", "notes.txt"], "--force"),
         (vec!["--corpus", "corpus", "--out", "corpus"], "directory"),
+        // a place no file can be made: found before any paper is read or embedded
+        (
+            vec!["--corpus", "corpus", "--out", "notes.txt/deeper/index.bin"],
+            "cannot create a file in notes.txt",
+        ),
     ];
     for (args, why) in refused {
         recommend(d)
