@@ -351,6 +351,27 @@ fn search_in_the_server_matches_the_cli_and_sigterm_stops_it() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(status.success(), "{status}");
+    // Stopped while the model still loads: a clean exit too (a probe saw segfaults there).
+    for _ in 0..3 {
+        let mut s = Server::start(shipped());
+        let pid = s.child.id().to_string();
+        assert!(
+            Command::new("kill")
+                .args(["-TERM", &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        let start = Instant::now();
+        let status = loop {
+            if let Some(st) = s.child.try_wait().unwrap() {
+                break st;
+            }
+            assert!(start.elapsed() < Duration::from_secs(20), "still running");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(status.success(), "{status}");
+    }
 }
 
 #[test]

@@ -73,9 +73,10 @@ fn writable_folder(target: &Path) -> Result<(), String> {
         .tempfile_in(&dir)
         .map(drop)
         .map_err(|e| {
-            let plain = e
-                .raw_os_error()
-                .map_or_else(|| std::io::Error::from(e.kind()), std::io::Error::from_raw_os_error);
+            let plain = e.raw_os_error().map_or_else(
+                || std::io::Error::from(e.kind()),
+                std::io::Error::from_raw_os_error,
+            );
             format!("cannot create a file in {}: {plain}", dir.display())
         })
 }

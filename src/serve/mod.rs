@@ -27,6 +27,7 @@
 //! dense or hybrid search waits for it. `--mode lexical` and everything else never need it.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result};
@@ -181,13 +182,22 @@ fn listen_and_serve(
         let local = listener
             .local_addr()
             .context("cannot read the bound address")?;
+        // Whether the warm-up has ended, and whether the server is stopping: a model still
+        // loading when the process exits would have ONNX Runtime torn down under it (a probe's
+        // SIGTERM right after start: a segfault, or a "repair the install" warning).
+        let warm_state = std::sync::Arc::new((AtomicBool::new(false), AtomicBool::new(false)));
+        let warming = std::sync::Arc::clone(&warm_state);
         std::thread::spawn(move || {
-            if let Err(e) = warm() {
+            let result = warm();
+            if let Err(e) = result
+                && !warming.1.load(Ordering::SeqCst)
+            {
                 eprintln!(
                     "warning: the model is unavailable ({e}); dense and hybrid search answer \
                      503, everything else works"
                 );
             }
+            warming.0.store(true, Ordering::SeqCst);
         });
         if !local.ip().is_loopback() {
             eprintln!(
@@ -195,34 +205,59 @@ fn listen_and_serve(
                  this machine can query the index"
             );
         }
+        let stop = shutdown_signal();
         eprintln!("recommend serve: listening on http://{local}/ ({describe}); Ctrl-C stops");
         axum::serve(guard::GuardedListener(listener), app)
-            .with_graceful_shutdown(shutdown_signal())
+            .with_graceful_shutdown(stop)
             .await
             .context("the server failed")?;
+        warm_state.1.store(true, Ordering::SeqCst);
         eprintln!("recommend serve: stopped");
+        if !warm_state.0.load(Ordering::SeqCst) {
+            // Leave without running exit handlers, which would free what the loading thread
+            // still uses; nothing of the server's is left to write.
+            use std::io::Write;
+            let _ = std::io::stdout().flush();
+            let _ = std::io::stderr().flush();
+            // SAFETY: `_exit` ends the process at once; no Rust state is observed after it.
+            unsafe { libc::_exit(0) };
+        }
         Ok(())
     })
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// The end of serving: SIGINT or SIGTERM. The handlers are installed when this is called, not
+/// when the future first runs, so a signal sent as soon as the server says it listens is caught
+/// (it killed the process outright before).
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let (int, term) = {
+        use tokio::signal::unix::{SignalKind, signal};
+        (
+            signal(SignalKind::interrupt()).ok(),
+            signal(SignalKind::terminate()).ok(),
+        )
     };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
+    async move {
+        #[cfg(unix)]
+        {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(int) => {},
+                () = wait(term) => {},
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
