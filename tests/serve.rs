@@ -334,6 +334,17 @@ fn search_in_the_server_matches_the_cli_and_sigterm_stops_it() {
         assert_eq!(cli_fields(&got), cli_fields(&cli), "{q}");
     }
     // Graceful stop on SIGTERM: exit status 0.
+    let status = terminated(&mut s);
+    assert!(status.success(), "{status}");
+    // Stopped while the model still loads: a clean exit too (a probe saw segfaults there).
+    for _ in 0..3 {
+        let status = terminated(&mut Server::start(shipped()));
+        assert!(status.success(), "{status}");
+    }
+}
+
+/// `s` sent SIGTERM, and how it ended (within 20 s).
+fn terminated(s: &mut Server) -> std::process::ExitStatus {
     let pid = s.child.id().to_string();
     assert!(
         Command::new("kill")
@@ -343,34 +354,12 @@ fn search_in_the_server_matches_the_cli_and_sigterm_stops_it() {
             .success()
     );
     let start = Instant::now();
-    let status = loop {
+    loop {
         if let Some(st) = s.child.try_wait().unwrap() {
-            break st;
+            return st;
         }
         assert!(start.elapsed() < Duration::from_secs(20), "still running");
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(status.success(), "{status}");
-    // Stopped while the model still loads: a clean exit too (a probe saw segfaults there).
-    for _ in 0..3 {
-        let mut s = Server::start(shipped());
-        let pid = s.child.id().to_string();
-        assert!(
-            Command::new("kill")
-                .args(["-TERM", &pid])
-                .status()
-                .unwrap()
-                .success()
-        );
-        let start = Instant::now();
-        let status = loop {
-            if let Some(st) = s.child.try_wait().unwrap() {
-                break st;
-            }
-            assert!(start.elapsed() < Duration::from_secs(20), "still running");
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        assert!(status.success(), "{status}");
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
