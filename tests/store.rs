@@ -299,6 +299,25 @@ fn a_push_while_another_runs_is_refused_and_changes_nothing() {
 }
 
 #[test]
+fn a_query_behind_another_sessions_lock_fails_in_bounded_time() {
+    // A probe's `like` waited for ever behind an ACCESS EXCLUSIVE lock (an admin's DDL).
+    let (pg, dir, url) = started();
+    let (a, _) = versions(dir.path(), 50, 50, |_, _| {});
+    push(&a, &url);
+    let mut admin = pg
+        .try_connect("postgres")
+        .expect("a session of the test's own");
+    admin
+        .batch_execute("BEGIN; LOCK TABLE recommend.meta IN ACCESS EXCLUSIVE MODE")
+        .unwrap();
+    let (code, err) = failure(&["--store", &url, "like", "syn-7"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("waiting over 10 s for a lock"), "{err}");
+    admin.batch_execute("COMMIT").unwrap();
+    like_syn7(&url);
+}
+
+#[test]
 fn bad_stores_fail_clearly_without_the_password() {
     // The help shows that RECOMMEND_STORE is set, never its value.
     for args in [&["--help"][..], &["serve", "--help"][..]] {

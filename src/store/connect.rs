@@ -123,6 +123,11 @@ fn config_of(url: &str) -> Result<Config, StoreError> {
     }
     config.connect_timeout(CONNECT_TIMEOUT);
     config.application_name("recommend");
+    // No statement waits on a lock for ever (a probe's `like` hung behind an admin's
+    // ACCESS EXCLUSIVE lock): past this it fails as [`StoreError::Busy`]. Options of the URL's
+    // own come after, so a lab can still set its own.
+    let own = config.get_options().unwrap_or_default().to_string();
+    config.options(format!("-c lock_timeout={}s {own}", super::LOCK_WAIT_SECONDS).trim_end());
     Ok(config)
 }
 
@@ -306,6 +311,7 @@ pub(super) fn classify(target: &Target, e: &postgres::Error, doing: &'static str
         Some(c) if *c == SqlState::ADMIN_SHUTDOWN || *c == SqlState::CANNOT_CONNECT_NOW => {
             StoreError::Unreachable { target, message }
         }
+        Some(c) if *c == SqlState::LOCK_NOT_AVAILABLE => StoreError::Busy { target, doing },
         Some(_) => StoreError::Failed {
             target,
             doing,

@@ -38,6 +38,11 @@ pub use feed::FeedHome;
 pub use push::{PushReport, push};
 pub use query::Snapshot;
 
+/// How long a statement waits for a lock another session holds before it fails
+/// ([`StoreError::Busy`]): longer than any lock of the store's own (a batch, a publication),
+/// short enough that a command stuck behind an admin's lock says so.
+pub const LOCK_WAIT_SECONDS: u32 = 10;
+
 /// Why the store could not be read or written; each says what to do next.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -109,6 +114,13 @@ pub enum StoreError {
     /// The store's plan does not validate as an index (written by something else, or damaged).
     #[error("the ranking plan in {target} is damaged ({detail}); push the index again")]
     Damaged { target: Target, detail: String },
+    /// A lock another session holds kept a statement waiting past `lock_timeout`.
+    #[error(
+        "PostgreSQL at {target} kept {doing} waiting over {LOCK_WAIT_SECONDS} s for a lock \
+         another session holds (a schema change, VACUUM FULL or REINDEX?); nothing was changed: \
+         try again once it is done (pg_locks names the holder)"
+    )]
+    Busy { target: Target, doing: &'static str },
     #[error(
         "PostgreSQL at {target} failed while {doing}: {message}; nothing was changed by the failed step, run the command again"
     )]
@@ -135,7 +147,7 @@ impl StoreError {
     pub fn is_unavailable(&self) -> bool {
         matches!(
             self,
-            StoreError::Unreachable { .. } | StoreError::Failed { .. }
+            StoreError::Unreachable { .. } | StoreError::Failed { .. } | StoreError::Busy { .. }
         )
     }
 }
