@@ -523,6 +523,33 @@ fn serve_store_sees_a_push_and_survives_a_restart_of_the_store() {
 }
 
 #[test]
+fn serve_answers_503_while_the_store_is_frozen_and_recovers() {
+    // A frozen PostgreSQL (SIGSTOP: a host swapping, a stuck VM) accepts and never answers; a
+    // probe's request waited the whole outage while /healthz said "ok".
+    let (pg, dir, url) = started();
+    let (a, _) = versions(dir.path(), 2100, 2100, |_, _| {});
+    push(&a, &url);
+    let s = serve_store(&url);
+    let (code, _) = get(&format!("{}/api/like?title=syn-7&k=3", s.base));
+    assert_eq!(code, 200);
+    pg.signal_all(libc::SIGSTOP);
+    let (code, body) = get(&format!("{}/api/like?title=syn-8&k=3", s.base));
+    let (health, _) = get(&format!("{}/healthz", s.base));
+    pg.signal_all(libc::SIGCONT);
+    assert_eq!(code, 503, "{body}");
+    let error = body["error"].as_str().unwrap_or("");
+    assert!(
+        (error.contains("did not answer within") || error.contains("has not answered for"))
+            && body["retry"] == true,
+        "{body}"
+    );
+    assert_eq!(health, 503);
+    // Back by itself.
+    let (code, body) = get(&format!("{}/api/like?title=syn-9&k=3", s.base));
+    assert_eq!(code, 200, "{body}");
+}
+
+#[test]
 fn two_servers_on_one_store_answer_without_error_while_a_push_runs() {
     let (_pg, dir, url) = started();
     // Large enough for the graph path: candidates from pgvector's HNSW index.

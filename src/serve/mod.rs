@@ -101,6 +101,11 @@ impl AppState {
 /// What a server answers from: the session of its index file, or that of the store's loaded
 /// version (`store::Live`). The answers themselves are one set of functions (`answers`).
 trait Backend: Send + Sync + 'static {
+    /// How long a request waits for its answer before it is a 503 (`None`: as long as it takes,
+    /// the engine's own work). A store that stopped answering mid-query would otherwise hold
+    /// the request for the whole outage (a probe: 40 s for a 40 s freeze).
+    const ANSWER_WITHIN: Option<std::time::Duration> = None;
+
     /// `f` of the session to answer from, or why none can answer now (a store that is down
     /// answers 503).
     fn with_session<T>(
@@ -346,7 +351,24 @@ where
     S: Send + Sync + 'static,
     F: FnOnce(&Arc<S>) -> Result<Value, ApiError> + Send + 'static,
 {
-    match tokio::task::spawn_blocking(move || f(&state)).await {
+    blocking_within(state, None, f).await
+}
+
+/// [`blocking`], answered 503 when `within` passes first (the thread finishes on its own).
+async fn blocking_within<S, F>(state: Arc<S>, within: Option<std::time::Duration>, f: F) -> Response
+where
+    S: Send + Sync + 'static,
+    F: FnOnce(&Arc<S>) -> Result<Value, ApiError> + Send + 'static,
+{
+    let task = tokio::task::spawn_blocking(move || f(&state));
+    let joined = match within {
+        Some(limit) => match tokio::time::timeout(limit, task).await {
+            Ok(joined) => joined,
+            Err(_) => return not_answered(limit),
+        },
+        None => task.await,
+    };
+    match joined {
         Ok(Ok(v)) => Json(v).into_response(),
         Ok(Err(e)) => e.into_response(),
         Err(_) => ApiError(
@@ -355,6 +377,22 @@ where
         )
         .into_response(),
     }
+}
+
+/// The 503 of a request whose store did not answer within `limit`.
+fn not_answered(limit: std::time::Duration) -> Response {
+    ApiError(
+        StatusCode::SERVICE_UNAVAILABLE,
+        json!({
+            "error": format!(
+                "the store did not answer within {} s (stopped, overloaded or cut off); \
+                 try again shortly",
+                limit.as_secs()
+            ),
+            "retry": true
+        }),
+    )
+    .into_response()
 }
 
 async fn limits(req: Request, next: Next) -> Response {
@@ -515,15 +553,24 @@ async fn healthz(State(state): State<Arc<AppState>>) -> Json<Value> {
 }
 
 async fn like<B: Backend>(State(b): State<Arc<B>>, q: RawQuery) -> Response {
-    blocking(b, move |b| b.with_session(|s| answers::like(s, q))).await
+    blocking_within(b, B::ANSWER_WITHIN, move |b| {
+        b.with_session(|s| answers::like(s, q))
+    })
+    .await
 }
 
 async fn search<B: Backend>(State(b): State<Arc<B>>, q: RawQuery) -> Response {
-    blocking(b, move |b| b.with_session(|s| answers::search(s, q))).await
+    blocking_within(b, B::ANSWER_WITHIN, move |b| {
+        b.with_session(|s| answers::search(s, q))
+    })
+    .await
 }
 
 async fn path<B: Backend>(State(b): State<Arc<B>>, q: RawQuery) -> Response {
-    blocking(b, move |b| b.with_session(|s| answers::path(s, q))).await
+    blocking_within(b, B::ANSWER_WITHIN, move |b| {
+        b.with_session(|s| answers::path(s, q))
+    })
+    .await
 }
 
 async fn topics(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
@@ -573,5 +620,8 @@ async fn paper<B: Backend>(
     State(b): State<Arc<B>>,
     id: Result<UrlPath<String>, PathRejection>,
 ) -> Response {
-    blocking(b, move |b| b.with_session(|s| answers::paper(s, id))).await
+    blocking_within(b, B::ANSWER_WITHIN, move |b| {
+        b.with_session(|s| answers::paper(s, id))
+    })
+    .await
 }

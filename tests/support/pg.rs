@@ -183,6 +183,34 @@ impl Pg {
         }
     }
 
+    /// Send `signal` to the server and every process of it (a frozen host: SIGSTOP; back:
+    /// SIGCONT).
+    pub fn signal_all(&self, signal: i32) {
+        let Some(child) = &self.child else { return };
+        let main = child.id();
+        let mut pids = vec![main];
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            // /proc/PID/stat: "pid (comm) state ppid ..."; comm may hold spaces.
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            let ppid = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|p| p.parse::<u32>().ok());
+            if ppid == Some(main) {
+                pids.push(pid);
+            }
+        }
+        for pid in pids {
+            // SAFETY: kill only sends a signal to the server's own processes.
+            unsafe {
+                libc::kill(pid as i32, signal);
+            }
+        }
+    }
+
     /// The server's log so far.
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
