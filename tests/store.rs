@@ -380,9 +380,37 @@ fn bad_stores_fail_clearly_without_the_password() {
     let (code, err) = failure(&["--index", index, "push", "--to", &lab]);
     assert_eq!(code, 1);
     assert!(err.contains("has no pgvector extension"), "{err}");
+    // A database that does not exist is not a refused login; no password is not a down server.
+    let (code, err) = failure(&["--store", &pg.url("nosuchdb"), "like", "GRPO"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("has no such database"), "{err}");
+    let (code, err) = failure(&[
+        "--store",
+        &pg.url_without_password("postgres"),
+        "like",
+        "GRPO",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no password for"), "{err}");
+    // A role that may not read the store: said, not "run it again".
+    pg.sql(
+        "postgres",
+        &format!("CREATE ROLE reader LOGIN PASSWORD '{}'", pg::PASSWORD),
+    );
+    let reader = format!(
+        "postgres://reader:{}@127.0.0.1:{}/postgres",
+        pg::PASSWORD,
+        pg.port
+    );
+    push(Path::new(index), &pg.url("postgres"));
+    let (code, err) = failure(&["--store", &reader, "like", "GRPO"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("running it again will not help") && err.contains("grant"),
+        "{err}"
+    );
     // A store of another schema version is refused by readers and writers.
     let url = pg.url("postgres");
-    push(Path::new(index), &url);
     pg.sql(
         "postgres",
         "UPDATE recommend.meta SET value = '99' WHERE key = 'schema_version'",

@@ -303,10 +303,24 @@ pub(super) fn classify(target: &Target, e: &postgres::Error, doing: &'static str
     match e.code() {
         Some(c)
             if *c == SqlState::INVALID_PASSWORD
-                || *c == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
-                || *c == SqlState::INVALID_CATALOG_NAME =>
+                || *c == SqlState::INVALID_AUTHORIZATION_SPECIFICATION =>
         {
             StoreError::Auth { target, message }
+        }
+        Some(c) if *c == SqlState::INVALID_CATALOG_NAME => {
+            StoreError::NoDatabase { target, message }
+        }
+        // Class 42 (a privilege, a missing table) fails the same way however often it runs.
+        Some(c)
+            if *c == SqlState::INSUFFICIENT_PRIVILEGE
+                || *c == SqlState::UNDEFINED_TABLE
+                || *c == SqlState::UNDEFINED_COLUMN =>
+        {
+            StoreError::Denied {
+                target,
+                doing,
+                message,
+            }
         }
         Some(c) if *c == SqlState::ADMIN_SHUTDOWN || *c == SqlState::CANNOT_CONNECT_NOW => {
             StoreError::Unreachable { target, message }
@@ -317,6 +331,7 @@ pub(super) fn classify(target: &Target, e: &postgres::Error, doing: &'static str
             doing,
             message,
         },
+        None if message.contains("password missing") => StoreError::NoPassword { target },
         None if e.is_closed() || doing == "connecting" => {
             StoreError::Unreachable { target, message }
         }

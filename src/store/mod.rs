@@ -72,6 +72,31 @@ pub enum StoreError {
          (in the URL, PGPASSWORD or ~/.pgpass)"
     )]
     Auth { target: Target, message: String },
+    /// The server runs but has no such database (a mistake in the URL or a missing step).
+    #[error(
+        "PostgreSQL at {target} has no such database ({message}); fix the name in the URL, or \
+         create it: `CREATE DATABASE name;` then, in it, `CREATE EXTENSION vector;`"
+    )]
+    NoDatabase { target: Target, message: String },
+    /// No password from the URL, PGPASSWORD or a matching ~/.pgpass line.
+    #[error(
+        "no password for {target}: give it in the URL, in PGPASSWORD, or as a line \
+         host:port:database:user:password of ~/.pgpass (or the file PGPASSFILE names, readable \
+         by you alone)"
+    )]
+    NoPassword { target: Target },
+    /// The role lacks a privilege, or the schema lacks a table the store needs: the same again
+    /// fails the same way.
+    #[error(
+        "PostgreSQL at {target} refused {doing}: {message}; running it again will not help: \
+         grant this role what it needs (readers: USAGE on schema recommend and SELECT on its \
+         tables; the one who pushes: ownership), or push into a database with a complete store"
+    )]
+    Denied {
+        target: Target,
+        doing: &'static str,
+        message: String,
+    },
     #[error(
         "the database {target} has no pgvector extension and it cannot be created here \
          ({message}); install pgvector on the server and run `CREATE EXTENSION vector;` in that \
