@@ -318,6 +318,24 @@ fn a_query_behind_another_sessions_lock_fails_in_bounded_time() {
 }
 
 #[test]
+fn a_server_that_takes_the_connection_and_never_answers_is_given_up_on() {
+    // A probe's `like` and `push` waited for ever on such a server (a frozen PostgreSQL, or
+    // another service on the port).
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in silent.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    let url = format!("postgres://ann:{}@127.0.0.1:{port}/papers", pg::PASSWORD);
+    let (code, err) = failure(&["--store", &url, "like", "GRPO"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("did not answer within"), "{err}");
+}
+
+#[test]
 fn bad_stores_fail_clearly_without_the_password() {
     // The help shows that RECOMMEND_STORE is set, never its value.
     for args in [&["--help"][..], &["serve", "--help"][..]] {

@@ -359,6 +359,40 @@ fn pool_of<M: r2d2_postgres::r2d2::ManageConnection>(
         .build_unchecked(manager)
 }
 
+/// How long a connection may take from the first byte to a session, the login included:
+/// `connect_timeout` bounds the TCP connect alone, and a server that takes the connection but
+/// never answers (frozen, or another service on the port) held a command for ever.
+const SESSION_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// A connection of `config`, or [`StoreError::Unreachable`] when none is made within
+/// [`SESSION_TIMEOUT`]. The attempt runs on a thread of its own, left to end by itself.
+fn connect_within(
+    config: &Config,
+    tls: Option<&MakeRustlsConnect>,
+    target: &Target,
+) -> Result<Client, StoreError> {
+    let (config, tls) = (config.clone(), tls.cloned());
+    let (sent, got) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let c = match tls {
+            Some(t) => config.connect(t),
+            None => config.connect(NoTls),
+        };
+        let _ = sent.send(c);
+    });
+    match got.recv_timeout(SESSION_TIMEOUT) {
+        Ok(c) => c.map_err(|e| classify(target, &e, "connecting")),
+        Err(_) => Err(StoreError::Unreachable {
+            target: target.clone(),
+            message: format!(
+                "it took the connection but did not answer within {} s (a frozen server, or \
+                 another service on that port?)",
+                SESSION_TIMEOUT.as_secs()
+            ),
+        }),
+    }
+}
+
 impl Store {
     /// Connect to the store `url` names: one connection is made now, so that a wrong password,
     /// an unreachable host or a missing database is reported here, by kind; the pool makes the
@@ -370,11 +404,7 @@ impl Store {
             SslMode::Require => Some(tls()?),
             _ => None,
         };
-        let first = match &tls {
-            Some(t) => config.connect(t.clone()),
-            None => config.connect(NoTls),
-        };
-        first.map_err(|e| classify(&target, &e, "connecting"))?;
+        connect_within(&config, tls.as_ref(), &target)?;
         let pool = if let Some(t) = &tls {
             Pool::Tls(pool_of(
                 max,
@@ -396,11 +426,7 @@ impl Store {
 
     /// A connection of its own, outside the pool (a LISTEN that lasts as long as the process).
     pub fn connect_one(&self) -> Result<Client, StoreError> {
-        let c = match &self.tls {
-            Some(t) => self.config.connect(t.clone()),
-            None => self.config.connect(NoTls),
-        };
-        c.map_err(|e| classify(&self.target, &e, "connecting"))
+        connect_within(&self.config, self.tls.as_ref(), &self.target)
     }
 
     /// The store as errors name it.
