@@ -46,6 +46,24 @@ fn synthetic_index(
     path
 }
 
+/// Two versions of a synthetic corpus of 40 in `dir`: `b.bin` is `a.bin` with `syn-1` renamed
+/// "Renamed paper one" (which version a server answers from shows in that title).
+fn renamed_pair(dir: &Path) -> (PathBuf, PathBuf) {
+    let a = synthetic_index(dir, "a.bin", 40, |_| true, |_, _| {});
+    let b = synthetic_index(
+        dir,
+        "b.bin",
+        40,
+        |_| true,
+        |i, p| {
+            if i == 0 {
+                p.title = "Renamed paper one".into();
+            }
+        },
+    );
+    (a, b)
+}
+
 /// Two versions of a synthetic corpus of `n`, saved in `dir`: `a.bin` holds its first `first`
 /// papers, `b.bin` all of them with `edit` applied (a later push: papers added, some changed).
 fn versions(
@@ -496,18 +514,7 @@ fn serve_store(url: &str) -> crate::support::server::Server {
 #[test]
 fn serve_store_sees_a_push_and_survives_a_restart_of_the_store() {
     let (mut pg, dir, url) = started();
-    let a = synthetic_index(dir.path(), "a.bin", 40, |_| true, |_, _| {});
-    let b = synthetic_index(
-        dir.path(),
-        "b.bin",
-        40,
-        |_| true,
-        |i, p| {
-            if i == 0 {
-                p.title = "Renamed paper one".into();
-            }
-        },
-    );
+    let (a, b) = renamed_pair(dir.path());
     push(&a, &url);
     let server = serve_store(&url);
     let like = format!("{}/api/like?title=syn-2&k=3", server.base);
@@ -569,6 +576,37 @@ fn serve_store_sees_a_push_and_survives_a_restart_of_the_store() {
 }
 
 #[test]
+fn serve_follows_a_store_dropped_and_made_again() {
+    // Made again, its versions start at 1: a probe's server kept answering from the dropped
+    // store, "ok", for 18 minutes.
+    let (pg, dir, url) = started();
+    let (a, b) = renamed_pair(dir.path());
+    push(&a, &url);
+    let server = serve_store(&url);
+    let paper = format!("{}/api/papers/syn-1", server.base);
+    assert_eq!(get(&paper).0, 200);
+    pg.sql("postgres", "DROP SCHEMA recommend CASCADE");
+    let until = |what: &str, done: &dyn Fn() -> bool| {
+        let start = Instant::now();
+        while !done() {
+            assert!(start.elapsed() < Duration::from_secs(20), "{what}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    until("the removed store was not seen", &|| {
+        get(&format!("{}/healthz", server.base)).0 == 503
+    });
+    let (status, body) = get(&paper);
+    assert_eq!(status, 503, "{body}");
+    assert!(body.to_string().contains("removed"), "{body}");
+    push(&b, &url);
+    assert_eq!(published_version(&pg), "1");
+    until("the new store's version 1 was not loaded", &|| {
+        get(&paper).1["title"] == "Renamed paper one"
+    });
+}
+
+#[test]
 fn serve_answers_503_while_the_store_is_frozen_and_recovers() {
     // A frozen PostgreSQL (SIGSTOP: a host swapping, a stuck VM) accepts and never answers; a
     // probe's request waited the whole outage while /healthz said "ok".
@@ -590,9 +628,16 @@ fn serve_answers_503_while_the_store_is_frozen_and_recovers() {
         "{body}"
     );
     assert_eq!(health, 503);
-    // Back by itself.
-    let (code, body) = get(&format!("{}/api/like?title=syn-9&k=3", s.base));
-    assert_eq!(code, 200, "{body}");
+    // Back by itself, within moments of the store.
+    let start = Instant::now();
+    loop {
+        let (code, body) = get(&format!("{}/api/like?title=syn-9&k=3", s.base));
+        if code == 200 {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "{code} {body}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
 }
 
 #[test]

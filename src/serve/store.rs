@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 use recommend::feed::home::Home;
 use recommend::feed::inbox::Inbox;
 use recommend::session::Session;
-use recommend::store::query::current_version;
+use recommend::store::query::identity;
 use recommend::store::{FeedHome, Snapshot, Store, StoreError};
 
 use super::params::RawQuery;
@@ -44,6 +44,8 @@ const CONNECTIONS: u32 = 16;
 const PROBE: Duration = Duration::from_secs(1);
 /// How long the listener waits before connecting again to a store that is down.
 const RETRY: Duration = Duration::from_millis(300);
+/// How long a server waits before loading a version again after it failed to load.
+const RELOAD_BACKOFF: Duration = Duration::from_secs(10);
 /// A store whose connection has not answered a probe for this long is not answering (frozen,
 /// cut off without a reset): requests get a 503 at once instead of waiting on it.
 const SILENT: Duration = Duration::from_secs(5);
@@ -52,6 +54,13 @@ struct Live {
     store: Arc<Store>,
     /// The version the store last published, as the listener heard it.
     published: AtomicI64,
+    /// Its plan's SHA-256 ([`identity`]): with the number, what tells a reload is due.
+    published_plan: Mutex<String>,
+    /// The plan's SHA-256 of the loaded version.
+    loaded_plan: Mutex<String>,
+    /// No load is tried again before this, after one failed (a damaged plan was read again
+    /// after every request: 14 full reads in 5 s under light load).
+    retry_after: Mutex<Option<std::time::Instant>>,
     /// Why the listener cannot reach the store now; `None` while it can.
     down: Mutex<Option<String>>,
     /// When the listener's connection last answered (a probe or a notification).
@@ -102,32 +111,21 @@ fn listen(live: &Live) {
                 continue;
             }
         };
-        // Notifications sent before the LISTEN are missed: read the version after it.
-        match current_version(&live.store) {
-            Ok(v) => live.published.store(v, Ordering::Release),
-            Err(e) => {
-                live.set_down(Some(e.to_string()));
-                std::thread::sleep(RETRY);
-                continue;
-            }
+        // Notifications sent before the LISTEN are missed: read the version after it. Each
+        // probe reads it again, so a store dropped and made again, or restored from an older
+        // backup (its numbers start again), is seen too: a probe found a server answering from
+        // a removed store for 18 minutes.
+        if !live.probe(&mut client) {
+            std::thread::sleep(RETRY);
+            continue;
         }
-        live.set_down(None);
-        live.heard_now();
         loop {
             let next = client.notifications().timeout_iter(PROBE).next();
             match next {
-                Ok(Some(n)) => {
-                    live.heard_now();
-                    if let Ok(v) = n.payload().parse::<i64>() {
-                        live.published.fetch_max(v, Ordering::AcqRel);
-                    }
-                }
-                Ok(None) => {
-                    if let Err(e) = client.simple_query("") {
-                        live.set_down(Some(e.to_string()));
+                Ok(_) => {
+                    if !live.probe(&mut client) {
                         break;
                     }
-                    live.heard_now();
                 }
                 Err(e) => {
                     live.set_down(Some(e.to_string()));
@@ -145,6 +143,44 @@ impl Live {
 
     fn heard_now(&self) {
         *self.heard.lock().unwrap_or_else(|e| e.into_inner()) = std::time::Instant::now();
+    }
+
+    /// Read what the store publishes on the listener's connection: the store is up and its
+    /// published version noted (true), or down, with why (false: connect again, unless only
+    /// the schema is gone, which the next probe reads again).
+    fn probe(&self, client: &mut postgres::Client) -> bool {
+        match identity(client, self.store.target()) {
+            Ok((version, plan)) => {
+                self.published.store(version, Ordering::Release);
+                *self
+                    .published_plan
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner()) = plan;
+                self.set_down(None);
+                self.heard_now();
+                true
+            }
+            Err(e @ StoreError::NoStore { .. }) => {
+                self.set_down(Some(format!("the store was removed: {e}")));
+                self.heard_now();
+                !client.is_closed()
+            }
+            Err(e) => {
+                self.set_down(Some(e.to_string()));
+                false
+            }
+        }
+    }
+
+    /// Whether the published version is another than the loaded one (a newer one, or the same
+    /// number of another store).
+    fn behind(&self) -> bool {
+        self.version.load(Ordering::Acquire) != self.published.load(Ordering::Acquire)
+            || *self.loaded_plan.lock().unwrap_or_else(|e| e.into_inner())
+                != *self
+                    .published_plan
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
     }
 
     /// A 503 while the store is down; else the version at hand, with a newer published one
@@ -165,7 +201,13 @@ impl Live {
                 silent.as_secs()
             )));
         }
-        if self.version.load(Ordering::Acquire) < self.published.load(Ordering::Acquire)
+        let waiting = self
+            .retry_after
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some_and(|t| std::time::Instant::now() < t);
+        if self.behind()
+            && !waiting
             && self
                 .loading
                 .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
@@ -187,14 +229,19 @@ impl Live {
             Err(TryLockError::WouldBlock) => return,
             Err(TryLockError::Poisoned(p)) => p.into_inner(),
         };
-        if self.version.load(Ordering::Acquire) >= self.published.load(Ordering::Acquire) {
+        if !self.behind() {
             return;
         }
         let snapshot = match Snapshot::load(&self.store) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("recommend serve: cannot load the new store version ({e}); retrying");
-                std::thread::sleep(RETRY);
+                eprintln!(
+                    "recommend serve: cannot load the new store version ({e}); trying again in \
+                     {} s",
+                    RELOAD_BACKOFF.as_secs()
+                );
+                *self.retry_after.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some(std::time::Instant::now() + RELOAD_BACKOFF);
                 return;
             }
         };
@@ -210,7 +257,16 @@ impl Live {
                     snapshot.version,
                     self.store.target()
                 );
+                // What was loaded is what the store published when it was read.
+                *self.loaded_plan.lock().unwrap_or_else(|e| e.into_inner()) =
+                    snapshot.plan_sha256.clone();
+                *self
+                    .published_plan
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner()) = snapshot.plan_sha256.clone();
+                self.published.store(snapshot.version, Ordering::Release);
                 self.version.store(snapshot.version, Ordering::Release);
+                *self.retry_after.lock().unwrap_or_else(|e| e.into_inner()) = None;
             }
             Err(e) => eprintln!("recommend serve: the new store version is refused: {e}"),
         }
@@ -273,6 +329,9 @@ where
         reloading: Mutex::new(()),
         loading: AtomicBool::new(false),
         published: AtomicI64::new(snapshot.version),
+        published_plan: Mutex::new(snapshot.plan_sha256.clone()),
+        loaded_plan: Mutex::new(snapshot.plan_sha256.clone()),
+        retry_after: Mutex::new(None),
         down: Mutex::new(None),
         heard: Mutex::new(std::time::Instant::now()),
         topics: Mutex::new(None),

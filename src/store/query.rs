@@ -126,28 +126,42 @@ pub(super) fn calibrate_beam(
 /// One published version of the store, opened as an index.
 pub struct Snapshot {
     pub version: i64,
+    /// The SHA-256 of its plan, as `meta` records it ([`identity`]).
+    pub plan_sha256: String,
     /// The version's index, its nearest neighbours from pgvector on a large one.
     pub index: Searcher,
 }
 
+/// What a published version is: its number and its plan's SHA-256. A store dropped and made
+/// again, or restored from an older backup, starts its numbers again: the hash tells its
+/// plan from the one a server holds.
+pub fn identity(
+    c: &mut impl postgres::GenericClient,
+    target: &super::Target,
+) -> Result<(i64, String), StoreError> {
+    let rows = c
+        .query(
+            "SELECT key, value FROM recommend.meta WHERE key IN ('version', 'plan_sha256')",
+            &[],
+        )
+        .map_err(|e| match e.code() {
+            Some(&postgres::error::SqlState::UNDEFINED_TABLE) => StoreError::NoStore {
+                target: target.clone(),
+            },
+            _ => super::connect::classify(target, &e, "reading the store version"),
+        })?;
+    let get = |k: &str| {
+        rows.iter()
+            .find(|r| r.get::<_, &str>(0) == k)
+            .map(|r| r.get::<_, String>(1))
+            .unwrap_or_default()
+    };
+    Ok((get("version").parse().unwrap_or(0), get("plan_sha256")))
+}
+
 /// The store's published version (0: nothing published yet).
 pub fn current_version(store: &Store) -> Result<i64, StoreError> {
-    store.with(|c| {
-        let row = c
-            .query_opt(
-                "SELECT value FROM recommend.meta WHERE key = 'version'",
-                &[],
-            )
-            .map_err(|e| match e.code() {
-                Some(&postgres::error::SqlState::UNDEFINED_TABLE) => StoreError::NoStore {
-                    target: store.target().clone(),
-                },
-                _ => super::connect::classify(store.target(), &e, "reading the store version"),
-            })?;
-        Ok(row
-            .and_then(|r| r.get::<_, String>(0).parse::<i64>().ok())
-            .unwrap_or(0))
-    })
+    store.with(|c| identity(c, store.target()).map(|(version, _)| version))
 }
 
 impl Snapshot {
@@ -169,6 +183,7 @@ impl Snapshot {
                     target: target.clone(),
                 });
             }
+            let (_, plan_sha256) = identity(&mut tx, &target)?;
             let rows = tx
                 .query(
                     "SELECT body FROM recommend.plan WHERE version = $1 ORDER BY seq",
@@ -180,8 +195,9 @@ impl Snapshot {
                 bytes.extend_from_slice(r.get::<_, &[u8]>(0));
             }
             tx.commit().map_err(fail)?;
-            Ok((meta.version, meta.beam_factor, bytes))
+            Ok(((meta.version, plan_sha256), meta.beam_factor, bytes))
         })?;
+        let (version, plan_sha256) = version;
         let mut index =
             Searcher::new(Index::from_bytes(&bytes).map_err(|e| StoreError::Damaged {
                 target: target.clone(),
@@ -198,7 +214,11 @@ impl Snapshot {
                 beam_factor,
             })));
         }
-        Ok(Snapshot { version, index })
+        Ok(Snapshot {
+            version,
+            plan_sha256,
+            index,
+        })
     }
 }
 
