@@ -317,6 +317,29 @@ fn a_push_while_another_runs_is_refused_and_changes_nothing() {
 }
 
 #[test]
+fn a_damaged_plan_is_repaired_by_pushing_the_index_again() {
+    // The error says "push the index again"; a probe found that push a no-op (the store's
+    // record of the plan's hash was trusted, not its rows).
+    let (pg, dir, url) = started();
+    let (a, _) = versions(dir.path(), 50, 50, |_, _| {});
+    push(&a, &url);
+    let before = like_syn7(&url);
+    pg.sql(
+        "postgres",
+        "UPDATE recommend.plan SET body = overlay(body placing '\\xff'::bytea from 200 for 1)",
+    );
+    let (code, err) = failure(&["--store", &url, "like", "syn-7"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("push the index again"), "{err}");
+    push(&a, &url);
+    assert_eq!(published_version(&pg), "2");
+    assert_eq!(like_syn7(&url), before);
+    // Once intact, the same push again writes nothing.
+    let report = push(&a, &url);
+    assert!(report.contains("nothing to write"), "{report}");
+}
+
+#[test]
 fn a_query_behind_another_sessions_lock_fails_in_bounded_time() {
     // A probe's `like` waited for ever behind an ACCESS EXCLUSIVE lock (an admin's DDL).
     let (pg, dir, url) = started();

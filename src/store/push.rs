@@ -186,6 +186,30 @@ fn plan_hash(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
+/// Whether the published version's plan rows hold `bytes` as a push writes them: each row's
+/// SHA-256 (PostgreSQL computes it; 32 bytes a row cross the wire) against the same chunk of
+/// `bytes`. A push of the index the store says it publishes is otherwise a no-op, and a
+/// damaged or missing plan row, which readers refuse, could never be repaired by pushing again.
+fn plan_intact(
+    c: &mut postgres::Client,
+    store: &Store,
+    version: i64,
+    bytes: &[u8],
+) -> Result<bool, StoreError> {
+    let rows = c
+        .query(
+            "SELECT sha256(body) FROM recommend.plan WHERE version = $1 ORDER BY seq",
+            &[&version],
+        )
+        .map_err(store.fail("checking the stored plan"))?;
+    let stored: Vec<Vec<u8>> = rows.iter().map(|r| r.get::<_, Vec<u8>>(0)).collect();
+    let expected: Vec<Vec<u8>> = bytes
+        .chunks(PLAN_CHUNK)
+        .map(|chunk| Sha256::digest(chunk).to_vec())
+        .collect();
+    Ok(stored == expected)
+}
+
 /// Push the index whose validated bytes are `bytes` into `store` (see the module
 /// documentation); `progress` hears the papers written so far.
 pub fn push(
@@ -300,6 +324,7 @@ fn push_locked(
         && removed == 0
         && published_hash.as_deref() == Some(hash.as_str())
         && calibrated
+        && plan_intact(c, store, meta.version, bytes)?
     {
         return Ok(report);
     }
