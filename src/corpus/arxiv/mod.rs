@@ -229,6 +229,32 @@ impl FeedError {
     }
 }
 
+/// `entries` with one entry per arXiv id, and the (title, line, line of the entry kept) of each
+/// left out. One id is one paper whatever its titles: pages saved together overlap, and a
+/// title revised between versions would otherwise make two papers of one id (a duplicate id
+/// refused the whole file). The latest version is kept, in the place of the first.
+pub fn one_per_id(entries: Vec<Entry>) -> (Vec<Entry>, Vec<(String, u32, u32)>) {
+    let mut first: std::collections::HashMap<String, usize> = Default::default();
+    let mut kept: Vec<Entry> = Vec::new();
+    let mut repeats = Vec::new();
+    for e in entries {
+        match first.get(&e.arxiv) {
+            Some(&k) => {
+                let at = kept[k].line;
+                repeats.push((e.title.clone(), e.line, at));
+                if e.version > kept[k].version {
+                    kept[k] = Entry { line: at, ..e };
+                }
+            }
+            None => {
+                first.insert(e.arxiv.clone(), kept.len());
+                kept.push(e);
+            }
+        }
+    }
+    (kept, repeats)
+}
+
 /// The entries of an arXiv Atom or RSS document.
 pub fn parse_feed(text: &str) -> Result<Vec<Entry>, FeedError> {
     parse(text).map(|f| f.entries)

@@ -853,3 +853,42 @@ fn a_server_that_takes_the_request_and_never_answers_is_named_as_such() {
     assert!(!message.contains("check the network"), "{message}");
     assert!(!err.is_usage());
 }
+
+#[test]
+fn one_id_is_one_paper_whatever_its_titles() {
+    // Pages saved together repeat entries, and a title revised between versions made two
+    // papers of one id: the whole file was refused as holding a duplicate id.
+    let page = fixture("api-page1.atom");
+    let start = page.find("<entry>").unwrap();
+    let end = page.find("</entry>").unwrap() + "</entry>".len();
+    let first = &page[start..end];
+    let whole = parse(&page).unwrap();
+    let id = &whole.entries[0].arxiv;
+    let version = whole.entries[0].version.unwrap_or(1);
+    let revised = first
+        .replacen(
+            &format!("{id}v{version}</id>"),
+            &format!("{id}v{}</id>", version + 1),
+            1,
+        )
+        .replacen("<title>", "<title>Revised: ", 1);
+    let doubled = format!("{}{revised}\n{}", &page[..end], &page[end..]);
+    let feed = parse(&doubled).unwrap();
+    let (kept, repeats) = one_per_id(feed.entries);
+    assert_eq!(kept.len(), whole.entries.len());
+    assert!(kept[0].title.starts_with("Revised: "), "{}", kept[0].title);
+    assert_eq!(kept[0].line, whole.entries[0].line);
+    assert_eq!(repeats.len(), 1);
+    // Read as a corpus file: one paper, the repeat merged with a warning.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("week.atom");
+    std::fs::write(&path, &doubled).unwrap();
+    let corpus = crate::corpus::Corpus::load(&path).unwrap();
+    assert_eq!(corpus.papers.len(), whole.entries.len());
+    assert!(
+        corpus
+            .warnings
+            .iter()
+            .any(|w| w.contains("merged 1 repeated"))
+    );
+}

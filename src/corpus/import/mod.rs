@@ -198,7 +198,16 @@ impl Import {
                 }
             }
             Format::Feed => match super::arxiv::parse(text) {
-                Ok(feed) => {
+                Ok(mut feed) => {
+                    let repeats;
+                    (feed.entries, repeats) = super::arxiv::one_per_id(feed.entries);
+                    for (title, line, first) in repeats {
+                        self.tally.repeats.push(format!(
+                            "{title:?} at {}:{line} (first at {}:{first})",
+                            file.display(),
+                            file.display()
+                        ));
+                    }
                     for e in &feed.entries {
                         let line = e.line as usize;
                         self.add_record(
