@@ -166,6 +166,31 @@ fn a_data_folder_indexes_its_regular_items_only() {
         ["ATTN2345", "BAYE2345", "BERT2345", "RESN2345"],
         "the items' Zotero keys"
     );
+
+    // A paper saved in Zotero since: the index is stale, and the rebuild it names reads the
+    // library as it was given (it said `--corpus`).
+    let conn = rusqlite::Connection::open(folder.join(DATABASE_FILE)).unwrap();
+    add_item(
+        &conn,
+        90,
+        "NEWP2345",
+        "journalArticle",
+        &[("title", "A paper saved today")],
+    );
+    drop(conn);
+    let out = recommend()
+        .env_remove("RECOMMEND_INDEX")
+        .arg("--index")
+        .arg(dir.path().join("zotero.bin"))
+        .args(["list"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("recommend index --zotero {}", folder.display())),
+        "{err}"
+    );
 }
 
 #[test]

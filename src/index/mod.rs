@@ -87,7 +87,7 @@ pub enum IndexError {
     Format(#[from] FormatError),
     #[error(
         "{index} is stale: {corpus} changed since the index was built (corpus hash {found:.12}, \
-         index built from {expected:.12}); rebuild it with `recommend index --corpus {corpus} --out {index}`"
+         index built from {expected:.12}); rebuild it with `recommend index {corpus} --out {index}`"
     )]
     Stale {
         index: String,
@@ -97,7 +97,7 @@ pub enum IndexError {
     },
     #[error(
         "{index} was built by {built_by}, whose word analysis differs from this recommend's \
-         (terms v{current}); rebuild it with `recommend index --corpus {corpus} --out {index}` \
+         (terms v{current}); rebuild it with `recommend index {corpus} --out {index}` \
          (the vectors are reused: nothing is embedded again)"
     )]
     OldTerms {
@@ -108,7 +108,7 @@ pub enum IndexError {
     },
     #[error(
         "{index} stores ranking plan v{found}, this recommend runs v{current} (0: none stored, \
-         an older build); rebuild it with `recommend index --corpus {corpus} --out {index}` \
+         an older build); rebuild it with `recommend index {corpus} --out {index}` \
          (the vectors are reused: nothing is embedded again)"
     )]
     OldPlan {

@@ -136,13 +136,20 @@ pub fn chain_text(e: &dyn std::error::Error) -> String {
     text
 }
 
-/// `a --corpus b`: several corpus paths as the `--corpus` arguments that name them.
+/// `--corpus a --corpus b`: the corpus paths as the arguments that name them (`--zotero` for a
+/// Zotero library), for a rebuild command in a message.
 pub fn corpus_args(paths: &[PathBuf]) -> String {
     paths
         .iter()
-        .map(|p| p.display().to_string())
+        .map(|p| {
+            // A Zotero library is given as it was: `--zotero` (its folder or its database).
+            let zotero = crate::corpus::Format::of_path(p) == Some(crate::corpus::Format::Zotero)
+                || p.join("zotero.sqlite").is_file();
+            let flag = if zotero { "--zotero" } else { "--corpus" };
+            format!("{flag} {}", p.display())
+        })
         .collect::<Vec<_>>()
-        .join(" --corpus ")
+        .join(" ")
 }
 
 /// Whether the model is ready, for health checks.
