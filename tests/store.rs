@@ -1045,6 +1045,13 @@ fn the_inbox_on_a_store_keeps_each_readers_ratings_apart() {
         (400, Some("user")),
         "{body}"
     );
+    // A GET changes nothing and says why, in JSON, as the file's server does.
+    let (status, body) = get(&format!("{base}/api/rate?id={low}&verdict=up&user=ann"));
+    assert_eq!(status, 405, "{body}");
+    assert!(
+        body["error"].as_str().unwrap_or("").contains("POST"),
+        "{body}"
+    );
     let ratings = |user: &str| {
         pg.value(
             "postgres",

@@ -351,7 +351,10 @@ where
         .route("/map", get(map_page))
         .route("/inbox", get(inbox_routes::inbox_page))
         .route("/api/feed", get(inbox_feed))
-        .route("/api/rate", axum::routing::post(inbox_rate))
+        .route(
+            "/api/rate",
+            axum::routing::post(inbox_rate).fallback(super::only_post),
+        )
         .layer(middleware::from_fn(super::limits))
         .with_state(Arc::clone(&live));
     let loader = Arc::clone(&live);
