@@ -284,6 +284,13 @@ fn a_feed_whose_files_cannot_be_written_is_still_printed() {
         err.contains("not remembered as shown") && !err.contains("panicked"),
         "{err}"
     );
+    // The papers shown before, shown again: nothing new to remember, so nothing fails.
+    let (code, out, err) = run(
+        &index,
+        &["feed", &candidates(), "-n", "3", "-f", "json", "--all"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out).len(), 3);
     no_temp_files_in(dir.path());
 }
 

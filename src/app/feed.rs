@@ -327,14 +327,22 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
         .enumerate()
         .map(|(r, s)| record(index, &lib, &kept[s.candidate], s, r + 1))
         .collect();
+    let mut newly_shown = 0;
     for s in &ranked {
         let c = &kept[s.candidate];
-        state.shown.entry(c.key.clone()).or_insert_with(|| Shown {
-            title: c.paper.title.clone(),
-            text: state::text_key(&texts[s.candidate]),
-            date: date.clone(),
-        });
+        if !state.shown.contains_key(&c.key) {
+            newly_shown += 1;
+            state.shown.insert(
+                c.key.clone(),
+                Shown {
+                    title: c.paper.title.clone(),
+                    text: state::text_key(&texts[s.candidate]),
+                    date: date.clone(),
+                },
+            );
+        }
     }
+
     // The cache keeps this run's vectors and every shown paper's (so it can be rated).
     let wanted: std::collections::HashSet<String> = state
         .shown
@@ -348,6 +356,11 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     // Printed first: a state that cannot be written then costs the reader a repeat next time,
     // never this feed.
     render_feed(common, &lib, &records)?;
+    // Nothing new to remember (an empty feed, or every paper shown before): the state is not
+    // written, so a folder that cannot be written costs nothing (it made every such run exit 1).
+    if newly_shown == 0 {
+        return Ok(());
+    }
     home.save_state(&mut state).map_err(|e| {
         anyhow::anyhow!("{e}; the feed above is not remembered as shown, and shows again")
     })

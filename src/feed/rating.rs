@@ -17,7 +17,9 @@ pub enum RateError {
     NoRating(String),
     #[error(
         "the vector of {0:?} is no longer cached; run the feed that showed it again \
-         (`recommend feed FILE --all`), then rate it"
+         (`recommend feed FILE --all`), then rate it (if that feed said the vector cache was \
+         not saved, make its folder writable or free space first: until then no paper can be \
+         rated)"
     )]
     NotCached(String),
     #[error("{wanted:?} is neither a paper a feed showed nor one of the library ({reason}){hint}")]
