@@ -1053,4 +1053,23 @@ fn a_merged_repeat_keeps_its_own_id_as_a_name_of_the_paper() {
         "{:?}",
         corpus.papers[0]
     );
+
+    // Indexed, the one paper answers to its second key, and an empty answer says why.
+    let index = dir.path().join("one.bin");
+    with_model(&mut recommend())
+        .args(["index", "--corpus"])
+        .arg(dir.path().join("mine.bib"))
+        .args(["--corpus"])
+        .arg(dir.path().join("coauthor.bib"))
+        .arg("--out")
+        .arg(&index)
+        .assert()
+        .success();
+    with_model(&mut recommend())
+        .arg("--index")
+        .arg(&index)
+        .args(["like", "NIPS2017_3f5ee243"])
+        .assert()
+        .success()
+        .stderr(contains("nothing else to relate them to"));
 }

@@ -27,6 +27,14 @@ pub(super) fn like(
     let session = open_session(common)?;
     // Filters checked, names resolved (a guess noted on stderr), ranked: as `recommend serve`.
     let hits = session.like(likes, unlikes, &opts)?;
+    let papers = session.searcher().len();
+    if hits.is_empty() && papers <= likes.len() + unlikes.len() {
+        // An empty answer should say why: the list holds nothing besides the seeds.
+        eprintln!(
+            "note: the index holds {papers} paper(s), all of them named here: nothing else to \
+             relate them to"
+        );
+    }
     show(common, &results_document(session.searcher(), &hits))
 }
 
