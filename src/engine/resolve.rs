@@ -39,7 +39,9 @@ pub struct Resolved {
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ResolveError {
-    #[error("empty paper name")]
+    #[error(
+        "a paper name needs letters or digits; give its title or id (`recommend list` shows them)"
+    )]
     Empty,
     #[error("a query of {chars} characters is too long (at most {MAX_QUERY_CHARS})")]
     TooLong { chars: usize },
@@ -195,10 +197,18 @@ fn resolve_with_keys(
     check_length(query)?;
     let q = query.trim();
     let key = name_key(q);
+    let at = |paper, matched| Ok(Resolved { paper, matched });
     if key.is_empty() {
+        // A title of emoji or punctuation alone has no name key: it is found as written.
+        if !q.is_empty()
+            && let Some(i) = papers
+                .iter()
+                .position(|p| p.title.trim() == q || p.aliases.iter().any(|a| a.trim() == q))
+        {
+            return at(i, Matched::Exact);
+        }
         return Err(ResolveError::Empty);
     }
-    let at = |paper, matched| Ok(Resolved { paper, matched });
     if let Some(i) = papers.iter().position(|p| p.id == q) {
         return at(i, Matched::Exact);
     }
@@ -460,6 +470,17 @@ mod tests {
         assert_eq!(resolve_in(&c, "dr grpo"), Ok(2));
         assert_eq!(resolve_in(&c, "GRPO"), Ok(3));
         assert_eq!(resolve_in(&c, "search-o1"), Ok(5));
+    }
+
+    #[test]
+    fn a_title_of_no_letters_is_found_as_written() {
+        // A probe's list held "🤖🧠" and "..." as titles: indexed, then never found.
+        let mut c = corpus();
+        c.push(paper("paper-1", "🤖🧠", &[]));
+        c.push(paper("paper-2", "...", &[]));
+        assert_eq!(resolve_in(&c, "🤖🧠"), Ok(6));
+        assert_eq!(resolve_in(&c, " ... "), Ok(7));
+        assert_eq!(resolve_in(&c, "!!"), Err(ResolveError::Empty));
     }
 
     #[test]

@@ -27,7 +27,7 @@ impl Params {
         }
         // The query string is percent-decoded lossily: bytes that are not UTF-8 arrive as
         // U+FFFD, and a name or query made of them would be answered as something else
-        // ("empty paper name"). Say what is wrong instead.
+        // (a name with no letters or digits). Say what is wrong instead.
         if let Some((name, _)) = pairs.iter().find(|(_, v)| v.contains('\u{FFFD}')) {
             return Err(bad(
                 name,
