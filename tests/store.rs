@@ -627,6 +627,11 @@ fn serve_follows_a_store_dropped_and_made_again() {
     until("the new store's version 1 was not loaded", &|| {
         get(&paper).1["title"] == "Renamed paper one"
     });
+    // The paper list `serve --help` documents, as the file's server gives it.
+    let (status, list) = get(&format!("{}/api/papers?limit=2&offset=1", server.base));
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(list["total"], 40, "{list}");
+    assert_eq!(list["papers"].as_array().map(Vec::len), Some(2), "{list}");
 }
 
 #[test]

@@ -8,11 +8,12 @@ use axum::extract::rejection::PathRejection;
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
+use recommend::corpus::Paper;
 use recommend::engine::Mode;
-use recommend::session::{ModelState, Session, check_query};
+use recommend::session::{ModelState, Session, check_query, parse_kind};
 
 use super::params::{Params, RawQuery, with_query_params};
-use super::{ApiError, MAP_MAX_PAPERS, MAX_K, MAX_PATH_STEPS, api_error, bad, results};
+use super::{ApiError, MAP_MAX_PAPERS, MAX_K, MAX_LIMIT, MAX_PATH_STEPS, api_error, bad, results};
 
 /// The parameter that gave the name `query` a question could not resolve: `other` when one of
 /// its `values` is that name, else `main`.
@@ -139,4 +140,34 @@ pub(super) fn model_state(s: &Session) -> (&'static str, Option<String>) {
         ModelState::Ready => ("ready", None),
         ModelState::Unavailable(e) => ("unavailable", Some(e)),
     }
+}
+
+/// `/api/papers`: the papers, a page at a time, narrowed by `topic` and `kind`.
+pub(super) fn papers(s: &Session, q: RawQuery) -> Result<Value, ApiError> {
+    let p = Params::new(q, &["topic", "kind", "offset", "limit"])?;
+    let filters = recommend::engine::Filters {
+        topic: p.one("topic")?.filter(|t| !t.trim().is_empty()),
+        kind: p.choice("kind", parse_kind)?,
+        open_source: false,
+    };
+    let offset = match p.one("offset")? {
+        None => 0,
+        Some(v) => v.trim().parse::<usize>().map_err(|_| {
+            bad(
+                "offset",
+                format!("offset must be a whole number, not {v:?}"),
+            )
+        })?,
+    };
+    let limit = p.number("limit", 100, MAX_LIMIT)?;
+    let matching: Vec<usize> = (0..s.searcher().len())
+        .filter(|&i| filters.accepts_at(s.searcher(), i))
+        .collect();
+    let page: Vec<Paper> = matching
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|&i| s.searcher().paper(i).into_owned())
+        .collect();
+    Ok(json!({"total": matching.len(), "offset": offset, "limit": limit, "papers": page}))
 }

@@ -40,14 +40,13 @@ use axum::routing::get;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use recommend::corpus::Paper;
 use recommend::engine::{Hit, ResolveError};
 use recommend::feed::inbox::Inbox;
 use recommend::feed::rating::RateError;
 use recommend::index::Searcher;
 use recommend::model::Embedder;
 use recommend::render::records::{ResultRecord, result_records};
-use recommend::session::{Session, SessionError, chain_text, parse_kind};
+use recommend::session::{Session, SessionError, chain_text};
 
 /// Largest `k` a request may ask for.
 pub const MAX_K: usize = 100;
@@ -152,6 +151,7 @@ fn shared_routes<B: Backend>() -> Router<Arc<B>> {
         .route("/api/like", get(like::<B>))
         .route("/api/search", get(search::<B>))
         .route("/api/path", get(path::<B>))
+        .route("/api/papers", get(papers::<B>))
         .route("/api/papers/{id}", get(paper::<B>))
         .fallback(not_found)
         .method_not_allowed_fallback(only_get)
@@ -162,7 +162,6 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/map", get(map_page))
         .route("/healthz", get(healthz))
         .route("/api/topics", get(topics))
-        .route("/api/papers", get(papers))
         .route("/inbox", get(inbox_page))
         .route("/api/feed", get(feed))
         .route("/api/rate", axum::routing::post(rate).fallback(only_post))
@@ -463,34 +462,9 @@ async fn topics(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
     .await
 }
 
-async fn papers(State(state): State<Arc<AppState>>, q: RawQuery) -> Response {
-    blocking(state, move |s| {
-        let p = Params::new(q, &["topic", "kind", "offset", "limit"])?;
-        let filters = recommend::engine::Filters {
-            topic: p.one("topic")?.filter(|t| !t.trim().is_empty()),
-            kind: p.choice("kind", parse_kind)?,
-            open_source: false,
-        };
-        let offset = match p.one("offset")? {
-            None => 0,
-            Some(v) => v.trim().parse::<usize>().map_err(|_| {
-                bad(
-                    "offset",
-                    format!("offset must be a whole number, not {v:?}"),
-                )
-            })?,
-        };
-        let limit = p.number("limit", 100, MAX_LIMIT)?;
-        let matching: Vec<usize> = (0..s.searcher().len())
-            .filter(|&i| filters.accepts_at(s.searcher(), i))
-            .collect();
-        let page: Vec<Paper> = matching
-            .iter()
-            .skip(offset)
-            .take(limit)
-            .map(|&i| s.searcher().paper(i).into_owned())
-            .collect();
-        Ok(json!({"total": matching.len(), "offset": offset, "limit": limit, "papers": page}))
+async fn papers<B: Backend>(State(b): State<Arc<B>>, q: RawQuery) -> Response {
+    blocking_within(b, B::ANSWER_WITHIN, move |b| {
+        b.with_session(|s| answers::papers(s, q))
     })
     .await
 }
