@@ -877,7 +877,8 @@ fn feed_and_rate_on_a_store_keep_each_readers_state_apart() {
     );
     // A rating is the reader's own and moves that reader's later feeds.
     let low = &first[9];
-    ok(&["--store", &url, "rate", low, "up", "--user", "ann"]);
+    // "ann " is ann, not a second reader.
+    ok(&["--store", &url, "rate", low, "up", "--user", "ann "]);
     assert_eq!(
         (ratings("ann"), ratings("bob")),
         ("1".to_string(), "0".to_string())

@@ -51,8 +51,14 @@ fn home_of(s: &Session, store: Option<&Arc<Store>>, p: &Params) -> Result<Box<dy
             "give user=NAME: this server keeps one Inbox per reader of the store",
         )
     })?;
-    recommend::store::feed::check_user(&user)
-        .map_err(|e| bad("user", format!("user={user:?} is not a reader's name: {e}")))?;
+    recommend::store::feed::check_user(&user).map_err(|e| {
+        // The name as given, cut: a 5,000-character one was echoed whole.
+        let shown: String = user.chars().take(80).collect();
+        bad(
+            "user",
+            format!("user={shown:?} is not a reader's name: {e}"),
+        )
+    })?;
     Ok(Box::new(FeedHome::new(
         Arc::clone(store),
         &user,

@@ -53,7 +53,8 @@ impl FeedHome {
     pub fn new(store: Arc<Store>, user: &str, model_id: &str, dim: usize) -> FeedHome {
         FeedHome {
             store,
-            user: user.to_string(),
+            // "ann " is ann: a stray space made a second reader of one person.
+            user: user.trim().to_string(),
             model_id: model_id.to_string(),
             dim,
             read: Mutex::new(None),
