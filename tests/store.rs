@@ -425,6 +425,18 @@ fn bad_stores_fail_clearly_without_the_password() {
     let (code, err) = failure(&["--store", &pg.url("empty"), "like", "GRPO"]);
     assert_eq!(code, 1);
     assert!(err.contains("holds no recommend store"), "{err}");
+    // A first push that stopped before publishing: said so, with what to do.
+    pg.create_db("half", true);
+    let out = recommend()
+        .env("RECOMMEND_STORE_FAULT", "after-batch:1")
+        .timeout(Duration::from_secs(300))
+        .args(["--index", index, "push", "--to", &pg.url("half")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let (code, err) = failure(&["--store", &pg.url("half"), "like", "GRPO"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no published version yet"), "{err}");
     // A database without pgvector, owned by a user who may not create it.
     pg.sql(
         "postgres",

@@ -108,6 +108,12 @@ pub enum StoreError {
          `recommend push --to URL --index FILE`"
     )]
     NoStore { target: Target },
+    /// The schema is there but no push has published a version yet (one was interrupted).
+    #[error(
+        "{target} holds a recommend store with no published version yet (a push did not \
+         finish): run `recommend push --to URL --index FILE` again; it reuses what was written"
+    )]
+    Unpublished { target: Target },
     /// Another push into the same store has not ended (runtime: exit 1).
     #[error(
         "another `recommend push` into {target} is running; wait for it to end, then push again \

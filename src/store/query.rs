@@ -179,7 +179,7 @@ impl Snapshot {
                 .map_err(fail)?;
             let meta = schema::read_meta(&mut tx, &target)?;
             if meta.version == 0 {
-                return Err(StoreError::NoStore {
+                return Err(StoreError::Unpublished {
                     target: target.clone(),
                 });
             }
