@@ -23,13 +23,8 @@ pub struct Candidate {
 /// A paper's identity across sources: its arXiv id, else its DOI, else its title's name key
 /// (so the same paper from an arXiv listing and a BibTeX export is one paper).
 pub fn key(p: &Paper) -> String {
-    if let Some(a) = p.arxiv.as_deref().and_then(normalize_arxiv) {
-        return a;
-    }
-    if let Some(d) = p.doi.as_deref().and_then(normalize_doi) {
-        return d.to_ascii_lowercase();
-    }
-    format!("title:{}", name_key(&p.title))
+    // The first of its identifiers, which always ends with the title's.
+    identifiers(p).next().unwrap_or_default()
 }
 
 impl Candidate {
@@ -47,7 +42,7 @@ pub struct Skipped {
     pub repeated: usize,
 }
 
-/// Every name a paper is known by: its arXiv id, its DOI and its title, as [`key`] spells them.
+/// Every name a paper is known by, most specific first: its arXiv id, its DOI and its title.
 fn identifiers(p: &Paper) -> impl Iterator<Item = String> {
     let arxiv = p.arxiv.as_deref().and_then(normalize_arxiv);
     let doi = p
