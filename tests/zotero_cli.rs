@@ -203,6 +203,62 @@ fn a_collection_keeps_its_items_and_its_sub_collections() {
     index(&folder, &out, &["--collection", "deep learning"]);
     let rows = listed(&out);
     assert_eq!(sorted(&rows, "title"), [ATTENTION, RESNET], "{rows:?}");
+
+    // A paper saved outside the collection leaves the index's papers as they were: it stays
+    // in use (the library is read as the build read it, narrowed).
+    let conn = rusqlite::Connection::open(folder.join(DATABASE_FILE)).unwrap();
+    add_item(
+        &conn,
+        90,
+        "ELSE2345",
+        "journalArticle",
+        &[("title", "A paper filed nowhere")],
+    );
+    let rows = listed(&out);
+    assert_eq!(sorted(&rows, "title"), [ATTENTION, RESNET], "{rows:?}");
+
+    // One filed in the collection makes it stale, and the rebuild named keeps the collection.
+    add_item(
+        &conn,
+        91,
+        "DEEP2345",
+        "journalArticle",
+        &[("title", "A deep paper saved today")],
+    );
+    file(&conn, 2, 91);
+    drop(conn);
+    let mut cmd = recommend();
+    cmd.env_remove("RECOMMEND_INDEX")
+        .arg("--index")
+        .arg(&out)
+        .arg("list");
+    let err = err_text(&mut cmd, 1);
+    assert!(
+        err.contains(&format!(
+            "recommend index --zotero {} --collection 'deep learning'",
+            folder.display()
+        )),
+        "{err}"
+    );
+
+    // `add` reads the recorded library narrowed as before: the new collection paper joins,
+    // the unfiled one does not.
+    let extra = dir.path().join("extra.jsonl");
+    std::fs::write(&extra, "{\"title\": \"An added note on attention\"}\n").unwrap();
+    let mut cmd = recommend_with_model();
+    cmd.arg("--index").arg(&out).arg("add").arg(&extra);
+    ok_stderr(&mut cmd);
+    let rows = listed(&out);
+    assert_eq!(
+        sorted(&rows, "title"),
+        [
+            "A deep paper saved today",
+            "An added note on attention",
+            ATTENTION,
+            RESNET
+        ],
+        "{rows:?}"
+    );
 }
 
 #[test]

@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use recommend::corpus::{Corpus, Format as CorpusFormat, LoadOptions};
-use recommend::index::{CorpusSource, Index, Reuse};
+use recommend::index::{CorpusRead, CorpusSource, Index, Reuse};
 use recommend::model;
 use recommend::pipeline::{Builder, Model, Progress, Step};
 
 use super::{model_dir, usage};
 use crate::cli::{CommonArgs, CorpusFormatArg, ReadArgs};
 
-fn load_options(read: ReadArgs) -> LoadOptions {
+pub(super) fn load_options(read: ReadArgs) -> LoadOptions {
     LoadOptions {
         format: read.corpus_format.map(|f| match f {
             CorpusFormatArg::Jsonl => CorpusFormat::Jsonl,
@@ -28,8 +28,8 @@ fn load_options(read: ReadArgs) -> LoadOptions {
 }
 
 /// Load a corpus, printing its warnings (what was left out) to stderr.
-pub(super) fn load_corpus(paths: &[PathBuf], read: ReadArgs) -> Result<Corpus> {
-    let corpus = Corpus::load_with(paths, &load_options(read))?;
+pub(super) fn load_corpus(paths: &[PathBuf], options: &LoadOptions) -> Result<Corpus> {
+    let corpus = Corpus::load_with(paths, options)?;
     for w in &corpus.warnings {
         eprintln!("warning: {w}");
     }
@@ -43,6 +43,7 @@ fn index_corpus(
     common: &CommonArgs,
     paths: &[PathBuf],
     corpus: Corpus,
+    read: &CorpusRead,
     previous: Option<&Path>,
     out: &Path,
 ) -> Result<(usize, Reuse)> {
@@ -101,6 +102,7 @@ fn index_corpus(
             }
         })
         .build(corpus.papers, source, previous)?;
+    let index = index.with_corpus_read(read)?;
     index.save(out)?;
     let index = recommend::index::Searcher::new(index);
     eprint!("{}", recommend::engine::plan::of(&index).describe());
@@ -137,10 +139,12 @@ pub(super) fn build_index(
     for path in corpus_paths {
         recommend::index::check_output(path, out, force).map_err(|e| usage(e.to_string()))?;
     }
-    let mut corpus = load_corpus(corpus_paths, read)?;
+    let options = load_options(read);
+    let mut corpus = load_corpus(corpus_paths, &options)?;
     with_abstracts(&mut corpus, out, fetch_abstracts)?;
     let started = std::time::Instant::now();
-    let (n, reuse) = index_corpus(common, corpus_paths, corpus, Some(out), out)?;
+    let read = CorpusRead::of(&options);
+    let (n, reuse) = index_corpus(common, corpus_paths, corpus, &read, Some(out), out)?;
     eprintln!(
         "indexed {n} papers from {} into {} in {:.1} s ({} embedded, {} vectors reused)",
         corpus_paths
@@ -174,7 +178,13 @@ pub(super) fn add(
     }
     let index = Index::load(out)?;
     let mut paths = index.recorded_corpora();
+    // The recorded corpus is read as its build read it (its collection, its format) unless
+    // the command says otherwise.
+    let recorded = index.corpus_read().load_options();
     drop(index);
+    let mut options = load_options(read);
+    options.collection = options.collection.or(recorded.collection);
+    options.format = options.format.or(recorded.format);
     let same = |a: &Path, b: &Path| {
         std::fs::canonicalize(a)
             .ok()
@@ -194,16 +204,14 @@ pub(super) fn add(
         }
         paths.push(f.clone());
     }
-    let before = Corpus::load_with(
-        &paths[..paths.len() - files.len()],
-        &load_options(read.clone()),
-    )
-    .map(|c| c.papers.len())
-    .ok();
-    let mut corpus = load_corpus(&paths, read)?;
+    let before = Corpus::load_with(&paths[..paths.len() - files.len()], &options)
+        .map(|c| c.papers.len())
+        .ok();
+    let mut corpus = load_corpus(&paths, &options)?;
     with_abstracts(&mut corpus, out, fetch_abstracts)?;
     let started = std::time::Instant::now();
-    let (n, reuse) = index_corpus(common, &paths, corpus, Some(out), out)?;
+    let read = CorpusRead::of(&options);
+    let (n, reuse) = index_corpus(common, &paths, corpus, &read, Some(out), out)?;
     let added = before.map_or(String::new(), |b| {
         format!("papers added: {}, ", n.saturating_sub(b))
     });

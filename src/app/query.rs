@@ -140,7 +140,7 @@ pub(super) fn list(
     read: ReadArgs,
 ) -> Result<()> {
     let papers: Vec<Paper> = if !corpus.is_empty() {
-        super::build::load_corpus(corpus, read)?.papers
+        super::build::load_corpus(corpus, &super::build::load_options(read))?.papers
     } else if common.index.exists() || !Path::new("corpus").exists() {
         if read.collection.is_some() {
             return Err(usage(
@@ -151,7 +151,11 @@ pub(super) fn list(
         // default corpus folder the user never named.
         open_session(common)?.searcher().papers().to_vec()
     } else {
-        super::build::load_corpus(&[PathBuf::from("corpus")], read)?.papers
+        super::build::load_corpus(
+            &[PathBuf::from("corpus")],
+            &super::build::load_options(read),
+        )?
+        .papers
     };
     let filters = Filters {
         topic,

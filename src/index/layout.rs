@@ -51,6 +51,9 @@ pub(super) mod section {
     /// The ranking plan derived at build (JSON, [`super::super::plan::Plan`]): every build of
     /// this format stores it; absent only while a build is under way.
     pub const PLAN: &str = "plan";
+    /// How the build read the corpus (JSON, [`super::super::corpus_read::CorpusRead`]);
+    /// optional, absent for the default reading.
+    pub const CORPUS_READ: &str = "corpus.read";
     /// Each paper's most related papers, `n x` [`super::super::plan::NEIGHBOURS_PER_PAPER`]
     /// u32 (reciprocity, `engine::retrieve`): optional, on lists whose plan uses them.
     pub const LIKE_NEIGHBOURS: &str = "like.neighbours";
@@ -118,6 +121,8 @@ pub(super) struct Layout {
     pub(super) spelling_pooled: Option<[Range<usize>; 3]>,
     /// [`section::PLAN`]: JSON that decodes as a plan (checked in `open`).
     pub(super) plan: Option<Range<usize>>,
+    /// [`section::CORPUS_READ`]: JSON that decodes as the read options (checked in `open`).
+    pub(super) corpus_read: Option<Range<usize>>,
     /// [`section::LIKE_NEIGHBOURS`]: `n x 10` paper positions below `n`.
     pub(super) like_neighbours: Option<Range<usize>>,
     /// [`section::SEARCH_TOKENS_PROJECTED`], else [`section::SEARCH_TOKENS`], checked by
@@ -281,6 +286,7 @@ impl Layout {
                 _ => return Err("the pooled spelling sections are incomplete".into()),
             },
             plan: container.range(section::PLAN),
+            corpus_read: container.range(section::CORPUS_READ),
             like_neighbours: container.range(section::LIKE_NEIGHBOURS),
             search_tokens: {
                 let projected = section::SEARCH_TOKENS_PROJECTED.map(|s| container.range(s));

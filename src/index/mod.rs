@@ -10,6 +10,7 @@
 
 pub mod ann;
 mod build;
+pub mod corpus_read;
 pub mod evidence;
 pub mod format;
 pub mod graph;
@@ -37,6 +38,7 @@ use ndarray::{ArrayView1, ArrayView2};
 use serde::{Deserialize, Serialize};
 
 pub use ann::{Ann, HnswParams};
+pub use corpus_read::CorpusRead;
 pub use format::FormatError;
 pub use graph::{GraphData, GraphView};
 pub use lexical::{Lexical, LexicalData};

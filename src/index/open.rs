@@ -34,6 +34,10 @@ impl Index {
             let layout = Layout::locate(&container, bytes, n, dim).map_err(bad)?;
             let plan = super::plan::decode(layout.plan.as_ref().map(|r| &bytes[r.clone()]))
                 .map_err(bad)?;
+            super::corpus_read::CorpusRead::decode(
+                layout.corpus_read.as_ref().map(|r| &bytes[r.clone()]),
+            )
+            .map_err(bad)?;
             (meta, layout, plan)
         };
         let index = Index {

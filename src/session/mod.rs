@@ -21,11 +21,11 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::thread::JoinHandle;
 
-use crate::corpus::{Corpus, CorpusError, LoadOptions};
+use crate::corpus::{Corpus, CorpusError};
 use crate::engine::path::{PathError, Step};
 use crate::engine::topics::{Topic, TopicError};
 use crate::engine::{self, Filters, Hit, Matched, Mode, ResolveError};
-use crate::index::{Index, IndexError, Searcher};
+use crate::index::{CorpusRead, Index, IndexError, Searcher};
 use crate::model::{self, Embedder, EmbedderOptions, ModelError, Role};
 
 /// Why a session could not open or answer. [`SessionError::is_input`] tells a mistake in what
@@ -137,9 +137,10 @@ pub fn chain_text(e: &dyn std::error::Error) -> String {
 }
 
 /// `--corpus a --corpus b`: the corpus paths as the arguments that name them (`--zotero` for a
-/// Zotero library), for a rebuild command in a message.
-pub fn corpus_args(paths: &[PathBuf]) -> String {
-    paths
+/// Zotero library), then the options the build read them with, for a rebuild command in a
+/// message.
+pub fn corpus_args(paths: &[PathBuf], read: &CorpusRead) -> String {
+    let named = paths
         .iter()
         .map(|p| {
             // A Zotero library is given as it was: `--zotero` (its folder or its database).
@@ -149,7 +150,8 @@ pub fn corpus_args(paths: &[PathBuf]) -> String {
             format!("{flag} {}", p.display())
         })
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    named + &read.args()
 }
 
 /// Whether the model is ready, for health checks.
@@ -495,10 +497,12 @@ impl Session {
 /// checked.
 fn check_fresh(index: &Index) -> Result<(), SessionError> {
     let corpora = index.recorded_corpora();
-    index.check_terms(&corpus_args(&corpora))?;
-    index.check_plan(&corpus_args(&corpora))?;
+    let read = index.corpus_read();
+    let args = corpus_args(&corpora, &read);
+    index.check_terms(&args)?;
+    index.check_plan(&args)?;
     if corpora.iter().all(|p| p.exists()) && !index.fingerprints_match(&corpora) {
-        let mut corpus = Corpus::load_with(&corpora, &LoadOptions::default())?;
+        let mut corpus = Corpus::load_with(&corpora, &read.load_options())?;
         // The build read the corpus through the abstracts cache beside the index: so does this,
         // and a cache it cannot read is named as the cause, not the corpus.
         if let Some(path) = index
@@ -508,7 +512,7 @@ fn check_fresh(index: &Index) -> Result<(), SessionError> {
         {
             crate::corpus::abstracts::AbstractCache::open(&path)?.apply(&mut corpus.papers);
         }
-        index.check_fresh(&corpus.papers, &corpus_args(&corpora))?;
+        index.check_fresh(&corpus.papers, &args)?;
     }
     Ok(())
 }

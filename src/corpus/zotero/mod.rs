@@ -13,9 +13,10 @@
 //! items of RSS feeds, items outside `--collection`, items without a title.
 //!
 //! Why it reads a copy: Zotero keeps `zotero.sqlite` locked while it runs, and a reader that
-//! waited for the lock would wait until Zotero quits. The file (and its `-wal` journal, which
-//! holds the latest changes) is copied to a temporary directory, and the copy is opened
-//! read-only: Zotero's file is never written, and it may stay open.
+//! waited for the lock would wait until Zotero quits. The file and its journal (a `-wal` log
+//! holding the latest changes, or a `-journal` holding what a write under way replaced) are
+//! copied to a private temporary directory, where SQLite brings the copy to the last committed
+//! state: Zotero's files are never written, and Zotero may stay open.
 //!
 //! A copy taken while Zotero is in the middle of writing may be torn; SQLite then reports the
 //! copy as damaged, and [`ZoteroError::NotSqlite`] says to run again (or close Zotero first).
@@ -247,10 +248,13 @@ pub fn read(path: &Path, options: &ZoteroOptions) -> Result<ZoteroLibrary, Zoter
         return Err(ZoteroError::TooLarge { path: db, bytes });
     }
     let copy = Copy::of(&db)?;
+    // The copy is opened for writing so that SQLite can roll back a transaction Zotero had
+    // under way (a read-only connection refuses a hot journal); no statement writes to it.
     let conn = Connection::open_with_flags(
         &copy.file,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
+    .and_then(|c| c.pragma_update(None, "query_only", true).map(|()| c))
     .map_err(|e| sql_error(&db, e))?;
     let schema_version = check_schema(&conn, &db)?;
     let mut library = Reader {

@@ -50,19 +50,24 @@ impl Copy {
         let file = dir.path().join(DATABASE_FILE);
         fs::copy(db, &file).map_err(uncopyable)?;
         private(&file, 0o600).map_err(uncopyable)?;
-        // The log holds changes not yet written into the file (Zotero checkpoints it from time
-        // to time): without it the copy would miss the latest edits. The `-shm` index is
-        // rebuilt from the log, so it is not copied.
-        let mut wal = db.as_os_str().to_owned();
-        wal.push("-wal");
-        let wal = PathBuf::from(wal);
-        if wal.is_file() {
-            fs::copy(&wal, dir.path().join(format!("{DATABASE_FILE}-wal"))).map_err(|error| {
-                ZoteroError::Uncopyable {
-                    path: wal.clone(),
-                    error,
-                }
-            })?;
+        // A write-ahead log holds changes not yet written into the file (Zotero checkpoints
+        // it from time to time): without it the copy would miss the latest edits. A rollback
+        // journal holds the pages a write under way has overwritten in the file: without it
+        // the copy would hold half a transaction. SQLite replays the one and rolls back the
+        // other when the copy is opened. The `-shm` index is rebuilt from the log.
+        for suffix in ["-wal", "-journal"] {
+            let mut side = db.as_os_str().to_owned();
+            side.push(suffix);
+            let side = PathBuf::from(side);
+            if side.is_file() {
+                let to = dir.path().join(format!("{DATABASE_FILE}{suffix}"));
+                fs::copy(&side, &to)
+                    .and_then(|_| private(&to, 0o600))
+                    .map_err(|error| ZoteroError::Uncopyable {
+                        path: side.clone(),
+                        error,
+                    })?;
+            }
         }
         Ok(Copy {
             _dir: dir,

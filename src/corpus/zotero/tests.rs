@@ -307,6 +307,45 @@ fn a_locked_database_is_read_from_its_copy() {
 }
 
 #[test]
+fn a_write_under_way_is_read_as_its_last_committed_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = library(dir.path());
+    // As Zotero does mid-save in its rollback-journal mode: a transaction larger than the page
+    // cache spills into the file, and the journal holds the pages it replaced.
+    let zotero = Connection::open(&db).unwrap();
+    zotero
+        .execute_batch("PRAGMA cache_size = 2; BEGIN")
+        .unwrap();
+    zotero
+        .execute("UPDATE items SET key = 'HALF2345' WHERE itemID = 1", [])
+        .unwrap();
+    for id in 100..400 {
+        add_item(
+            &zotero,
+            id,
+            &format!("K{id:07}"),
+            "journalArticle",
+            &[("title", &"an uncommitted title ".repeat(20))],
+        );
+    }
+    let mut journal = db.as_os_str().to_owned();
+    journal.push("-journal");
+    assert!(PathBuf::from(&journal).is_file());
+    // The file alone holds part of that write: a copy of it without the journal reads rows
+    // that were never committed (or does not read at all).
+    let alone = tempfile::tempdir().unwrap();
+    fs::copy(&db, alone.path().join(DATABASE_FILE)).unwrap();
+    let torn = Connection::open(alone.path().join(DATABASE_FILE))
+        .and_then(|c| c.query_row("SELECT COUNT(*) FROM items", [], |r| r.get::<_, i64>(0)));
+    assert!(!matches!(torn, Ok(n) if n < 100), "{torn:?}");
+
+    let lib = read(&db, &ZoteroOptions::default()).unwrap();
+    assert_eq!(lib.records.len(), 4, "{:?}", record_ids(&lib));
+    assert_eq!(lib.records[0]["id"], "ABCD2345", "the committed state");
+    zotero.execute_batch("ROLLBACK").unwrap();
+}
+
+#[test]
 fn changes_still_in_the_write_ahead_log_are_read() {
     let dir = tempfile::tempdir().unwrap();
     let db = library(dir.path());
