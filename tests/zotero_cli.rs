@@ -194,6 +194,32 @@ fn a_data_folder_indexes_its_regular_items_only() {
 }
 
 #[test]
+fn zoteros_backup_reads_as_the_library_it_copies() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = data_folder(dir.path());
+    // The file Zotero's own repair advice starts from; the error for a damaged library
+    // names it.
+    let backup = folder.join(format!("{DATABASE_FILE}.bak"));
+    std::fs::copy(folder.join(DATABASE_FILE), &backup).unwrap();
+    let out = dir.path().join("backup.bin");
+    index(&backup, &out, &[]);
+    assert_eq!(listed(&out).len(), 4);
+    // A file of another format under an unknown name is still refused, not read as SQLite.
+    let text = dir.path().join("notes.bak");
+    std::fs::write(&text, "SQLite format 2 is not a database\n").unwrap();
+    let stderr = err_text(
+        recommend()
+            .arg("index")
+            .arg("--corpus")
+            .arg(&text)
+            .arg("--out")
+            .arg(dir.path().join("notes.bin")),
+        2,
+    );
+    assert!(stderr.contains("notes.bak"), "{stderr}");
+}
+
+#[test]
 fn a_collection_keeps_its_items_and_its_sub_collections() {
     let dir = tempfile::tempdir().unwrap();
     let folder = data_folder(dir.path());

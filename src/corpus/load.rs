@@ -37,8 +37,12 @@ impl Corpus {
         for path in paths {
             files.extend(corpus_files(path)?);
         }
-        let zotero =
-            |f: &PathBuf| options.format.or_else(|| Format::of_path(f)) == Some(Format::Zotero);
+        // A SQLite file of another name is a Zotero database too (its backup,
+        // `zotero.sqlite.bak`, is what a damaged library is rebuilt from).
+        let zotero = |f: &PathBuf| {
+            options.format.or_else(|| Format::of_path(f)) == Some(Format::Zotero)
+                || (options.format.is_none() && super::zotero::is_database(f))
+        };
         if let Some(name) = &options.collection
             && !files.iter().any(zotero)
         {
@@ -53,7 +57,7 @@ impl Corpus {
         let mut import = Import::new(options.clone());
         let mut encoding = Vec::new();
         for file in &files {
-            if options.format.or_else(|| Format::of_path(file)) == Some(Format::Zotero) {
+            if zotero(file) {
                 import.add_zotero(file)?;
                 continue;
             }

@@ -145,7 +145,8 @@ pub fn corpus_args(paths: &[PathBuf], read: &CorpusRead) -> String {
         .map(|p| {
             // A Zotero library is given as it was: `--zotero` (its folder or its database).
             let zotero = crate::corpus::Format::of_path(p) == Some(crate::corpus::Format::Zotero)
-                || p.join("zotero.sqlite").is_file();
+                || p.join("zotero.sqlite").is_file()
+                || crate::corpus::zotero::is_database(p);
             let flag = if zotero { "--zotero" } else { "--corpus" };
             format!("{flag} {}", p.display())
         })

@@ -48,6 +48,8 @@ pub(super) struct Reader<'a> {
 struct ItemRow {
     id: i64,
     key: String,
+    /// The group whose library holds the item (`None`: the user's own library).
+    group: Option<i64>,
     type_name: Option<String>,
     trashed: bool,
     feed: bool,
@@ -85,7 +87,21 @@ impl Reader<'_> {
         let mut items: Vec<Item> = Vec::new();
         let mut index: HashMap<i64, usize> = HashMap::new();
         let membership = self.membership()?;
-        for row in self.item_rows()? {
+        let rows = self.item_rows()?;
+        // A key is unique within one library only: an item of a group library whose key
+        // another item also has is named by its key and group (`KEY-g123`), so that no two
+        // papers share an id (one id would refuse the whole library as a duplicate).
+        let mut key_count: HashMap<&str, usize> = HashMap::new();
+        for row in &rows {
+            *key_count.entry(row.key.as_str()).or_default() += 1;
+        }
+        let shared: std::collections::HashSet<String> = key_count
+            .into_iter()
+            .filter(|&(_, n)| n > 1)
+            .map(|(k, _)| k.to_string())
+            .collect();
+        let mut renamed = 0usize;
+        for row in rows {
             let s = &mut library.skipped;
             match row.type_name.as_deref() {
                 Some("note") => s.notes += 1,
@@ -110,13 +126,26 @@ impl Reader<'_> {
                         continue;
                     }
                     index.insert(row.id, items.len());
+                    let key = match row.group {
+                        Some(group) if shared.contains(&row.key) => {
+                            renamed += 1;
+                            format!("{}-g{group}", row.key)
+                        }
+                        _ => row.key,
+                    };
                     items.push(Item {
-                        key: row.key,
+                        key,
                         collections: in_collections,
                         ..Item::default()
                     });
                 }
             }
+        }
+        if renamed > 0 {
+            library.warnings.push(format!(
+                "{renamed} item(s) of group libraries share their Zotero key with an item of \
+                 another library: each is named KEY-gGROUPID"
+            ));
         }
         self.fill_fields(&mut items, &index, &mut library.warnings)?;
         self.fill_creators(&mut items, &index)?;
@@ -134,8 +163,9 @@ impl Reader<'_> {
     fn item_rows(&self) -> Result<Vec<ItemRow>, ZoteroError> {
         let feeds = table_exists(self.conn, "feedItems").map_err(|e| self.err(e))?;
         let sql = format!(
-            "SELECT i.itemID, i.key, t.typeName, d.itemID IS NOT NULL, {}
+            "SELECT i.itemID, i.key, t.typeName, d.itemID IS NOT NULL, {}, g.groupID
              FROM items i
+             LEFT JOIN groups g ON g.libraryID = i.libraryID
              LEFT JOIN itemTypes t ON t.itemTypeID = i.itemTypeID
              LEFT JOIN deletedItems d ON d.itemID = i.itemID
              ORDER BY i.itemID",
@@ -154,6 +184,7 @@ impl Reader<'_> {
                     type_name: r.get(2)?,
                     trashed: r.get(3)?,
                     feed: r.get(4)?,
+                    group: r.get(5)?,
                 })
             })
             .map_err(|e| self.err(e))?;

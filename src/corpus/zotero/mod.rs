@@ -2,7 +2,7 @@
 //! papers they already collect without exporting them first (issue 37).
 //!
 //! Each regular item becomes a [`Record`] of the keys the other importers produce (see
-//! [`super::fields`]): `id` (the item's Zotero key, stable across syncs and edits), `title`,
+//! [`super::fields`]): `id` (the item's Zotero key, stable across syncs and edits; `KEY-gGROUPID` for an item of a group library whose key another library's item has), `title`,
 //! `summary` (`abstractNote`), `author` ("First Last", in Zotero's order), `year` (from `date`),
 //! `doi`, `url`, `arxiv`, `keywords` (the item's tags and the names of its collections: a user's
 //! own words, which the corpus keeps in `keywords`; `tags` is the curated vocabulary), `topic`
@@ -231,6 +231,19 @@ fn list_names(names: &[String]) -> String {
         s.push_str(&format!(" and {} more", names.len() - SHOWN));
     }
     s
+}
+
+/// Whether `path` is a file that begins as every SQLite database does, for a library given
+/// under another name than `.sqlite` (Zotero's backup is `zotero.sqlite.bak`). Only the
+/// header is read; any error reads as "no".
+pub fn is_database(path: &Path) -> bool {
+    const HEADER: &[u8; 16] = b"SQLite format 3\0";
+    let mut head = [0u8; 16];
+    // A regular file only: opening a FIFO would wait for a writer.
+    fs::metadata(path).is_ok_and(|m| m.is_file())
+        && fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+            .is_ok_and(|()| &head == HEADER)
 }
 
 /// Read the Zotero library at `path`: a Zotero data directory (holding `zotero.sqlite`) or

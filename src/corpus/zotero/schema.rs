@@ -110,7 +110,8 @@ pub(super) fn sql_error(db: &Path, e: rusqlite::Error) -> ZoteroError {
 
 /// Tables and the columns of them that are read (optional tables aside).
 const REQUIRED: &[(&str, &[&str])] = &[
-    ("items", &["itemID", "itemTypeID", "key"]),
+    ("items", &["itemID", "itemTypeID", "key", "libraryID"]),
+    ("groups", &["groupID", "libraryID"]),
     ("itemTypes", &["itemTypeID", "typeName"]),
     ("fields", &["fieldID", "fieldName"]),
     ("itemData", &["itemID", "fieldID", "valueID"]),

@@ -346,6 +346,45 @@ fn a_write_under_way_is_read_as_its_last_committed_state() {
 }
 
 #[test]
+fn a_group_item_with_a_key_already_used_gets_its_own_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = library(dir.path());
+    let conn = Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "INSERT INTO libraries (libraryID, type, editable, filesEditable) VALUES (2, 'group', 1, 1);
+         INSERT INTO groups (groupID, libraryID, name, description, version)
+           VALUES (4711, 2, 'Lab', '', 0);",
+    )
+    .unwrap();
+    // Keys are unique per library: the group's item may reuse the user library's key.
+    for (id, key, title) in [
+        (50, "ABCD2345", "A group paper"),
+        (51, "GRUP2345", "Another"),
+    ] {
+        add_item(&conn, id, "TEMP2345", "journalArticle", &[("title", title)]);
+        conn.execute(
+            "UPDATE items SET libraryID = 2, key = ?1 WHERE itemID = ?2",
+            rusqlite::params![key, id],
+        )
+        .unwrap();
+    }
+    drop(conn);
+    let lib = read(&db, &ZoteroOptions::default()).unwrap();
+    let ids = record_ids(&lib);
+    assert!(ids.contains(&"ABCD2345"), "{ids:?}");
+    assert!(ids.contains(&"ABCD2345-g4711"), "{ids:?}");
+    // A group key no other item has stays as it is.
+    assert!(ids.contains(&"GRUP2345"), "{ids:?}");
+    assert!(
+        lib.warnings
+            .iter()
+            .any(|w| w.contains("1 item(s) of group")),
+        "{:?}",
+        lib.warnings
+    );
+}
+
+#[test]
 fn changes_still_in_the_write_ahead_log_are_read() {
     let dir = tempfile::tempdir().unwrap();
     let db = library(dir.path());
