@@ -762,6 +762,49 @@ fn add_appends_a_file_and_a_failed_build_leaves_the_index_untouched() {
     assert_eq!(leftovers.len(), 1, "no temporary files left: {leftovers:?}");
 }
 
+#[test]
+fn a_corpus_file_deleted_beside_the_others_makes_the_index_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("mine.bin");
+    let bib = dir.path().join("zotero.bib");
+    let sheet = dir.path().join("sheet.csv");
+    std::fs::copy(fixture("zotero.bib"), &bib).unwrap();
+    std::fs::copy(fixture("spreadsheet.csv"), &sheet).unwrap();
+    stderr_of(&["index", "--corpus", bib.to_str().unwrap()], &index);
+    stderr_of(&["add", sheet.to_str().unwrap()], &index);
+    let list = |code: i32| {
+        let out = recommend()
+            .arg("--index")
+            .arg(&index)
+            .arg("list")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    list(0);
+
+    // Its papers would still be answered, from a file the user removed.
+    std::fs::remove_file(&sheet).unwrap();
+    let err = list(1);
+    assert!(
+        err.contains("sheet.csv was part of its corpus and is gone"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "`recommend index --corpus {} --out {}`",
+            bib.display(),
+            index.display()
+        )),
+        "{err}"
+    );
+
+    // With no corpus file at hand the index travelled without its corpus: it answers.
+    std::fs::remove_file(&bib).unwrap();
+    list(0);
+}
+
 /// Seeded mutations of the fixtures (braces, quotes, escapes, `@`, control characters, cuts)
 /// through the whole loader: every outcome is papers or located problems, never a panic.
 #[test]

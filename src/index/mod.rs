@@ -98,6 +98,15 @@ pub enum IndexError {
         expected: String,
     },
     #[error(
+        "{index} is stale: {gone} was part of its corpus and is gone; restore it, or rebuild \
+         the index from the rest with `recommend index {rest} --out {index}`"
+    )]
+    CorpusGone {
+        index: String,
+        gone: String,
+        rest: String,
+    },
+    #[error(
         "{index} was built by {built_by}, whose word analysis differs from this recommend's \
          (terms v{current}); rebuild it with `recommend index {corpus} --out {index}` \
          (the vectors are reused: nothing is embedded again)"

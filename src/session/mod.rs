@@ -494,14 +494,30 @@ impl Session {
 
 /// The freshness policy: when every recorded corpus file is at hand and one of them changed
 /// since the build, the corpus is loaded and its papers compared with the index's; changed
-/// bytes may still hold the same papers. A missing corpus (an index copied elsewhere) is not
-/// checked.
+/// bytes may still hold the same papers. A corpus missing whole (an index copied elsewhere) is
+/// not checked; one missing in part (a file deleted beside the others) makes the index stale.
 fn check_fresh(index: &Index) -> Result<(), SessionError> {
     let corpora = index.recorded_corpora();
     let read = index.corpus_read();
     let args = corpus_args(&corpora, &read);
     index.check_terms(&args)?;
     index.check_plan(&args)?;
+    let (here, gone): (Vec<PathBuf>, Vec<PathBuf>) =
+        corpora.iter().cloned().partition(|p| p.exists());
+    if !here.is_empty() && !gone.is_empty() {
+        return Err(IndexError::CorpusGone {
+            index: index
+                .file_path()
+                .map_or("index".into(), |p| p.display().to_string()),
+            gone: gone
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            rest: corpus_args(&here, &read),
+        }
+        .into());
+    }
     if corpora.iter().all(|p| p.exists()) && !index.fingerprints_match(&corpora) {
         let mut corpus = Corpus::load_with(&corpora, &read.load_options())?;
         // The build read the corpus through the abstracts cache beside the index: so does this,
