@@ -17,7 +17,9 @@ fn load_options(read: ReadArgs) -> LoadOptions {
     LoadOptions {
         format: read.corpus_format.map(|f| match f {
             CorpusFormatArg::Jsonl => CorpusFormat::Jsonl,
+            CorpusFormatArg::Json => CorpusFormat::Json,
             CorpusFormatArg::Bib => CorpusFormat::Bibtex,
+            CorpusFormatArg::Ris => CorpusFormat::Ris,
             CorpusFormatArg::Csv => CorpusFormat::Csv,
             CorpusFormatArg::Tsv => CorpusFormat::Tsv,
             CorpusFormatArg::Md => CorpusFormat::Markdown,

@@ -31,7 +31,7 @@ mod values;
 
 use serde_json::{Map, Value};
 
-pub use identifiers::{derived_id, normalize_arxiv, normalize_doi};
+pub use identifiers::{arxiv_of_doi, derived_id, normalize_arxiv, normalize_doi};
 pub use keys::{known_keys, normalize_key};
 pub use validation::{id_problem, text_problems};
 pub use values::year_in;
