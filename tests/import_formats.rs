@@ -317,3 +317,59 @@ fn math_in_bibtex_titles_reads_as_text() {
     );
     assert_eq!(rows[0]["summary"], "Costs $5 … and ε-greedy");
 }
+
+/// Zotero's "CSL JSON" export: name objects, a date-parts date, upper-case keys.
+#[test]
+fn a_csl_json_export_becomes_papers() {
+    let dir = tempfile::tempdir().unwrap();
+    let csl = r#"[
+	{
+		"id": "http://zotero.org/users/1/items/ABCD2345",
+		"type": "article-journal",
+		"title": "Attention Is All You Need",
+		"container-title": "NeurIPS",
+		"abstract": "The dominant sequence transduction models.",
+		"DOI": "10.48550/arXiv.1706.03762",
+		"URL": "http://arxiv.org/abs/1706.03762",
+		"keyword": "attention, transformers",
+		"author": [
+			{"family": "Vaswani", "given": "Ashish"},
+			{"family": "Berg", "given": "Pieter", "non-dropping-particle": "van der"},
+			{"literal": "Google Brain"}
+		],
+		"issued": {"date-parts": [["2017", 6, 12]]}
+	},
+	{
+		"id": "k2",
+		"title": "A Paper With A Raw Date",
+		"issued": {"raw": "Spring 2021"}
+	}
+]
+"#;
+    let (rows, warnings) = listed(&write(dir.path(), "zotero-csl.json", csl.as_bytes()));
+    assert_eq!(
+        rows[0]["authors"],
+        "Ashish Vaswani, Pieter van der Berg, Google Brain"
+    );
+    assert_eq!(rows[0]["year"], 2017);
+    assert_eq!(rows[0]["doi"], "10.48550/arXiv.1706.03762");
+    assert_eq!(rows[0]["arxiv"], "1706.03762");
+    assert_eq!(
+        rows[0]["keywords"],
+        serde_json::json!(["attention", "transformers"])
+    );
+    assert_eq!(rows[1]["year"], 2021);
+    assert!(
+        warnings.contains("type (1") && warnings.contains("container-title (1"),
+        "{warnings}"
+    );
+    let err = refused(&write(
+        dir.path(),
+        "nameless.json",
+        b"[\n  {\"title\": \"A\", \"author\": [{\"x\": 1}]}\n]\n",
+    ));
+    assert!(
+        err.contains("nameless.json:2: `authors` holds a name without `family`"),
+        "{err}"
+    );
+}
