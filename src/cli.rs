@@ -389,7 +389,9 @@ pub struct ReadArgs {
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum CorpusFormatArg {
     Jsonl,
+    Json,
     Bib,
+    Ris,
     Csv,
     Tsv,
     Md,

@@ -423,13 +423,13 @@ fn a_directory_reads_its_feeds_and_names_what_it_reads() {
 }
 
 /// A spreadsheet without a `title` column is refused at its header, naming the columns it has
-/// (and the `;` separator a locale's spreadsheet uses), not as "no papers found".
+/// (and the `;` separator of a file read as TSV), not as "no papers found".
 #[test]
 fn a_table_without_a_title_column_names_its_columns() {
     let dir = tempfile::tempdir().unwrap();
     for (name, text, says) in [
         (
-            "semi.csv",
+            "semi.tsv",
             "Title;Year;Authors\r\nFirst paper;2020;A\r\n",
             "separated by `;`",
         ),

@@ -1,7 +1,7 @@
 //! Property-based fuzzing of every loader of user input, in the normal test suite: index bytes,
-//! corpus JSONL, Markdown reading lists and query files. Each target runs for a time budget
-//! (`RECOMMEND_FUZZ_SECS`, default 3 s) on inputs generated and, on failure, shrunk by
-//! proptest; a panic fails the test with the smallest input found. Each target prints its
+//! corpus JSONL, JSON lists, RIS, BibTeX math, Markdown reading lists and query files. Each
+//! target runs for a time budget (`RECOMMEND_FUZZ_SECS`, default 3 s) on inputs generated and,
+//! on failure, shrunk by proptest; a panic fails the test with the smallest input found. Each target prints its
 //! number of executions and its slowest one (`cargo test --release --test tests fuzz -- --nocapture`),
 //! so a hang shows as a stuck test and a near-hang as a slow case.
 
@@ -314,6 +314,83 @@ fn fuzz_corpus_markdown() {
         "corpus Markdown",
         prop::collection::vec(piece, 0..60),
         |pieces| load_bytes("list.md", &pieces.concat()),
+    );
+}
+
+// ------------------------------------------------------------------ RIS, JSON lists, TeX math
+
+#[test]
+fn fuzz_corpus_ris() {
+    let piece = prop_oneof![
+        3 => prop::sample::select(vec![
+            "TY  - JOUR\n", "ER  - \n", "ER  -\n", "TI  - ", "T1  -", "AU  - ", "AB  - ",
+            "PY  - ", "DA  - 2017/06/12/\n", "DO  - 10.48550/arXiv.2501.12948\n",
+            "UR  - https://arxiv.org/abs/2505.16421\n", "KW  - ", "ID  - ", "\n", "\r\n",
+            "\u{feff}", ", ", "  - ", "-", "n.d.", "2024",
+        ])
+        .prop_map(|s| s.as_bytes().to_vec()),
+        2 => text().prop_map(String::into_bytes),
+        1 => prop::collection::vec(any::<u8>(), 0..8),
+    ];
+    fuzz(
+        "corpus RIS",
+        prop::collection::vec(piece, 0..60),
+        |pieces| load_bytes("list.ris", &pieces.concat()),
+    );
+}
+
+#[test]
+fn fuzz_corpus_json_list() {
+    // JSONL's records in a list (or under `papers`), with pieces of JSON syntax between them.
+    let between = prop::sample::select(vec![
+        ",\n",
+        ",",
+        "\n",
+        "",
+        "]",
+        "[",
+        "{",
+        "}",
+        "\"papers\": [",
+    ]);
+    fuzz(
+        "corpus JSON list",
+        (
+            prop::collection::vec((jsonl_line(), between), 0..8),
+            any::<bool>(),
+        ),
+        |(records, wrapped)| {
+            let mut bytes = if wrapped {
+                b"{\"papers\": [".to_vec()
+            } else {
+                b"[".to_vec()
+            };
+            for (record, between) in records {
+                bytes.extend(record);
+                bytes.extend(between.as_bytes());
+            }
+            load_bytes("list.json", &bytes);
+        },
+    );
+}
+
+#[test]
+fn fuzz_bibtex_math() {
+    let piece = prop_oneof![
+        3 => prop::sample::select(vec![
+            "$", "\\alpha", "\\frac", "\\sqrt", "\\mathcal", "\\ell", "\\", "{", "}", "^",
+            "_", "(", ")", "n", " ", "ü", "\\,", "\\$", "\\{",
+        ])
+        .prop_map(str::to_string),
+        1 => text(),
+    ];
+    fuzz(
+        "BibTeX math",
+        prop::collection::vec(piece, 0..30),
+        |pieces| {
+            let entry = format!("@article{{a,\n  title = {{{}}}\n}}\n", pieces.concat());
+            load_bytes("math.bib", entry.as_bytes());
+        },
     );
 }
 

@@ -819,6 +819,8 @@ fn mutated_exports_never_panic() {
         ("zotero.bib", "bib"),
         ("spreadsheet.csv", "csv"),
         ("arxiv-snapshot.jsonl", "jsonl"),
+        ("zotero.ris", "ris"),
+        ("papers.json", "json"),
     ] {
         let base: Vec<char> = std::fs::read_to_string(fixture(name))
             .unwrap()

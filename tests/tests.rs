@@ -13,6 +13,7 @@ mod feed;
 mod fuzz_loaders;
 mod graph;
 mod import;
+mod import_formats;
 mod imported_lists;
 mod imports;
 mod map_browser;

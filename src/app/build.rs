@@ -17,7 +17,9 @@ pub(super) fn load_options(read: ReadArgs) -> LoadOptions {
     LoadOptions {
         format: read.corpus_format.map(|f| match f {
             CorpusFormatArg::Jsonl => CorpusFormat::Jsonl,
+            CorpusFormatArg::Json => CorpusFormat::Json,
             CorpusFormatArg::Bib => CorpusFormat::Bibtex,
+            CorpusFormatArg::Ris => CorpusFormat::Ris,
             CorpusFormatArg::Csv => CorpusFormat::Csv,
             CorpusFormatArg::Tsv => CorpusFormat::Tsv,
             CorpusFormatArg::Md => CorpusFormat::Markdown,
@@ -332,5 +334,29 @@ fn corpus_source(corpus: &Path, out: &Path) -> String {
             .unwrap_or_else(|_| corpus.to_path_buf())
             .display()
             .to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::ValueEnum;
+
+    use super::*;
+
+    /// Every format `--corpus-format` forces is recorded in the index under its own name, so
+    /// that the freshness check and the rebuild command read the corpus the same way.
+    #[test]
+    fn every_forced_format_is_recorded_by_its_flag_value() {
+        for arg in CorpusFormatArg::value_variants() {
+            let read = ReadArgs {
+                corpus_format: Some(*arg),
+                strict: false,
+                collection: None,
+            };
+            let recorded = CorpusRead::of(&load_options(read));
+            let name = arg.to_possible_value().unwrap().get_name().to_string();
+            assert_eq!(recorded.format.as_deref(), Some(name.as_str()), "{arg:?}");
+            assert_eq!(recorded.args(), format!(" --corpus-format {name}"));
+        }
     }
 }

@@ -4,6 +4,8 @@
 //! header names the columns; they match the record's keys ignoring case, spaces and `-`
 //! (`Abstract Note`, `Publication Year`, `Manual Tags`; see [`super::fields`]). Empty cells are
 //! absent values; a row longer than the header is a problem, a shorter one has empty cells.
+//! A `.csv` whose header row holds semicolons and no comma is read with `;` ([`sniff`]), as
+//! spreadsheets save CSV where the decimal mark is a comma.
 
 use serde_json::Value;
 
@@ -16,7 +18,18 @@ pub struct Row {
     pub record: Record,
 }
 
-/// Parse `text` with `delimiter` (`b','` or `b'\t'`). Problems are `(line, message)`.
+/// The delimiter of a `.csv` text: `;` when its header row (the first line) holds a semicolon
+/// and no comma, else `,`.
+pub fn sniff(text: &str) -> u8 {
+    let header = text.lines().next().unwrap_or("");
+    if header.contains(';') && !header.contains(',') {
+        b';'
+    } else {
+        b','
+    }
+}
+
+/// Parse `text` with `delimiter` (`b','`, `b';'` or `b'\t'`). Problems are `(line, message)`.
 pub fn parse(text: &str, delimiter: u8) -> (Vec<Row>, Vec<(usize, String)>) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut reader = csv::ReaderBuilder::new()
@@ -76,7 +89,7 @@ fn header(reader: &mut csv::Reader<&[u8]>) -> Result<Vec<String>, Vec<(usize, St
     }
     if !header.iter().any(|n| normalize_key(n) == "title") {
         let columns: Vec<String> = header.iter().take(12).map(|n| format!("{n:?}")).collect();
-        // A spreadsheet saved with `;` (a common locale default) reads as one column.
+        // A `;`-separated header read with tabs (a `.tsv`) reads as one column.
         let hint = if header.len() == 1 && header[0].contains(';') {
             "; the row is separated by `;`: save the file with commas (CSV) or tabs (TSV)"
         } else {
@@ -167,7 +180,11 @@ fn row_record(
              cell?)",
             record.len(),
             header.len(),
-            if delimiter == b'\t' { "tab" } else { "comma" }
+            match delimiter {
+                b'\t' => "tab",
+                b';' => "semicolon",
+                _ => "comma",
+            }
         ));
     }
     let mut fields = Record::new();

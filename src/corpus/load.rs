@@ -25,8 +25,8 @@ pub struct Corpus {
 }
 
 impl Corpus {
-    /// Load a corpus from a file (`.jsonl`, `.bib`, `.csv`, `.tsv`, `.md`) or a directory of
-    /// such files (see [`super::import`]), with the default options.
+    /// Load a corpus from a file (`.jsonl`, `.json`, `.bib`, `.ris`, `.csv`, `.tsv`, `.md`) or a
+    /// directory of such files (see [`super::import`]), with the default options.
     pub fn load(path: &Path) -> Result<Corpus, CorpusError> {
         Corpus::load_with(&[path.to_path_buf()], &LoadOptions::default())
     }
@@ -114,8 +114,20 @@ pub fn parse_file(file: &Path, bytes: &[u8]) -> Result<Parsed, CorpusError> {
 }
 
 /// `bytes` as text, with every line that is not valid UTF-8 replaced by an empty line (so line
-/// numbers stay right) and reported as a problem.
+/// numbers stay right) and reported as a problem. A file that starts with a UTF-16 byte order
+/// mark (Excel's "Unicode text", some Windows exports) is decoded from UTF-16 first.
 fn decode_lines(file: &Path, bytes: &[u8]) -> (String, Vec<Problem>) {
+    if let Some((text, broken)) = utf16(bytes) {
+        let problems = broken.map(|message| Problem {
+            path: file.to_path_buf(),
+            line: 1,
+            message: format!(
+                "{message}; convert the file with `iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8` \
+                 or save it as UTF-8"
+            ),
+        });
+        return (text, problems.into_iter().collect());
+    }
     if let Ok(text) = std::str::from_utf8(bytes) {
         return (text.to_string(), Vec::new());
     }
@@ -138,6 +150,40 @@ fn decode_lines(file: &Path, bytes: &[u8]) -> (String, Vec<Problem>) {
         }
     }
     (text, problems)
+}
+
+/// The text of bytes that start with a UTF-16 byte order mark (little- or big-endian), without
+/// the mark, and what is wrong when the rest is not UTF-16 (the text then holds U+FFFD where
+/// it breaks); `None` without a mark.
+fn utf16(bytes: &[u8]) -> Option<(String, Option<String>)> {
+    let little = match bytes {
+        [0xFF, 0xFE, ..] => true,
+        [0xFE, 0xFF, ..] => false,
+        _ => return None,
+    };
+    let pairs = bytes[2..].chunks_exact(2);
+    let odd = !pairs.remainder().is_empty();
+    let units: Vec<u16> = pairs
+        .map(|p| {
+            let pair = [p[0], p[1]];
+            if little {
+                u16::from_le_bytes(pair)
+            } else {
+                u16::from_be_bytes(pair)
+            }
+        })
+        .collect();
+    Some(match String::from_utf16(&units) {
+        Ok(text) if !odd => (text, None),
+        Ok(text) => (
+            text,
+            Some("starts as UTF-16 but has an odd number of bytes (cut short?)".into()),
+        ),
+        Err(_) => (
+            String::from_utf16_lossy(&units),
+            Some("starts as UTF-16 but holds a broken character (an unpaired surrogate)".into()),
+        ),
+    })
 }
 
 /// Checks across records: ids well-formed and unique, titles present, names unambiguous.

@@ -14,6 +14,7 @@ pub mod import;
 pub mod load;
 pub mod markdown;
 pub mod paper;
+pub mod ris;
 pub mod zotero;
 
 pub use error::{CorpusError, Problem};

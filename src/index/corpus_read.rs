@@ -24,9 +24,11 @@ pub struct CorpusRead {
 }
 
 /// `--corpus-format` names and the formats they force, in the order `--help` lists them.
-const FORMAT_NAMES: [(&str, CorpusFormat); 5] = [
+const FORMAT_NAMES: [(&str, CorpusFormat); 7] = [
     ("jsonl", CorpusFormat::Jsonl),
+    ("json", CorpusFormat::Json),
     ("bib", CorpusFormat::Bibtex),
+    ("ris", CorpusFormat::Ris),
     ("csv", CorpusFormat::Csv),
     ("tsv", CorpusFormat::Tsv),
     ("md", CorpusFormat::Markdown),

@@ -15,6 +15,7 @@
 //! `chunks`, `@string` expansion and resolving in `strings`.
 
 mod chunks;
+mod math;
 mod strings;
 
 pub use chunks::MAX_BRACE_DEPTH;
@@ -23,7 +24,7 @@ pub use strings::{MAX_STRING_DEPTH, MAX_STRING_PIECES};
 use chunks::{chunks, key_guess, parse_error, too_deep, trailing_text};
 use strings::{Strings, resolve};
 
-use biblatex::{ChunksExt, RawBibliography};
+use biblatex::{Chunk, ChunksExt, RawBibliography, Spanned};
 use serde_json::Value;
 
 use super::fields::{Record, normalize_arxiv};
@@ -48,7 +49,7 @@ pub struct BibProblem {
 }
 
 /// What biblatex leaves of LaTeX: `\emph{x}` -> `x`, `\em x` -> `x`, stray braces dropped,
-/// whitespace collapsed. Math (`$...$`) is kept as written.
+/// whitespace collapsed. Math is read by [`field_text`] before this.
 pub fn clean_latex(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
@@ -69,6 +70,9 @@ pub fn clean_latex(s: &str) -> String {
                     if let Some(n) = chars.next() {
                         out.push(n);
                     }
+                } else if let Some(symbol) = math::symbol(&name) {
+                    // A symbol written outside math (`\ldots`, `{\alpha}`) reads as itself.
+                    out.push_str(symbol);
                 } else if matches!(chars.peek(), Some(' ')) {
                     chars.next();
                 }
@@ -179,6 +183,19 @@ pub fn parse(text: &str) -> (Vec<Entry>, Vec<BibProblem>) {
     (entries, problems)
 }
 
+/// A field's text with its math read as text (`$\alpha$-divergence` -> `α-divergence`, see
+/// [`math`]), for [`clean_latex`].
+fn field_text(chunks: &[Spanned<Chunk>]) -> String {
+    let mut out = String::new();
+    for chunk in chunks {
+        match &chunk.v {
+            Chunk::Normal(s) | Chunk::Verbatim(s) => out.push_str(s),
+            Chunk::Math(tex) => out.push_str(&math::plain(tex)),
+        }
+    }
+    out
+}
+
 /// One entry as a record: the citation key as `id`, fields by name, authors as a list of
 /// "Given Family" names, an arXiv `eprint` as `arxiv`, `primaryclass` as `categories`.
 fn record_of(e: &biblatex::Entry) -> Record {
@@ -189,11 +206,10 @@ fn record_of(e: &biblatex::Entry) -> Record {
         .find_map(|k| e.fields.get(*k))
         .map(|c| c.format_verbatim().to_ascii_lowercase());
     for (name, chunks) in &e.fields {
-        let raw = chunks.format_verbatim();
         let value = if VERBATIM.contains(&name.as_str()) {
-            raw.trim().to_string()
+            chunks.format_verbatim().trim().to_string()
         } else {
-            clean_latex(&raw)
+            clean_latex(&field_text(chunks))
         };
         if value.is_empty() {
             continue;

@@ -85,6 +85,16 @@ pub fn normalize_doi(s: &str) -> Option<String> {
     ok.then(|| t.to_string())
 }
 
+/// The arXiv id in a DOI arXiv assigned (`10.48550/arXiv.2503.14476` -> `2503.14476`), in any
+/// of the spellings [`normalize_doi`] reads; `None` for any other DOI.
+pub fn arxiv_of_doi(doi: &str) -> Option<String> {
+    let d = normalize_doi(doi)?;
+    let prefix = "10.48550/arxiv.";
+    d.get(..prefix.len())
+        .filter(|h| h.eq_ignore_ascii_case(prefix))
+        .and_then(|_| normalize_arxiv(&d[prefix.len()..]))
+}
+
 /// The id of a record that has none: its arXiv id, else its DOI, else a slug of its title.
 pub fn derived_id(p: &Paper) -> String {
     if let Some(a) = &p.arxiv {

@@ -59,6 +59,7 @@ pub(super) const KEYS: &[(&str, Target)] = &[
     ("publication_year", Target::Year),
     ("published", Target::Year),
     ("date", Target::Year),
+    ("issued", Target::Year),
     ("url", Target::Url),
     ("pdf", Target::Url),
     ("pdf_url", Target::Url),

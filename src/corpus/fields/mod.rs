@@ -6,10 +6,10 @@
 //!
 //! - keys are matched ignoring case, and `-` or spaces count as `_` (`Abstract Note` is
 //!   `abstract_note`);
-//! - aliases map onto the record: `abstract` -> `summary`; `author` -> `authors` (text or a list
-//!   of names); `year`, `publication_year`, `published`, `date` -> `year` (the first holding a
-//!   year wins), else the year of an arXiv id taken from `id`, else `update_date` (the arXiv
-//!   snapshot's last revision); `url`, `pdf`, `pdf_url` -> `url`; `categories`, `keyword`,
+//! - aliases map onto the record: `abstract` -> `summary`; `author` -> `authors` (text, or a
+//!   list of names or CSL JSON name objects); `year`, `publication_year`, `published`, `date`,
+//!   `issued` (a CSL JSON date) -> `year` (the first holding a year wins), else the year of an
+//!   arXiv id taken from `id`, else `update_date` (the arXiv snapshot's last revision); `url`, `pdf`, `pdf_url` -> `url`; `categories`, `keyword`,
 //!   `manual_tags`, `automatic_tags` -> `keywords` (all of them, merged);
 //! - every other key is kept out of the index and reported by the caller (see
 //!   [`Mapped::ignored`]): nothing is dropped without a word.
@@ -31,7 +31,7 @@ mod values;
 
 use serde_json::{Map, Value};
 
-pub use identifiers::{derived_id, normalize_arxiv, normalize_doi};
+pub use identifiers::{arxiv_of_doi, derived_id, normalize_arxiv, normalize_doi};
 pub use keys::{known_keys, normalize_key};
 pub use validation::{id_problem, text_problems};
 pub use values::year_in;

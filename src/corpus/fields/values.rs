@@ -137,6 +137,21 @@ pub(super) fn year(key: &str, v: &Value) -> Result<Option<u16>, String> {
         Value::String(s) => year_in(s)
             .map(Some)
             .ok_or_else(|| format!("`{key}` {s:?} holds no year")),
+        // A CSL JSON date (Zotero's and Mendeley's JSON export): `{"date-parts": [[2017, 6]]}`.
+        Value::Object(date) => {
+            let first = date
+                .get("date-parts")
+                .and_then(|d| d.get(0))
+                .and_then(|d| d.get(0))
+                .or_else(|| date.get("raw"))
+                .or_else(|| date.get("literal"));
+            match first {
+                Some(v @ (Value::Number(_) | Value::String(_))) => year(key, v),
+                _ => Err(format!(
+                    "`{key}` holds no year (a date object needs `date-parts`, `raw` or `literal`)"
+                )),
+            }
+        }
         other => Err(format!(
             "`{key}` must be a year or a date, not {}",
             describe(other)
@@ -158,13 +173,39 @@ pub(super) fn kind(v: &Value) -> Result<Option<Kind>, String> {
         })
 }
 
-/// A list of authors: names joined by ", "; a text stays as written.
+/// A list of authors: names joined by ", "; a text stays as written. A name may be a CSL JSON
+/// name object (`{"family": "Vaswani", "given": "Ashish"}` or `{"literal": "DeepSeek-AI"}`).
 pub(super) fn authors(v: &Value) -> Result<Option<String>, String> {
     match v {
-        Value::Array(_) => {
-            let names = items("authors", v, Split::Semicolons)?;
+        Value::Array(list) => {
+            let names: Vec<Value> = list.iter().map(csl_name).collect::<Result<_, _>>()?;
+            let names = items("authors", &Value::Array(names), Split::Semicolons)?;
             Ok((!names.is_empty()).then(|| names.join(", ")))
         }
         other => scalar("authors", other),
     }
+}
+
+/// A CSL JSON name object as "Given Family" text; any other value as it is.
+fn csl_name(v: &Value) -> Result<Value, String> {
+    let Value::Object(name) = v else {
+        return Ok(v.clone());
+    };
+    let part = |k: &str| name.get(k).and_then(Value::as_str).map(str::trim);
+    if let Some(literal) = part("literal").filter(|l| !l.is_empty()) {
+        return Ok(Value::String(literal.to_string()));
+    }
+    let parts: Vec<&str> = ["given", "non-dropping-particle", "family", "suffix"]
+        .into_iter()
+        .filter_map(part)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.is_empty() {
+        return Err(
+            "`authors` holds a name without `family`, `given` or `literal` (a CSL JSON name \
+             object)"
+                .into(),
+        );
+    }
+    Ok(Value::String(parts.join(" ")))
 }

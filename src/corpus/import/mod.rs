@@ -1,25 +1,26 @@
 //! Reading lists in the formats researchers keep them in, read into one corpus.
 //!
 //! A corpus is one or more paths; a directory stands for its `.jsonl`, `.ndjson`, `.bib`,
-//! `.csv` and `.tsv` files in name order (not its `.md` files: directories hold READMEs; name a
-//! Markdown list directly). Each file's format comes from its extension or is forced
-//! ([`LoadOptions::format`]). Records of every format go through [`fields::map_record`], so the
-//! same keys mean the same thing everywhere.
+//! `.ris`, `.csv` and `.tsv` files in name order (not its `.md` and `.json` files: directories
+//! hold READMEs and notes; name such a list directly). Each file's format comes from its
+//! extension or is forced ([`LoadOptions::format`]). Records of every format go through
+//! [`fields::map_record`], so the same keys mean the same thing everywhere.
 //!
 //! Nothing is dropped without a word: keys kept out of the index, records skipped for want of a
 //! title, tags moved to keywords and repeated listings of one paper merged into its first are
 //! summed up in [`Import::finish`]'s warnings (one line each, naming the keys with their
 //! counts); with [`LoadOptions::strict`] each is a problem at its `file:line`.
 //!
-//! Here: the options and the import that reads each file into records. Formats and JSONL are
-//! in `format`, merging repeated listings in `merge`.
+//! Here: the options and the import that reads each file into records. Formats are in
+//! `format`, JSON and JSONL in `json`, merging repeated listings in `merge`.
 
 mod format;
+mod json;
 mod merge;
 
 pub use format::Format;
 
-use format::jsonl_records;
+use json::{json_records, jsonl_records};
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -30,6 +31,7 @@ use super::error::{CorpusError, Problem};
 use super::fields::{self, Mapped, Origin, Outcome, Record};
 use super::markdown;
 use super::paper::Paper;
+use super::ris;
 
 /// How to read a corpus.
 #[derive(Debug, Clone, Default)]
@@ -166,8 +168,13 @@ impl Import {
             key,
         };
         match format {
-            Format::Jsonl => {
-                for (line, parsed) in jsonl_records(text) {
+            Format::Jsonl | Format::Json => {
+                let records = if format == Format::Json {
+                    json_records(text)
+                } else {
+                    jsonl_records(text)
+                };
+                for (line, parsed) in records {
                     match parsed {
                         Ok(record) => self.add_record(at(line, None), &record, Origin::Json),
                         Err(message) => self.problems.push(at(line, None).problem(message)),
@@ -187,8 +194,21 @@ impl Import {
                     self.add_record(place, &e.record, Origin::Text);
                 }
             }
+            Format::Ris => {
+                let (entries, problems) = ris::parse(text);
+                for (line, message) in problems {
+                    self.problems.push(at(line, None).problem(message));
+                }
+                for e in entries {
+                    self.add_record(at(e.line, None), &e.record, Origin::Text);
+                }
+            }
             Format::Csv | Format::Tsv => {
-                let delimiter = if format == Format::Tsv { b'\t' } else { b',' };
+                let delimiter = if format == Format::Tsv {
+                    b'\t'
+                } else {
+                    delimited::sniff(text)
+                };
                 let (rows, problems) = delimited::parse(text, delimiter);
                 for (line, message) in problems {
                     self.problems.push(at(line, None).problem(message));

@@ -5,7 +5,9 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::types::ValueRef;
 use serde_json::Value;
 
-use super::super::fields::{MAX_FIELD_BYTES, Record, normalize_arxiv, normalize_doi, year_in};
+use super::super::fields::{
+    MAX_FIELD_BYTES, Record, arxiv_of_doi, normalize_arxiv, normalize_doi, year_in,
+};
 use super::ZoteroError;
 use super::items::{Collection, Item};
 
@@ -229,12 +231,7 @@ pub(super) fn arxiv_of(
     }) {
         return Some(a);
     }
-    if let Some(a) = doi.and_then(normalize_doi).and_then(|d| {
-        let prefix = "10.48550/arxiv.";
-        d.get(..prefix.len())
-            .filter(|h| h.eq_ignore_ascii_case(prefix))
-            .and_then(|_| normalize_arxiv(&d[prefix.len()..]))
-    }) {
+    if let Some(a) = doi.and_then(arxiv_of_doi) {
         return Some(a);
     }
     let url = url?;

@@ -1,0 +1,189 @@
+//! JSON records: JSONL (one object per line), and a `.json` file holding a list of records
+//! (`[{...}, {...}]`, pretty-printed or on one line) or an object whose `papers` or `items` is
+//! that list. Each record comes with the line of its first character, so a problem names it.
+
+use serde::de::IgnoredAny;
+use serde_json::Value;
+
+use super::super::fields::Record;
+
+/// Records by line, or what is wrong at that line.
+pub(super) type Read = Vec<(usize, Result<Record, String>)>;
+
+/// The keys of a wrapping object that hold the list of records.
+const LIST_KEYS: &[&str] = &["papers", "items"];
+
+/// The JSON objects of a JSONL text, by line; blank lines skipped, a BOM and CRLF tolerated.
+pub(super) fn jsonl_records(text: &str) -> Read {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim().trim_start_matches('\u{feff}');
+        if trimmed.is_empty() {
+            continue;
+        }
+        let parsed = match serde_json::from_str::<Value>(trimmed) {
+            Ok(v) => object_of(v, "per line"),
+            Err(e) => Err(describe_json_error(&e)),
+        };
+        out.push((i + 1, parsed));
+    }
+    out
+}
+
+/// A `.json` file's records: a list, or an object holding one under [`LIST_KEYS`], or a single
+/// record written over several lines; any other text is read as JSONL.
+pub(super) fn json_records(text: &str) -> Read {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let start = body.len() - body.trim_start().len();
+    match body.as_bytes().get(start) {
+        Some(b'[') => list_records(body, start, true),
+        Some(b'{') => match serde_json::from_str::<Value>(body) {
+            Ok(Value::Object(map)) => match wrapped_list(body, start, &map) {
+                Some(at) => list_records(body, at, false),
+                None => vec![(line_of(body, start), Ok(map))],
+            },
+            // One object per line: the first line is a whole value on its own.
+            Err(_) if first_line_is_json(&body[start..]) => jsonl_records(text),
+            Err(e) => vec![(e.line().max(1), Err(describe_json_error(&e)))],
+            Ok(_) => jsonl_records(text),
+        },
+        _ => jsonl_records(text),
+    }
+}
+
+fn first_line_is_json(text: &str) -> bool {
+    let first = text.lines().next().unwrap_or("");
+    serde_json::from_str::<IgnoredAny>(first).is_ok()
+}
+
+/// The line (from 1) of byte `at`.
+fn line_of(text: &str, at: usize) -> usize {
+    1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count()
+}
+
+fn skip_space(text: &str, mut at: usize) -> usize {
+    let b = text.as_bytes();
+    while at < b.len() && b[at].is_ascii_whitespace() {
+        at += 1;
+    }
+    at
+}
+
+/// Where the list under one of [`LIST_KEYS`] of the object at `start` begins, if the object
+/// (already parsed whole as `map`) has one.
+fn wrapped_list(body: &str, start: usize, map: &Record) -> Option<usize> {
+    if !LIST_KEYS
+        .iter()
+        .any(|k| matches!(map.get(*k), Some(Value::Array(_))))
+    {
+        return None;
+    }
+    let b = body.as_bytes();
+    let mut at = start + 1;
+    loop {
+        at = skip_space(body, at);
+        let mut keys = serde_json::Deserializer::from_str(&body[at..]).into_iter::<String>();
+        let key = keys.next()?.ok()?;
+        at = skip_space(body, at + keys.byte_offset());
+        at = skip_space(body, at + usize::from(b.get(at) == Some(&b':')));
+        if LIST_KEYS.contains(&key.as_str()) && b.get(at) == Some(&b'[') {
+            return Some(at);
+        }
+        let mut value = serde_json::Deserializer::from_str(&body[at..]).into_iter::<IgnoredAny>();
+        value.next()?.ok()?;
+        at = skip_space(body, at + value.byte_offset());
+        if b.get(at) != Some(&b',') {
+            return None;
+        }
+        at += 1;
+    }
+}
+
+/// The records of the list opening at `at` (a `[`), each at the line of its first character;
+/// reading stops at the first malformed element, reported at its line. `top`: the list is
+/// the whole file, so text after it is a problem.
+fn list_records(body: &str, at: usize, top: bool) -> Read {
+    let b = body.as_bytes();
+    let mut out = Vec::new();
+    let mut at = skip_space(body, at + 1);
+    if b.get(at) == Some(&b']') {
+        return out;
+    }
+    loop {
+        let line = line_of(body, at);
+        let mut values = serde_json::Deserializer::from_str(&body[at..]).into_iter::<Value>();
+        match values.next() {
+            Some(Ok(v)) => out.push((line, object_of(v, "for each record of the list"))),
+            Some(Err(e)) => {
+                out.push((line + e.line().max(1) - 1, Err(describe_json_error(&e))));
+                return out;
+            }
+            None => {
+                out.push((
+                    line,
+                    Err("the list is never closed (a missing `]`?)".into()),
+                ));
+                return out;
+            }
+        }
+        at = skip_space(body, at + values.byte_offset());
+        match b.get(at) {
+            Some(b',') => at = skip_space(body, at + 1),
+            Some(b']') => break,
+            _ => {
+                let what = if at >= b.len() {
+                    "the list is never closed (a missing `]`?)"
+                } else {
+                    "expected `,` or `]` after a record (a missing comma?)"
+                };
+                out.push((line_of(body, at.min(b.len())), Err(what.into())));
+                return out;
+            }
+        }
+    }
+    // A list inside a wrapping object was parsed whole already; a list alone ends the file.
+    let rest = skip_space(body, at + 1);
+    if top && rest < b.len() {
+        out.push((
+            line_of(body, rest),
+            Err("text after the end of the list (a second list, or a stray bracket?)".into()),
+        ));
+    }
+    out
+}
+
+/// A parsed value as a record, or what it is instead (`where_` says where objects belong).
+fn object_of(v: Value, where_: &str) -> Result<Record, String> {
+    match v {
+        Value::Object(map) => Ok(map),
+        other => Err(format!(
+            "expected a JSON object ({{\"title\": ...}}) {where_}, found {}",
+            match other {
+                Value::Array(_) => "a list",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                _ => "a bare value",
+            }
+        )),
+    }
+}
+
+/// A serde_json error as a message for a corpus line.
+fn describe_json_error(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    // serde_json appends " at line 1 column N": the line is ours, keep only the column.
+    let msg = match msg.rfind(" at line ") {
+        Some(at) => {
+            let col = msg[at..].rsplit(' ').next().unwrap_or("");
+            format!("{} (column {col})", &msg[..at])
+        }
+        None => msg,
+    };
+    if msg.contains("unknown variant") {
+        format!("{msg}; kind must be one of: survey, method, system, benchmark, dataset, model")
+    } else if e.is_syntax() || e.is_eof() {
+        format!("malformed JSON: {msg}")
+    } else {
+        msg
+    }
+}

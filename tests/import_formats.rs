@@ -1,0 +1,375 @@
+//! The other formats a researcher's own list comes in: RIS exports, JSON lists, `;`-separated
+//! CSV from a European spreadsheet, UTF-16 text from Windows tools, and math in BibTeX titles;
+//! each read as `recommend list --corpus FILE` shows it, and broken input refused at its
+//! `file:line` with exit 2.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{err_text, jsonl, recommend};
+
+const FIXTURES: &str = "tests/fixtures/import";
+
+/// `recommend list --corpus PATH --format jsonl`, required to succeed: the records and stderr.
+fn listed(path: &Path) -> (Vec<Value>, String) {
+    let out = recommend()
+        .args(["list", "--format", "jsonl", "--corpus"])
+        .arg(path)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    (
+        jsonl(&out.stdout),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `recommend list --corpus PATH`, required to exit 2 (an input problem): its stderr.
+fn refused(path: &Path) -> String {
+    let err = err_text(recommend().args(["list", "--corpus"]).arg(path), 2);
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+fn titles(rows: &[Value]) -> Vec<&str> {
+    rows.iter().map(|r| r["title"].as_str().unwrap()).collect()
+}
+
+#[test]
+fn a_ris_export_becomes_papers() {
+    let (rows, warnings) = listed(&Path::new(FIXTURES).join("zotero.ris"));
+    assert_eq!(
+        titles(&rows),
+        [
+            "Attention Is All You Need",
+            "DeepSeek-R1: Incentivizing Reasoning Capability in LLMs via Reinforcement Learning",
+            "Policy Gradient Methods, Revisited"
+        ]
+    );
+    let attention = &rows[0];
+    assert_eq!(
+        attention["authors"],
+        "Ashish Vaswani, Noam Shazeer, Łukasz Kaiser"
+    );
+    assert_eq!(
+        attention["summary"],
+        "The dominant sequence transduction models are based on complex recurrent or \
+         convolutional neural networks that include an encoder and a decoder.",
+        "a continuation line joins its field"
+    );
+    assert_eq!(attention["year"], 2017);
+    assert_eq!(attention["arxiv"], "1706.03762", "from the arXiv address");
+    assert_eq!(
+        attention["keywords"],
+        serde_json::json!([
+            "Computer Science - Computation and Language",
+            "Computer Science - Machine Learning"
+        ])
+    );
+    let r1 = &rows[1];
+    assert_eq!(r1["id"], "guo2025deepseek", "ID is the id");
+    assert_eq!(r1["arxiv"], "2501.12948", "from arXiv's DOI");
+    assert_eq!(r1["doi"], "10.48550/arXiv.2501.12948");
+    assert_eq!(r1["year"], 2025);
+    assert_eq!(rows[2]["summary"], "A chapter on policy gradients.");
+    assert_eq!(rows[2]["id"], "policy-gradient-methods-revisited");
+    // What was left out is said, with the RIS tags and places.
+    assert!(
+        warnings.contains("T2 (1, first at tests/fixtures/import/zotero.ris:1)")
+            && warnings.contains("PB (1, first at tests/fixtures/import/zotero.ris:24)"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("without a title") && warnings.contains("zotero.ris:31"),
+        "{warnings}"
+    );
+}
+
+#[test]
+fn a_ris_file_with_bom_crlf_and_terse_hyphens_reads_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(Path::new(FIXTURES).join("zotero.ris")).unwrap();
+    let windows = format!(
+        "\u{feff}{}",
+        text.replace("  - ", "  -").replace('\n', "\r\n")
+    );
+    let (rows, _) = listed(&write(dir.path(), "windows.ris", windows.as_bytes()));
+    let (plain, _) = listed(&Path::new(FIXTURES).join("zotero.ris"));
+    assert_eq!(rows, plain);
+}
+
+#[test]
+fn broken_ris_is_refused_at_its_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = refused(&write(
+        dir.path(),
+        "broken.ris",
+        b"Exported by a tool\nTI  - stray\nTY  - JOUR\nTI  - Fine\nER  - \n\
+          TY  - JOUR\nTI  - Undated\nPY  - n.d.\nER  - \n\
+          TY  - JOUR\nTI  - Cut short\nAU  - Someone, A.\n",
+    ));
+    assert!(
+        err.contains("broken.ris:1: \"Exported by a tool\" is outside an entry"),
+        "{err}"
+    );
+    assert!(!err.contains("broken.ris:2:"), "one report a run: {err}");
+    assert!(
+        err.contains("broken.ris:8: `PY` \"n.d.\" holds no year"),
+        "{err}"
+    );
+    assert!(
+        err.contains("broken.ris:10: this entry has no `ER  - ` line before the end of the file"),
+        "{err}"
+    );
+    // Under --strict an untitled entry is an error at its TY line.
+    let untitled = write(dir.path(), "untitled.ris", b"TY  - GEN\nAB  - x\nER  - \n");
+    let err = err_text(
+        recommend()
+            .args(["list", "--strict", "--corpus"])
+            .arg(&untitled),
+        2,
+    );
+    assert!(err.contains("untitled.ris:1: record has no title"), "{err}");
+}
+
+#[test]
+fn a_directory_reads_its_ris_files_and_not_its_json_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        Path::new(FIXTURES).join("zotero.ris"),
+        dir.path().join("zotero.ris"),
+    )
+    .unwrap();
+    std::fs::copy(
+        Path::new(FIXTURES).join("papers.json"),
+        dir.path().join("provenance.json"),
+    )
+    .unwrap();
+    let (rows, _) = listed(dir.path());
+    assert_eq!(rows.len(), 3, "the RIS papers only: {rows:?}");
+}
+
+#[test]
+fn a_json_list_is_read_as_records() {
+    let (rows, _) = listed(&Path::new(FIXTURES).join("papers.json"));
+    assert_eq!(
+        titles(&rows),
+        [
+            "ReAct: Synergizing Reasoning and Acting in Language Models",
+            "Toolformer: Language Models Can Teach Themselves to Use Tools"
+        ]
+    );
+    assert_eq!(rows[0]["id"], "react");
+    assert_eq!(rows[0]["authors"], "Shunyu Yao, Jeffrey Zhao");
+    assert_eq!(rows[0]["arxiv"], "2210.03629");
+    assert_eq!(rows[1]["keywords"], serde_json::json!(["tools", "agents"]));
+
+    let dir = tempfile::tempdir().unwrap();
+    // An object holding the list under `papers` (or `items`), and JSONL in a `.json` file.
+    for (name, text) in [
+        (
+            "wrapped.json",
+            "{\n  \"source\": \"export\",\n  \"papers\": [\n    {\"title\": \"A\"},\n    \
+             {\"title\": \"B\"}\n  ]\n}\n",
+        ),
+        (
+            "items.json",
+            "{\"items\": [{\"title\": \"A\"}, {\"title\": \"B\"}]}",
+        ),
+        ("lines.json", "{\"title\": \"A\"}\n{\"title\": \"B\"}\n"),
+        (
+            "bom.json",
+            "\u{feff}[{\"title\": \"A\"},\r\n {\"title\": \"B\"}]\r\n",
+        ),
+    ] {
+        let (rows, _) = listed(&write(dir.path(), name, text.as_bytes()));
+        assert_eq!(titles(&rows), ["A", "B"], "{name}");
+    }
+}
+
+#[test]
+fn a_broken_json_list_is_refused_at_the_line_of_its_record() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text, says) in [
+        (
+            "types.json",
+            "[\n  {\"title\": \"A\"},\n  {\n    \"title\": \"B\",\n    \"authors\": {\"x\": 1}\n  }\n]\n",
+            "types.json:3: `authors` must be text",
+        ),
+        (
+            "syntax.json",
+            "[\n  {\"title\": \"A\"},\n  {\n    \"title\": \"B\",\n    \"year\": \n  }\n]\n",
+            "syntax.json:6: malformed JSON",
+        ),
+        (
+            "number.json",
+            "[\n  {\"title\": \"A\"},\n  3\n]\n",
+            "number.json:3: expected a JSON object",
+        ),
+        (
+            "comma.json",
+            "[\n  {\"title\": \"A\"}\n  {\"title\": \"B\"}\n]\n",
+            "comma.json:3: expected `,` or `]` after a record",
+        ),
+        (
+            "open.json",
+            "[\n  {\"title\": \"A\"},\n",
+            "open.json:3: the list is never closed",
+        ),
+        (
+            "object.json",
+            "{\n  \"title\": \"A\",\n  \"year\": \n}\n",
+            "object.json:4: malformed JSON",
+        ),
+    ] {
+        let err = refused(&write(dir.path(), name, text.as_bytes()));
+        assert!(err.contains(says), "{name}: {err}");
+    }
+}
+
+#[test]
+fn a_semicolon_separated_csv_is_read_with_semicolons() {
+    let dir = tempfile::tempdir().unwrap();
+    let (rows, _) = listed(&write(
+        dir.path(),
+        "excel.csv",
+        b"Title;Year;Abstract\r\n\"Agents; a survey\";2024;\"Tools, memory; plans\"\r\nB;2021;x\r\n",
+    ));
+    assert_eq!(titles(&rows), ["Agents; a survey", "B"]);
+    assert_eq!(rows[0]["summary"], "Tools, memory; plans");
+    assert_eq!(rows[0]["year"], 2024);
+    // A comma header keeps commas, whatever the cells hold.
+    let (rows, _) = listed(&write(dir.path(), "comma.csv", b"Title,Keywords\nA,x;y\n"));
+    assert_eq!(rows[0]["keywords"], serde_json::json!(["x", "y"]));
+    let err = refused(&write(
+        dir.path(),
+        "long.csv",
+        b"Title;Year\nA;2020;extra\n",
+    ));
+    assert!(
+        err.contains("long.csv:2: row has 3 cells") && err.contains("unquoted semicolon"),
+        "{err}"
+    );
+}
+
+/// `text` as UTF-16 with its byte order mark.
+fn utf16(text: &str, little: bool) -> Vec<u8> {
+    let mut out = if little {
+        vec![0xFF, 0xFE]
+    } else {
+        vec![0xFE, 0xFF]
+    };
+    for u in text.encode_utf16() {
+        out.extend(if little {
+            u.to_le_bytes()
+        } else {
+            u.to_be_bytes()
+        });
+    }
+    out
+}
+
+#[test]
+fn utf16_files_are_decoded() {
+    let dir = tempfile::tempdir().unwrap();
+    let tsv = "Title\tYear\r\nÜber Agents\t2024\r\n强化学习综述\t2025\r\n";
+    let (rows, warnings) = listed(&write(dir.path(), "unicode.tsv", &utf16(tsv, true)));
+    assert_eq!(titles(&rows), ["Über Agents", "强化学习综述"]);
+    assert!(warnings.is_empty(), "{warnings}");
+    let ris = "TY  - JOUR\nTI  - Big-Endian Paper\nER  - \n";
+    let (rows, _) = listed(&write(dir.path(), "be.ris", &utf16(ris, false)));
+    assert_eq!(titles(&rows), ["Big-Endian Paper"]);
+    // Broken UTF-16 is one message naming the file and the conversion.
+    let mut cut = utf16("Title\nA\n", true);
+    cut.push(b'x');
+    let err = refused(&write(dir.path(), "cut.csv", &cut));
+    assert!(
+        err.contains("cut.csv:1: starts as UTF-16 but has an odd number of bytes")
+            && err.contains("iconv -f UTF-16 -t UTF-8")
+            && err.contains("1 problem(s)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn math_in_bibtex_titles_reads_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let (rows, _) = listed(&write(
+        dir.path(),
+        "math.bib",
+        br"@article{div,
+  title = {Policy $\alpha$-divergence in $O(n^2)$ with $\ell_1$ and $\mathcal{O}(\sqrt{T})$ Regret},
+  abstract = {Costs \$5 \ldots and $\epsilon$-greedy}
+}
+",
+    ));
+    assert_eq!(
+        rows[0]["title"],
+        "Policy α-divergence in O(n^2) with ℓ_1 and O(√T) Regret"
+    );
+    assert_eq!(rows[0]["summary"], "Costs $5 … and ε-greedy");
+}
+
+/// Zotero's "CSL JSON" export: name objects, a date-parts date, upper-case keys.
+#[test]
+fn a_csl_json_export_becomes_papers() {
+    let dir = tempfile::tempdir().unwrap();
+    let csl = r#"[
+	{
+		"id": "http://zotero.org/users/1/items/ABCD2345",
+		"type": "article-journal",
+		"title": "Attention Is All You Need",
+		"container-title": "NeurIPS",
+		"abstract": "The dominant sequence transduction models.",
+		"DOI": "10.48550/arXiv.1706.03762",
+		"URL": "http://arxiv.org/abs/1706.03762",
+		"keyword": "attention, transformers",
+		"author": [
+			{"family": "Vaswani", "given": "Ashish"},
+			{"family": "Berg", "given": "Pieter", "non-dropping-particle": "van der"},
+			{"literal": "Google Brain"}
+		],
+		"issued": {"date-parts": [["2017", 6, 12]]}
+	},
+	{
+		"id": "k2",
+		"title": "A Paper With A Raw Date",
+		"issued": {"raw": "Spring 2021"}
+	}
+]
+"#;
+    let (rows, warnings) = listed(&write(dir.path(), "zotero-csl.json", csl.as_bytes()));
+    assert_eq!(
+        rows[0]["authors"],
+        "Ashish Vaswani, Pieter van der Berg, Google Brain"
+    );
+    assert_eq!(rows[0]["year"], 2017);
+    assert_eq!(rows[0]["doi"], "10.48550/arXiv.1706.03762");
+    assert_eq!(rows[0]["arxiv"], "1706.03762");
+    assert_eq!(
+        rows[0]["keywords"],
+        serde_json::json!(["attention", "transformers"])
+    );
+    assert_eq!(rows[1]["year"], 2021);
+    assert!(
+        warnings.contains("type (1") && warnings.contains("container-title (1"),
+        "{warnings}"
+    );
+    let err = refused(&write(
+        dir.path(),
+        "nameless.json",
+        b"[\n  {\"title\": \"A\", \"author\": [{\"x\": 1}]}\n]\n",
+    ));
+    assert!(
+        err.contains("nameless.json:2: `authors` holds a name without `family`"),
+        "{err}"
+    );
+}
