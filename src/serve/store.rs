@@ -97,10 +97,7 @@ fn listen(live: &Live) {
     loop {
         let connected = live.store.connect_one().and_then(|mut c| {
             c.batch_execute(&format!("LISTEN {}", recommend::store::schema::CHANNEL))
-                .map_err(|e| StoreError::Unreachable {
-                    target: live.store.target().clone(),
-                    message: e.to_string(),
-                })?;
+                .map_err(|e| live.store.error(&e, "listening for pushes"))?;
             Ok(c)
         });
         let mut client = match connected {
@@ -128,7 +125,9 @@ fn listen(live: &Live) {
                     }
                 }
                 Err(e) => {
-                    live.set_down(Some(e.to_string()));
+                    live.set_down(Some(
+                        live.store.error(&e, "listening for pushes").to_string(),
+                    ));
                     break;
                 }
             }
