@@ -1,7 +1,7 @@
 //! Connecting to the store: the URL, the password's sources, TLS, and a pool.
 //!
 //! A URL (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB?sslmode=require`, or libpq's
-//! `key=value` form) is checked by [`libpq`] (parameters by name, libpq's TLS modes, the `PG*`
+//! `key=value` form) is checked by `libpq.rs` (parameters by name, libpq's TLS modes, the `PG*`
 //! environment for what it leaves out) and parsed by rust-postgres. A password missing from it
 //! comes from `PGPASSWORD`, then from the password file ([`credentials`]). TLS is used when the
 //! URL or `PGSSLMODE` asks for it (`require`, `verify-ca`, `verify-full`), with rustls, the

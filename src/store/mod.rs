@@ -25,7 +25,8 @@
 //! `builds_on` candidates and every signal from the plan.
 //!
 //! Credentials come from the URL, `PGPASSWORD` or `~/.pgpass` (`PGPASSFILE`), and never
-//! appear in an error or a log line: targets are shown as `user@host:port/db`.
+//! appear in an error or a log line: targets are shown as `user@host:port/db`. What the URL
+//! leaves out comes from libpq's environment (`PGHOST`, `PGPORT`, ...; `libpq.rs`).
 
 pub mod connect;
 pub mod credentials;
