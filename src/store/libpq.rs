@@ -278,7 +278,8 @@ pub(super) fn prepare(url: &str, var: Env) -> Result<(String, Option<SslMode>), 
 /// `PGHOST`, `PGPORT`, `PGDATABASE` and `PGUSER` (then `USER`) for what `config` leaves out.
 pub(super) fn apply_env(config: &mut Config, url: &str, var: Env) -> Result<(), StoreError> {
     if config.get_hosts().is_empty() {
-        // libpq would try a Unix socket; this client speaks TCP, so the host must be named.
+        // libpq would try the socket directory it was built with; this client knows none, so
+        // the host (or a socket's directory) must be named.
         let Some(hosts) = var("PGHOST") else {
             return Err(StoreError::BadUrl(format!(
                 "the store URL {:?} names no host: give one, as in \
