@@ -91,21 +91,19 @@ fn run(args: &[&str]) -> std::process::Output {
     run_with::<&str>(args, &[])
 }
 
+/// The binary without the libpq variables of the test's own environment ([`pg::LIBPQ_ENV`]).
+fn bin() -> assert_cmd::Command {
+    let mut cmd = recommend();
+    for name in pg::LIBPQ_ENV {
+        cmd.env_remove(name);
+    }
+    cmd
+}
+
 /// [`run`] with `env` set (and no other libpq variable of the test's own environment).
 fn run_with<V: AsRef<std::ffi::OsStr>>(args: &[&str], env: &[(&str, V)]) -> std::process::Output {
-    let mut cmd = recommend();
-    for name in [
-        "RECOMMEND_INDEX",
-        "RECOMMEND_STORE",
-        "RECOMMEND_USER",
-        "PGPASSWORD",
-        "PGPASSFILE",
-        "PGHOST",
-        "PGPORT",
-        "PGDATABASE",
-        "PGUSER",
-        "PGSSLMODE",
-    ] {
+    let mut cmd = bin();
+    for name in ["RECOMMEND_INDEX", "RECOMMEND_STORE", "RECOMMEND_USER"] {
         cmd.env_remove(name);
     }
     cmd.envs(env.iter().map(|(k, v)| (k, v.as_ref())))
@@ -277,7 +275,7 @@ fn a_failed_push_changes_no_answer() {
     let plan = "SELECT value FROM recommend.meta WHERE key = 'plan_sha256'";
     let plan_before = pg.value("postgres", plan);
     // Two of the batches commit, then the push fails.
-    let out = recommend()
+    let out = bin()
         .env("RECOMMEND_STORE_FAULT", "after-batch:2")
         .timeout(Duration::from_secs(300))
         .args(["--index", b.to_str().unwrap(), "push", "--to", &url])
@@ -436,7 +434,7 @@ fn bad_stores_fail_clearly_without_the_password() {
     assert!(err.contains("holds no recommend store"), "{err}");
     // A first push that stopped before publishing: said so, with what to do.
     pg.create_db("half", true);
-    let out = recommend()
+    let out = bin()
         .env("RECOMMEND_STORE_FAULT", "after-batch:1")
         .timeout(Duration::from_secs(300))
         .args(["--index", index, "push", "--to", &pg.url("half")])
@@ -513,7 +511,7 @@ fn the_password_comes_from_pgpassword_or_pgpass() {
     let pg = Pg::start();
     let url = pg.url_without_password("postgres");
     let index = root().join("index.bin");
-    recommend()
+    bin()
         .env("PGPASSWORD", pg::PASSWORD)
         .args(["--index", index.to_str().unwrap(), "push", "--to", &url])
         .assert()
@@ -531,7 +529,7 @@ fn the_password_comes_from_pgpassword_or_pgpass() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&pgpass, std::fs::Permissions::from_mode(0o600)).unwrap();
     }
-    recommend()
+    bin()
         .env_remove("PGPASSWORD")
         .env("PGPASSFILE", &pgpass)
         .args(["--store", &url, "like", "GRPO", "-f", "json"])
