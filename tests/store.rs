@@ -88,18 +88,25 @@ fn retitled(which: Range<usize>, suffix: &'static str) -> impl Fn(usize, &mut Pa
 
 /// `recommend ARGS` with a timeout, no index or store from the environment.
 fn run(args: &[&str]) -> std::process::Output {
-    run_with(args, &[])
+    run_with::<&str>(args, &[])
 }
 
-/// [`run`] with `env` set.
-fn run_with(args: &[&str], env: &[(&str, &Path)]) -> std::process::Output {
-    recommend()
-        .envs(env.iter().copied())
-        .env_remove("RECOMMEND_INDEX")
-        .env_remove("RECOMMEND_STORE")
-        .env_remove("PGPASSWORD")
-        .env_remove("RECOMMEND_USER")
-        .env_remove("PGHOST")
+/// The binary without the libpq variables of the test's own environment ([`pg::LIBPQ_ENV`]).
+fn bin() -> assert_cmd::Command {
+    let mut cmd = recommend();
+    for name in pg::LIBPQ_ENV {
+        cmd.env_remove(name);
+    }
+    cmd
+}
+
+/// [`run`] with `env` set (and no other libpq variable of the test's own environment).
+fn run_with<V: AsRef<std::ffi::OsStr>>(args: &[&str], env: &[(&str, V)]) -> std::process::Output {
+    let mut cmd = bin();
+    for name in ["RECOMMEND_INDEX", "RECOMMEND_STORE", "RECOMMEND_USER"] {
+        cmd.env_remove(name);
+    }
+    cmd.envs(env.iter().map(|(k, v)| (k, v.as_ref())))
         .timeout(Duration::from_secs(300))
         .args(args)
         .output()
@@ -268,7 +275,7 @@ fn a_failed_push_changes_no_answer() {
     let plan = "SELECT value FROM recommend.meta WHERE key = 'plan_sha256'";
     let plan_before = pg.value("postgres", plan);
     // Two of the batches commit, then the push fails.
-    let out = recommend()
+    let out = bin()
         .env("RECOMMEND_STORE_FAULT", "after-batch:2")
         .timeout(Duration::from_secs(300))
         .args(["--index", b.to_str().unwrap(), "push", "--to", &url])
@@ -427,7 +434,7 @@ fn bad_stores_fail_clearly_without_the_password() {
     assert!(err.contains("holds no recommend store"), "{err}");
     // A first push that stopped before publishing: said so, with what to do.
     pg.create_db("half", true);
-    let out = recommend()
+    let out = bin()
         .env("RECOMMEND_STORE_FAULT", "after-batch:1")
         .timeout(Duration::from_secs(300))
         .args(["--index", index, "push", "--to", &pg.url("half")])
@@ -504,7 +511,7 @@ fn the_password_comes_from_pgpassword_or_pgpass() {
     let pg = Pg::start();
     let url = pg.url_without_password("postgres");
     let index = root().join("index.bin");
-    recommend()
+    bin()
         .env("PGPASSWORD", pg::PASSWORD)
         .args(["--index", index.to_str().unwrap(), "push", "--to", &url])
         .assert()
@@ -516,12 +523,225 @@ fn the_password_comes_from_pgpassword_or_pgpass() {
         format!("127.0.0.1:{}:*:{}:{}\n", pg.port, pg::USER, pg::PASSWORD),
     )
     .unwrap();
-    recommend()
+    // Readable by its owner alone, as libpq requires of it.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&pgpass, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    bin()
         .env_remove("PGPASSWORD")
         .env("PGPASSFILE", &pgpass)
         .args(["--store", &url, "like", "GRPO", "-f", "json"])
         .assert()
         .success();
+}
+
+#[test]
+fn libpq_environment_fills_in_what_the_url_leaves_out() {
+    let (pg, dir, url) = started();
+    let a = synthetic_index(dir.path(), "a.bin", 40, |_| true, |_, _| {});
+    push(&a, &url);
+    let port = pg.port.to_string();
+    let show = |store: &str, env: &[(&str, &str)]| {
+        let out = run_with(&["--store", store, "show", "syn-3", "-f", "json"], env);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(
+            !err.contains(pg::PASSWORD),
+            "the password was printed: {err}"
+        );
+        (out.status.code().unwrap_or(-1), err)
+    };
+    let all = [
+        ("PGHOST", "127.0.0.1"),
+        ("PGPORT", port.as_str()),
+        ("PGUSER", pg::USER),
+        ("PGDATABASE", "postgres"),
+        ("PGPASSWORD", pg::PASSWORD),
+    ];
+    for store in ["postgresql://", "postgres:///", "postgres:///postgres"] {
+        let (code, err) = show(store, &all);
+        assert_eq!(code, 0, "{store}: {err}");
+    }
+    // The URL wins over every variable: these name no server, database or user of this one.
+    let elsewhere = [
+        ("PGHOST", "192.0.2.1"),
+        ("PGPORT", "1"),
+        ("PGUSER", "nobody"),
+        ("PGDATABASE", "nosuchdb"),
+        ("PGSSLMODE", "require"),
+        ("PGPASSWORD", pg::PASSWORD),
+    ];
+    let (code, err) = show(
+        &format!("{}?sslmode=disable", pg.url_without_password("postgres")),
+        &elsewhere,
+    );
+    assert_eq!(code, 0, "{err}");
+    // PGPORT for a host the URL gives without a port.
+    let hostonly = format!("postgres://{}@127.0.0.1/postgres", pg::USER);
+    let (code, err) = show(&hostonly, &all[1..]);
+    assert_eq!(code, 0, "{err}");
+    // Bad settings and parameters name themselves: exit 2, before any connection.
+    for (store, env, says) in [
+        (
+            hostonly.as_str(),
+            ("PGPORT", "54x2"),
+            "PGPORT=\"54x2\": not a port",
+        ),
+        (
+            hostonly.as_str(),
+            ("PGSSLMODE", "on"),
+            "PGSSLMODE=\"on\": not a TLS mode",
+        ),
+        (
+            &format!("{url}?sslmode=bogus"),
+            ("", ""),
+            "sslmode=\"bogus\", which is not",
+        ),
+        (&format!("{url}?foo=bar"), ("", ""), "the parameter \"foo\""),
+        (
+            &format!("{url}?sslrootcert=/ca.pem"),
+            ("", ""),
+            "in PGSSLROOTCERT instead",
+        ),
+        (
+            &format!("{url}?connect_timeout=x"),
+            ("", ""),
+            "option `connect_timeout`",
+        ),
+    ] {
+        let env: Vec<(&str, &str)> = [env].into_iter().filter(|(k, _)| !k.is_empty()).collect();
+        let (code, err) = show(store, &env);
+        assert_eq!(code, 2, "{store}: {err}");
+        assert!(err.contains(says), "{store}: {err}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_password_file_others_may_read_is_ignored_with_a_warning() {
+    use std::os::unix::fs::PermissionsExt;
+    let (pg, dir, url) = started();
+    let a = synthetic_index(dir.path(), "a.bin", 40, |_| true, |_, _| {});
+    push(&a, &url);
+    let pgpass = dir.path().join("pgpass");
+    std::fs::write(
+        &pgpass,
+        format!("127.0.0.1:{}:*:{}:{}\n", pg.port, pg::USER, pg::PASSWORD),
+    )
+    .unwrap();
+    let store = pg.url_without_password("postgres");
+    let with_mode = |mode: u32| {
+        std::fs::set_permissions(&pgpass, std::fs::Permissions::from_mode(mode)).unwrap();
+        let out = run_with(
+            &["--store", &store, "show", "syn-3", "-f", "json"],
+            &[("PGPASSFILE", &pgpass)],
+        );
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(
+            !err.contains(pg::PASSWORD),
+            "the password was printed: {err}"
+        );
+        (out.status.code().unwrap_or(-1), err)
+    };
+    let (code, err) = with_mode(0o644);
+    assert_eq!(code, 1, "{err}");
+    let fix = format!("chmod 600 {}", pgpass.display());
+    assert_eq!(
+        err.matches("has group or world access").count(),
+        1,
+        "one warning: {err}"
+    );
+    assert!(
+        err.contains("u=rw (0600) or less") && err.contains(&fix),
+        "{err}"
+    );
+    assert!(
+        err.contains("no password for") && err.contains("was ignored because"),
+        "{err}"
+    );
+    let (code, err) = with_mode(0o600);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("group or world"), "{err}");
+}
+
+/// End every session the binary has open on `pg` (its `application_name`), as an
+/// administrator's `pg_terminate_backend` does; how many were ended.
+fn terminate_recommend_sessions(pg: &Pg) -> usize {
+    pg.rows(
+        "postgres",
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE application_name = 'recommend'",
+    )
+    .len()
+}
+
+#[test]
+fn a_terminated_connection_is_said_so_and_the_next_use_connects_again() {
+    use recommend::store::{Store, StoreError, query::identity};
+    let (pg, dir, url) = started();
+    let a = synthetic_index(dir.path(), "a.bin", 40, |_| true, |_, _| {});
+    push(&a, &url);
+    // Everything named in the URL: no PG* variable of the test's own environment applies.
+    let store = Store::connect(&format!("{url}?sslmode=disable"), 1).expect("the store connects");
+    let version = || store.with(|c| identity(c, store.target()));
+    assert!(version().is_ok());
+    assert!(terminate_recommend_sessions(&pg) >= 1);
+    let err = version().expect_err("the terminated connection fails its next query");
+    assert!(matches!(err, StoreError::Closed { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("closed the connection")
+            && text.contains("pg_terminate_backend")
+            && text.contains("connects again"),
+        "{text}"
+    );
+    assert!(!text.contains("db error"), "{text}");
+    assert!(err.is_unavailable());
+    // The pool replaced the closed connection.
+    assert!(version().is_ok(), "no new connection");
+}
+
+#[test]
+fn serve_answers_again_after_its_sessions_are_terminated() {
+    let (pg, dir, url) = started();
+    let (a, b) = renamed_pair(dir.path());
+    push(&a, &url);
+    let server = serve_store(&url);
+    let like = format!("{}/api/like?title=syn-2&k=3", server.base);
+    assert_eq!(get(&like).0, 200);
+    assert!(terminate_recommend_sessions(&pg) >= 1);
+    // Every answer meanwhile is an answer or a 503 saying what happened, never a bare
+    // "db error"; the server connects again by itself.
+    let start = Instant::now();
+    let mut answered = 0;
+    while answered < 5 {
+        let (status, body) = get(&like);
+        assert!(!body.to_string().contains("db error"), "{body}");
+        assert!(!body.to_string().contains(pg::PASSWORD), "{body}");
+        match status {
+            200 => answered += 1,
+            503 => assert!(body.to_string().contains("closed the connection"), "{body}"),
+            other => panic!("{other}: {body}"),
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no recovery: {body}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // A push after it is seen at once, not after a failed load's back-off: the listener and
+    // the pool both connected again.
+    push(&b, &url);
+    let paper = format!("{}/api/papers/syn-1", server.base);
+    let start = Instant::now();
+    while get(&paper).1["title"] != "Renamed paper one" {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "the push after the termination was not seen within 5 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// `GET url`: the status and the JSON body.
@@ -951,10 +1171,20 @@ fn tls_is_used_when_the_url_asks_and_the_servers_certificate_is_verified() {
         );
         (out.status.code().unwrap_or(-1), err)
     };
-    // A server without TLS, asked for TLS: refused, nothing sent in the clear.
-    let (code, err) = push_to(&format!("{url}?sslmode=require"), &[]);
-    assert_eq!(code, 1, "{err}");
-    assert!(err.contains("cannot reach PostgreSQL"), "{err}");
+    // A server without TLS, asked for TLS (by the URL or PGSSLMODE): refused, nothing sent in
+    // the clear, and said so with what to do.
+    for (to, env) in [
+        (format!("{url}?sslmode=require"), None),
+        (format!("{url}?sslmode=verify-full"), None),
+        (url.clone(), Some(("PGSSLMODE", Path::new("require")))),
+    ] {
+        let (code, err) = push_to(&to, &env.into_iter().collect::<Vec<_>>());
+        assert_eq!(code, 1, "{err}");
+        assert!(
+            err.contains("does not offer TLS") && err.contains("ssl = on"),
+            "{err}"
+        );
+    }
     // TLS whose certificate no trusted authority signed: refused after the handshake began.
     let (code, err) = push_to(&over_tls, &[]);
     assert_eq!(code, 1, "{err}");

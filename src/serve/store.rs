@@ -97,10 +97,7 @@ fn listen(live: &Live) {
     loop {
         let connected = live.store.connect_one().and_then(|mut c| {
             c.batch_execute(&format!("LISTEN {}", recommend::store::schema::CHANNEL))
-                .map_err(|e| StoreError::Unreachable {
-                    target: live.store.target().clone(),
-                    message: e.to_string(),
-                })?;
+                .map_err(|e| live.store.error(&e, "listening for pushes"))?;
             Ok(c)
         });
         let mut client = match connected {
@@ -128,7 +125,9 @@ fn listen(live: &Live) {
                     }
                 }
                 Err(e) => {
-                    live.set_down(Some(e.to_string()));
+                    live.set_down(Some(
+                        live.store.error(&e, "listening for pushes").to_string(),
+                    ));
                     break;
                 }
             }
@@ -222,6 +221,20 @@ impl Live {
         Ok(())
     }
 
+    /// The published version, read again at once when a pooled connection the server had
+    /// closed (an administrator's `pg_terminate_backend`, a restart) failed the read: the pool
+    /// drops each such connection as it fails, and holds at most [`CONNECTIONS`], so a push is
+    /// not left waiting [`RELOAD_BACKOFF`] for a fault a new connection does not have.
+    fn load(&self) -> Result<Snapshot, StoreError> {
+        let mut tries = 0;
+        loop {
+            match Snapshot::load(&self.store) {
+                Err(StoreError::Closed { .. }) if tries < CONNECTIONS => tries += 1,
+                done => return done,
+            }
+        }
+    }
+
     /// Load the published version and swap it in, unless another thread is doing it.
     fn reload(&self) {
         let _reloading = match self.reloading.try_lock() {
@@ -232,7 +245,7 @@ impl Live {
         if !self.behind() {
             return;
         }
-        let snapshot = match Snapshot::load(&self.store) {
+        let snapshot = match self.load() {
             Ok(s) => s,
             Err(e) => {
                 eprintln!(

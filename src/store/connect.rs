@@ -1,16 +1,16 @@
 //! Connecting to the store: the URL, the password's sources, TLS, and a pool.
 //!
 //! A URL (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB?sslmode=require`, or libpq's
-//! `key=value` form) is parsed by rust-postgres. A password missing from it comes from
-//! `PGPASSWORD`, then from `~/.pgpass` (or `PGPASSFILE`) as libpq reads it
-//! (`host:port:database:user:password`, `*` matching anything, `\:` and `\\` escaped); a user
-//! missing from it from `PGUSER`, then `USER`. TLS is used when the URL asks for it
-//! (`sslmode=require`), with rustls and the webpki roots; otherwise the connection is plain, as
-//! on a lab's own network or a loopback. The password never leaves this module: errors name the
-//! store by its [`Target`], which has none.
+//! `key=value` form) is checked by `libpq.rs` (parameters by name, libpq's TLS modes, the `PG*`
+//! environment for what it leaves out) and parsed by rust-postgres. A password missing from it
+//! comes from `PGPASSWORD`, then from the password file ([`credentials`]). TLS is used when the
+//! URL or `PGSSLMODE` asks for it (`require`, `verify-ca`, `verify-full`), with rustls, the
+//! certificate and host name always verified; otherwise the connection is plain, as on a lab's
+//! own network or a loopback. The password never leaves this module: errors name the store by
+//! its [`Target`], which has none.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,7 +21,7 @@ use postgres::{Client, Config, NoTls};
 use r2d2_postgres::PostgresConnectionManager;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::StoreError;
+use super::{StoreError, credentials, libpq};
 
 /// How long a connection attempt may take before the store counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -39,7 +39,7 @@ impl fmt::Display for Target {
 }
 
 impl Target {
-    fn of(config: &Config) -> Target {
+    pub(super) fn of(config: &Config) -> Target {
         let host = match config.get_hosts().first() {
             Some(Host::Tcp(h)) => h.clone(),
             Some(Host::Unix(p)) => p.display().to_string(),
@@ -68,57 +68,53 @@ pub struct Store {
     config: Config,
     /// The TLS connector when the URL asks for TLS (`sslmode=require`).
     tls: Option<MakeRustlsConnect>,
+    /// The password file, when it was ignored for being open to others.
+    ignored: Option<PathBuf>,
 }
 
-/// The connection settings `url` names, with the password's and user's other sources applied.
-fn config_of(url: &str) -> Result<Config, StoreError> {
+/// The connection settings `url` names, with the environment's and the password's other
+/// sources applied; and the password file, when it was ignored for being open to others.
+fn config_of(url: &str) -> Result<(Config, Option<PathBuf>), StoreError> {
     let trimmed = url.trim();
     if trimmed.is_empty() {
-        return Err(StoreError::BadUrl("an empty store URL".into()));
+        return Err(StoreError::BadUrl(format!(
+            "an empty store URL: {}",
+            super::URL_FORM
+        )));
     }
     // rust-postgres takes both forms; anything else would be read as key=value pairs.
     let is_url = trimmed.starts_with("postgres://") || trimmed.starts_with("postgresql://");
     if !is_url && !trimmed.contains('=') {
         return Err(StoreError::BadUrl(format!(
-            "{:?} is not a PostgreSQL URL",
-            redact(trimmed)
+            "{:?} is not a PostgreSQL URL: {}",
+            redact(trimmed),
+            super::URL_FORM
         )));
     }
-    let mut config = Config::from_str(trimmed).map_err(|e| {
+    let (text, ssl_mode) = libpq::prepare(trimmed, &libpq::process_env)?;
+    let mut config = Config::from_str(&text).map_err(|e| {
+        // rust-postgres says which option and why in the error's source.
+        let why = std::error::Error::source(&e).map_or_else(|| e.to_string(), |s| s.to_string());
         StoreError::BadUrl(format!(
-            "cannot read the store URL {:?} ({e})",
-            redact(trimmed)
+            "cannot read the store URL {:?} ({why}): {}",
+            redact(trimmed),
+            super::URL_FORM
         ))
     })?;
-    if config.get_hosts().is_empty() {
-        // libpq would try a Unix socket; this client speaks TCP, so the host must be named.
-        match std::env::var("PGHOST")
-            .ok()
-            .filter(|h| !h.trim().is_empty())
-        {
-            Some(host) => {
-                config.host(host.trim());
-            }
-            None => {
-                return Err(StoreError::BadUrl(format!(
-                    "the store URL {:?} names no host: give one, as in \
-                     postgres://USER@HOST[:PORT]/DB (or set PGHOST)",
-                    redact(trimmed)
-                )));
-            }
-        }
+    if let Some(mode) = ssl_mode {
+        config.ssl_mode(mode);
     }
-    if config.get_user().is_none() {
-        let user = std::env::var("PGUSER")
-            .or_else(|_| std::env::var("USER"))
-            .unwrap_or_else(|_| "postgres".into());
-        config.user(&user);
-    }
+    libpq::apply_env(&mut config, trimmed, &libpq::process_env)?;
+    let mut ignored = None;
     if config.get_password().is_none() {
         if let Some(pw) = std::env::var_os("PGPASSWORD").filter(|p| !p.is_empty()) {
             config.password(pw.to_string_lossy().as_bytes());
-        } else if let Some(pw) = pgpass_password(&config) {
-            config.password(pw.as_bytes());
+        } else {
+            let found = credentials::from_file(&config);
+            ignored = found.ignored;
+            if let Some(pw) = found.password {
+                config.password(pw.as_bytes());
+            }
         }
     }
     config.connect_timeout(CONNECT_TIMEOUT);
@@ -128,7 +124,7 @@ fn config_of(url: &str) -> Result<Config, StoreError> {
     // own come after, so a lab can still set its own.
     let own = config.get_options().unwrap_or_default().to_string();
     config.options(format!("-c lock_timeout={}s {own}", super::LOCK_WAIT_SECONDS).trim_end());
-    Ok(config)
+    Ok((config, ignored))
 }
 
 /// `url` with any password in it replaced by `***`, for messages about a URL that did not parse.
@@ -180,71 +176,6 @@ pub fn redact(url: &str) -> String {
     }
     out.push_str(&url[from..]);
     out
-}
-
-/// The password `~/.pgpass` (or `PGPASSFILE`) holds for this host, port, database and user.
-fn pgpass_password(config: &Config) -> Option<String> {
-    let file = match std::env::var_os("PGPASSFILE") {
-        Some(f) => PathBuf::from(f),
-        None => PathBuf::from(std::env::var_os("HOME")?).join(".pgpass"),
-    };
-    let text = crate::safe_fs::read_regular(&file, 1 << 20).ok()?;
-    let text = String::from_utf8(text).ok()?;
-    let host = match config.get_hosts().first() {
-        Some(Host::Tcp(h)) => h.clone(),
-        _ => "localhost".to_string(),
-    };
-    let port = config
-        .get_ports()
-        .first()
-        .copied()
-        .unwrap_or(5432)
-        .to_string();
-    let user = config.get_user().unwrap_or("").to_string();
-    let db = config
-        .get_dbname()
-        .map_or_else(|| user.clone(), str::to_string);
-    pgpass_lookup(&text, &[&host, &port, &db, &user])
-}
-
-/// The password of the first line of a `.pgpass` text whose four fields match `want` (host,
-/// port, database, user; `*` matches anything).
-pub fn pgpass_lookup(text: &str, want: &[&str; 4]) -> Option<String> {
-    for line in text.lines() {
-        if line.trim_start().starts_with('#') || line.trim().is_empty() {
-            continue;
-        }
-        let fields = split_pgpass(line);
-        if fields.len() != 5 {
-            continue;
-        }
-        if fields[..4]
-            .iter()
-            .zip(want)
-            .all(|(f, w)| f == "*" || f == w)
-        {
-            return Some(fields[4].clone());
-        }
-    }
-    None
-}
-
-/// A `.pgpass` line's fields: `:` separates, `\` escapes the next character.
-fn split_pgpass(line: &str) -> Vec<String> {
-    let mut fields = vec![String::new()];
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                if let Some(n) = chars.next() {
-                    fields.last_mut().expect("never empty").push(n);
-                }
-            }
-            ':' if fields.len() < 5 => fields.push(String::new()),
-            c => fields.last_mut().expect("never empty").push(c),
-        }
-    }
-    fields
 }
 
 /// The rustls connector for `sslmode=require`: the certificate authorities of the PEM file
@@ -322,16 +253,31 @@ pub(super) fn classify(target: &Target, e: &postgres::Error, doing: &'static str
                 message,
             }
         }
-        Some(c) if *c == SqlState::ADMIN_SHUTDOWN || *c == SqlState::CANNOT_CONNECT_NOW => {
-            StoreError::Unreachable { target, message }
-        }
+        Some(c) if closed_why(c).is_some() => StoreError::Closed {
+            target,
+            doing,
+            why: closed_why(c).unwrap_or_default(),
+            message,
+        },
         Some(c) if *c == SqlState::LOCK_NOT_AVAILABLE => StoreError::Busy { target, doing },
         Some(_) => StoreError::Failed {
             target,
             doing,
             message,
         },
-        None if message.contains("password missing") => StoreError::NoPassword { target },
+        None if message.contains("password missing") => StoreError::NoPassword {
+            target,
+            ignored: None,
+        },
+        None if message.contains("server does not support TLS") => StoreError::NoTls { target },
+        None if message.contains("TLS handshake") => StoreError::Tls { target, message },
+        None if doing != "connecting" && cut(e) => StoreError::Closed {
+            target,
+            doing,
+            why: "the server ended the session (an administrator's pg_terminate_backend, a \
+                  restart) or the network or a proxy dropped it",
+            message,
+        },
         None if e.is_closed() || doing == "connecting" => {
             StoreError::Unreachable { target, message }
         }
@@ -341,6 +287,43 @@ pub(super) fn classify(target: &Target, e: &postgres::Error, doing: &'static str
             message,
         },
     }
+}
+
+/// Whether `e` is an established connection that ended: closed, or reset or cut mid-exchange
+/// (a terminated session's socket is often reset before its last message is read).
+fn cut(e: &postgres::Error) -> bool {
+    use std::io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset, UnexpectedEof};
+    let io = std::error::Error::source(e).and_then(|s| s.downcast_ref::<std::io::Error>());
+    e.is_closed()
+        || io.is_some_and(|io| {
+            matches!(
+                io.kind(),
+                BrokenPipe | ConnectionAborted | ConnectionReset | UnexpectedEof
+            )
+        })
+}
+
+/// What the server's SQLSTATE `code` says of why it closed a session or would not open one,
+/// for the codes of class 57 (operator intervention) and the idle timeouts.
+fn closed_why(code: &SqlState) -> Option<&'static str> {
+    Some(match code {
+        c if *c == SqlState::ADMIN_SHUTDOWN => {
+            "an administrator ended the session (pg_terminate_backend) or the server is shutting \
+             down"
+        }
+        c if *c == SqlState::CRASH_SHUTDOWN => {
+            "the server is restarting after another of its processes crashed"
+        }
+        c if *c == SqlState::CANNOT_CONNECT_NOW => {
+            "the server is starting up, shutting down or recovering, and takes no connections yet"
+        }
+        c if *c == SqlState::IDLE_SESSION_TIMEOUT
+            || *c == SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT =>
+        {
+            "the session was idle longer than the server's idle timeout allows"
+        }
+        _ => return None,
+    })
 }
 
 /// A pool of up to `max` connections made by `manager`, none kept idle. No test query on
@@ -365,11 +348,13 @@ fn pool_of<M: r2d2_postgres::r2d2::ManageConnection>(
 const SESSION_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// A connection of `config`, or [`StoreError::Unreachable`] when none is made within
-/// [`SESSION_TIMEOUT`]. The attempt runs on a thread of its own, left to end by itself.
+/// [`SESSION_TIMEOUT`]. The attempt runs on a thread of its own, left to end by itself. A
+/// missing password names the password file `ignored` for being open to others.
 fn connect_within(
     config: &Config,
     tls: Option<&MakeRustlsConnect>,
     target: &Target,
+    ignored: Option<&Path>,
 ) -> Result<Client, StoreError> {
     let (config, tls) = (config.clone(), tls.cloned());
     let (sent, got) = std::sync::mpsc::channel();
@@ -381,7 +366,13 @@ fn connect_within(
         let _ = sent.send(c);
     });
     match got.recv_timeout(SESSION_TIMEOUT) {
-        Ok(c) => c.map_err(|e| classify(target, &e, "connecting")),
+        Ok(c) => c.map_err(|e| match classify(target, &e, "connecting") {
+            StoreError::NoPassword { target, .. } => StoreError::NoPassword {
+                target,
+                ignored: ignored.map(Path::to_path_buf),
+            },
+            other => other,
+        }),
         Err(_) => Err(StoreError::Unreachable {
             target: target.clone(),
             message: format!(
@@ -398,13 +389,13 @@ impl Store {
     /// an unreachable host or a missing database is reported here, by kind; the pool makes the
     /// others when needed (up to `max` at once).
     pub fn connect(url: &str, max: u32) -> Result<Store, StoreError> {
-        let config = config_of(url)?;
+        let (config, ignored) = config_of(url)?;
         let target = Target::of(&config);
         let tls = match config.get_ssl_mode() {
             SslMode::Require => Some(tls()?),
             _ => None,
         };
-        connect_within(&config, tls.as_ref(), &target)?;
+        connect_within(&config, tls.as_ref(), &target, ignored.as_deref())?;
         let pool = if let Some(t) = &tls {
             Pool::Tls(pool_of(
                 max,
@@ -421,12 +412,18 @@ impl Store {
             pool,
             config,
             tls,
+            ignored,
         })
     }
 
     /// A connection of its own, outside the pool (a LISTEN that lasts as long as the process).
     pub fn connect_one(&self) -> Result<Client, StoreError> {
-        connect_within(&self.config, self.tls.as_ref(), &self.target)
+        connect_within(
+            &self.config,
+            self.tls.as_ref(),
+            &self.target,
+            self.ignored.as_deref(),
+        )
     }
 
     /// The store as errors name it.
@@ -448,6 +445,11 @@ impl Store {
             Pool::Plain(p) => f(&mut *p.get().map_err(unreachable)?),
             Pool::Tls(p) => f(&mut *p.get().map_err(unreachable)?),
         }
+    }
+
+    /// What a failure of this store's connection `e` while `doing` means, said for the user.
+    pub fn error(&self, e: &postgres::Error, doing: &'static str) -> StoreError {
+        classify(&self.target, e, doing)
     }
 
     /// [`classify`] for this store.
@@ -506,21 +508,8 @@ mod tests {
             assert_eq!(out, shown, "{given}");
             assert!(!out.contains("s3c"), "{out}");
         }
-        let c = config_of("postgres://ann:s3cret@db.lab:5433/papers").unwrap();
+        let (c, _) = config_of("postgres://ann:s3cret@db.lab:5433/papers").unwrap();
         assert_eq!(Target::of(&c).to_string(), "ann@db.lab:5433/papers");
-    }
-
-    #[test]
-    fn pgpass_lines_match_as_libpq_reads_them() {
-        let text = "# comment\nother:5432:*:ann:no\ndb\\:x:*:papers:ann:pa\\:ss\n*:*:*:*:any\n";
-        assert_eq!(
-            pgpass_lookup(text, &["db:x", "5432", "papers", "ann"]).as_deref(),
-            Some("pa:ss")
-        );
-        assert_eq!(
-            pgpass_lookup(text, &["elsewhere", "1", "d", "u"]).as_deref(),
-            Some("any")
-        );
     }
 
     #[test]

@@ -25,10 +25,13 @@
 //! `builds_on` candidates and every signal from the plan.
 //!
 //! Credentials come from the URL, `PGPASSWORD` or `~/.pgpass` (`PGPASSFILE`), and never
-//! appear in an error or a log line: targets are shown as `user@host:port/db`.
+//! appear in an error or a log line: targets are shown as `user@host:port/db`. What the URL
+//! leaves out comes from libpq's environment (`PGHOST`, `PGPORT`, ...; `libpq.rs`).
 
 pub mod connect;
+pub mod credentials;
 pub mod feed;
+mod libpq;
 pub mod push;
 pub mod query;
 pub mod schema;
@@ -43,15 +46,20 @@ pub use query::Snapshot;
 /// short enough that a command stuck behind an admin's lock says so.
 pub const LOCK_WAIT_SECONDS: u32 = 10;
 
+/// The form of a store URL, for messages about one that is not.
+const URL_FORM: &str = "give the store as postgres://USER@HOST[:PORT]/DATABASE (password from \
+                        the URL, PGPASSWORD or ~/.pgpass)";
+
 /// Why the store could not be read or written; each says what to do next.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// Not a connection string (a mistake in the input: exit 2).
-    #[error(
-        "{0}: give the store as postgres://USER@HOST[:PORT]/DATABASE (password from the URL, \
-         PGPASSWORD or ~/.pgpass)"
-    )]
+    /// Not a connection string, or one with a parameter that cannot be (a mistake in the
+    /// input: exit 2); the message says which and what to give instead.
+    #[error("{0}")]
     BadUrl(String),
+    /// A `PG*` environment variable holds what it cannot (a mistake in the input: exit 2).
+    #[error("{0}")]
+    BadEnv(String),
     /// `PGSSLROOTCERT` names no usable certificate file (a mistake in the input: exit 2).
     #[error(
         "PGSSLROOTCERT={}: {message}; name a PEM file of the certificate authorities that \
@@ -82,9 +90,48 @@ pub enum StoreError {
     #[error(
         "no password for {target}: give it in the URL, in PGPASSWORD, or as a line \
          host:port:database:user:password of ~/.pgpass (or the file PGPASSFILE names, readable \
-         by you alone)"
+         by you alone){}",
+        ignored.as_ref().map_or(String::new(), |f| format!(
+            "; {} was ignored because its group or others may read it: chmod 600 {}",
+            f.display(),
+            f.display()
+        ))
     )]
-    NoPassword { target: Target },
+    NoPassword {
+        target: Target,
+        /// The password file, when it was ignored for being open to others.
+        ignored: Option<std::path::PathBuf>,
+    },
+    /// The connection asks for TLS and the server offers none (runtime: exit 1).
+    #[error(
+        "PostgreSQL at {target} does not offer TLS, and the connection asks for it (sslmode \
+         require, verify-ca or verify-full, in the URL or PGSSLMODE); nothing was sent: turn TLS \
+         on at the server (ssl = on, with a certificate, in postgresql.conf), or on a network \
+         you trust connect without it (sslmode=disable)"
+    )]
+    NoTls { target: Target },
+    /// The TLS handshake failed: most often a certificate no trusted authority signed, or one
+    /// for another host name.
+    #[error(
+        "the TLS handshake with PostgreSQL at {target} failed: {message}; if the lab's own \
+         authority signed the server's certificate, name its PEM file in PGSSLROOTCERT; the \
+         certificate must name the host as the URL gives it"
+    )]
+    Tls { target: Target, message: String },
+    /// The server ended the session, or takes none now (SQLSTATE class 57, an idle timeout, or
+    /// a connection closed without a word): the next command or request connects again.
+    #[error(
+        "PostgreSQL at {target} closed the connection while {doing}: {why} ({message}); nothing \
+         was changed by the failed step, and the next command or request connects again: run it \
+         again{}",
+        if *doing == "connecting" { " once the server is up" } else { "" }
+    )]
+    Closed {
+        target: Target,
+        doing: &'static str,
+        why: &'static str,
+        message: String,
+    },
     /// The role lacks a privilege, or the schema lacks a table the store needs: the same again
     /// fails the same way.
     #[error(
@@ -170,7 +217,10 @@ pub enum StoreError {
 impl StoreError {
     /// A mistake in what was asked (a malformed URL) rather than a failure to do it.
     pub fn is_input(&self) -> bool {
-        matches!(self, StoreError::BadUrl(_) | StoreError::BadRootCert { .. })
+        matches!(
+            self,
+            StoreError::BadUrl(_) | StoreError::BadEnv(_) | StoreError::BadRootCert { .. }
+        )
     }
 
     /// The store cannot be reached now (down, restarting, refusing connections): a server
@@ -178,7 +228,10 @@ impl StoreError {
     pub fn is_unavailable(&self) -> bool {
         matches!(
             self,
-            StoreError::Unreachable { .. } | StoreError::Failed { .. } | StoreError::Busy { .. }
+            StoreError::Unreachable { .. }
+                | StoreError::Closed { .. }
+                | StoreError::Failed { .. }
+                | StoreError::Busy { .. }
         )
     }
 }

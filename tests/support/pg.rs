@@ -21,6 +21,18 @@ use std::time::{Duration, Instant};
 pub const USER: &str = "postgres";
 pub const PASSWORD: &str = "store-test-Pw-7f3a";
 
+/// The libpq variables a store command reads beside its URL: removed from every binary a store
+/// test runs, so the tester's own environment never picks another server, database or TLS mode.
+pub const LIBPQ_ENV: [&str; 7] = [
+    "PGHOST",
+    "PGPORT",
+    "PGDATABASE",
+    "PGUSER",
+    "PGSSLMODE",
+    "PGPASSWORD",
+    "PGPASSFILE",
+];
+
 /// Where the PostgreSQL binaries are, if anywhere.
 pub fn bin_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("RECOMMEND_PG_BIN") {

@@ -41,7 +41,11 @@ impl Server {
 
     /// [`Server::start_args`] with `env` set for the server.
     pub fn start_args_env(args: &[&str], env: &[(&str, &str)]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_recommend"))
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_recommend"));
+        for name in super::pg::LIBPQ_ENV {
+            cmd.env_remove(name);
+        }
+        let mut child = cmd
             .args(args)
             .envs(env.iter().copied())
             .env_remove("RECOMMEND_STORE")
