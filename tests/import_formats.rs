@@ -373,3 +373,52 @@ fn a_csl_json_export_becomes_papers() {
         "{err}"
     );
 }
+
+#[test]
+fn a_format_forced_on_one_file_stays_with_that_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // An EndNote or Web of Science export saved as .txt: RIS by `--corpus-format` only.
+    let ris = std::fs::read_to_string(Path::new(FIXTURES).join("zotero.ris")).unwrap();
+    let refs = write(dir.path(), "refs.txt", ris.as_bytes());
+    let more = write(
+        dir.path(),
+        "more.json",
+        br#"[{"title": "Reward Models for Web Agents", "year": 2025}]"#,
+    );
+    let index = dir.path().join("lib.bin");
+    let run = |args: &[&str]| {
+        let mut cmd = recommend();
+        crate::support::with_model(&mut cmd)
+            .arg("--index")
+            .arg(&index)
+            .args(args);
+        cmd.output().unwrap()
+    };
+    let built = run(&[
+        "index",
+        "--corpus",
+        refs.to_str().unwrap(),
+        "--corpus-format",
+        "ris",
+    ]);
+    assert!(built.status.success(), "{built:?}");
+    // The JSON added later is read as JSON, and the recorded export still as RIS.
+    let added = run(&["add", more.to_str().unwrap()]);
+    assert!(added.status.success(), "{added:?}");
+    let listed = run(&["list", "--format", "jsonl"]);
+    assert!(listed.status.success(), "{listed:?}");
+    let rows = jsonl(&listed.stdout);
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    assert!(titles(&rows).contains(&"Reward Models for Web Agents"));
+
+    // An edit of the export is checked by reading it as RIS again: stale, not unreadable.
+    std::fs::write(
+        &refs,
+        ris.replace("Attention Is All You Need", "Attention Again"),
+    )
+    .unwrap();
+    let stale = run(&["list"]);
+    let err = String::from_utf8_lossy(&stale.stderr);
+    assert_eq!(stale.status.code(), Some(1), "{err}");
+    assert!(err.contains("is stale"), "{err}");
+}

@@ -26,6 +26,7 @@ pub(super) fn load_options(read: ReadArgs) -> LoadOptions {
         }),
         strict: read.strict,
         collection: read.collection,
+        ..LoadOptions::default()
     }
 }
 
@@ -145,7 +146,7 @@ pub(super) fn build_index(
     let mut corpus = load_corpus(corpus_paths, &options)?;
     with_abstracts(&mut corpus, out, fetch_abstracts)?;
     let started = std::time::Instant::now();
-    let read = CorpusRead::of(&options);
+    let read = CorpusRead::of(&options, corpus_paths);
     let (n, reuse) = index_corpus(common, corpus_paths, corpus, &read, Some(out), out)?;
     eprintln!(
         "indexed {n} papers from {} into {} in {:.1} s ({} embedded, {} vectors reused)",
@@ -180,13 +181,16 @@ pub(super) fn add(
     }
     let index = Index::load(out)?;
     let mut paths = index.recorded_corpora();
-    // The recorded corpus is read as its build read it (its collection, its format) unless
-    // the command says otherwise.
-    let recorded = index.corpus_read().load_options();
+    // The recorded corpus is read as its build read it (its collection, each path's format);
+    // a `--corpus-format` given here is for the files added.
+    let recorded = index.corpus_read().load_options(&paths);
     drop(index);
     let mut options = load_options(read);
     options.collection = options.collection.or(recorded.collection);
-    options.format = options.format.or(recorded.format);
+    options.formats = recorded.formats;
+    if let Some(f) = options.format.take() {
+        options.formats.extend(files.iter().map(|p| (p.clone(), f)));
+    }
     let same = |a: &Path, b: &Path| {
         std::fs::canonicalize(a)
             .ok()
@@ -212,7 +216,7 @@ pub(super) fn add(
     let mut corpus = load_corpus(&paths, &options)?;
     with_abstracts(&mut corpus, out, fetch_abstracts)?;
     let started = std::time::Instant::now();
-    let read = CorpusRead::of(&options);
+    let read = CorpusRead::of(&options, &paths);
     let (n, reuse) = index_corpus(common, &paths, corpus, &read, Some(out), out)?;
     let added = before.map_or(String::new(), |b| {
         format!("papers added: {}, ", n.saturating_sub(b))
@@ -353,9 +357,9 @@ mod tests {
                 strict: false,
                 collection: None,
             };
-            let recorded = CorpusRead::of(&load_options(read));
+            let recorded = CorpusRead::of(&load_options(read), &[PathBuf::from("list")]);
             let name = arg.to_possible_value().unwrap().get_name().to_string();
-            assert_eq!(recorded.format.as_deref(), Some(name.as_str()), "{arg:?}");
+            assert_eq!(recorded.formats, [Some(name.clone())], "{arg:?}");
             assert_eq!(recorded.args(), format!(" --corpus-format {name}"));
         }
     }

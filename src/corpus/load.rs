@@ -33,15 +33,22 @@ impl Corpus {
 
     /// Load a corpus from several paths, each a file or a directory, in the given order.
     pub fn load_with(paths: &[PathBuf], options: &LoadOptions) -> Result<Corpus, CorpusError> {
-        let mut files = Vec::new();
+        // Each file with the format forced on the path it came from, if any.
+        let mut files: Vec<(PathBuf, Option<Format>)> = Vec::new();
         for path in paths {
-            files.extend(corpus_files(path)?);
+            let forced = options
+                .formats
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, f)| *f)
+                .or(options.format);
+            files.extend(corpus_files(path)?.into_iter().map(|f| (f, forced)));
         }
         // A SQLite file of another name is a Zotero database too (its backup,
         // `zotero.sqlite.bak`, is what a damaged library is rebuilt from).
-        let zotero = |f: &PathBuf| {
-            options.format.or_else(|| Format::of_path(f)) == Some(Format::Zotero)
-                || (options.format.is_none() && super::zotero::is_database(f))
+        let zotero = |(f, forced): &(PathBuf, Option<Format>)| {
+            forced.or_else(|| Format::of_path(f)) == Some(Format::Zotero)
+                || (forced.is_none() && super::zotero::is_database(f))
         };
         if let Some(name) = &options.collection
             && !files.iter().any(zotero)
@@ -56,8 +63,9 @@ impl Corpus {
         }
         let mut import = Import::new(options.clone());
         let mut encoding = Vec::new();
-        for file in &files {
-            if zotero(file) {
+        for entry in &files {
+            let (file, forced) = entry;
+            if zotero(entry) {
                 import.add_zotero(file)?;
                 continue;
             }
@@ -68,13 +76,13 @@ impl Corpus {
                 })?;
             let (text, mut bad) = decode_lines(file, &bytes);
             encoding.append(&mut bad);
-            import.add_file(file, &text)?;
+            import.add_file_as(file, &text, *forced)?;
         }
         let (entries, mut problems, warnings) = import.finish();
         problems.append(&mut encoding);
         problems.extend(validate(&entries));
         // In reading order: file by file, line by line.
-        problems.sort_by_key(|p| (files.iter().position(|f| *f == p.path), p.line));
+        problems.sort_by_key(|p| (files.iter().position(|(f, _)| *f == p.path), p.line));
         if !problems.is_empty() {
             return Err(CorpusError::Invalid { problems });
         }

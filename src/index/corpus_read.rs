@@ -4,6 +4,8 @@
 //! Zotero library indexed with `--collection` and read whole would hold other papers, and the
 //! index would be called stale after any edit to the library.
 
+use std::path::PathBuf;
+
 use serde::{Deserialize, Serialize};
 
 use super::layout::section;
@@ -18,9 +20,10 @@ pub struct CorpusRead {
     /// The Zotero collection the build kept (with its sub-collections).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collection: Option<String>,
-    /// The format every file was read in, by its `--corpus-format` name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub format: Option<String>,
+    /// The format each recorded corpus path was read in, by its `--corpus-format` name, in the
+    /// order of the recorded paths (`None`: by extension); empty when none was forced.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub formats: Vec<Option<String>>,
 }
 
 /// `--corpus-format` names and the formats they force, in the order `--help` lists them.
@@ -35,43 +38,60 @@ const FORMAT_NAMES: [(&str, CorpusFormat); 7] = [
 ];
 
 impl CorpusRead {
-    /// What `options` record: the collection, and a forced format by its `--corpus-format`
-    /// name (a format without one, never forced from the command line, is not recorded).
-    pub fn of(options: &LoadOptions) -> CorpusRead {
-        CorpusRead {
-            collection: options.collection.clone(),
-            format: options.format.and_then(|f| {
+    /// What `options` record for the corpus `paths`: the collection, and the format forced
+    /// on each path by its `--corpus-format` name (a format without one is not recorded).
+    pub fn of(options: &LoadOptions, paths: &[PathBuf]) -> CorpusRead {
+        let formats: Vec<Option<String>> = paths
+            .iter()
+            .map(|path| {
+                let forced = options
+                    .formats
+                    .iter()
+                    .find(|(p, _)| p == path)
+                    .map(|(_, f)| *f)
+                    .or(options.format)?;
                 FORMAT_NAMES
                     .iter()
-                    .find(|(_, g)| *g == f)
+                    .find(|(_, g)| *g == forced)
                     .map(|(n, _)| n.to_string())
-            }),
+            })
+            .collect();
+        CorpusRead {
+            collection: options.collection.clone(),
+            formats: if formats.iter().all(Option::is_none) {
+                Vec::new()
+            } else {
+                formats
+            },
         }
     }
 
-    /// The load options that read the corpus as the build did.
-    pub fn load_options(&self) -> LoadOptions {
+    /// The load options that read the corpus at `paths` (the recorded paths, resolved) as the
+    /// build did.
+    pub fn load_options(&self, paths: &[PathBuf]) -> LoadOptions {
         LoadOptions {
-            format: self.format.as_deref().and_then(|name| {
-                FORMAT_NAMES
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map(|(_, f)| *f)
-            }),
+            formats: paths
+                .iter()
+                .zip(&self.formats)
+                .filter_map(|(p, name)| Some((p.clone(), format_named(name.as_deref()?)?)))
+                .collect(),
             collection: self.collection.clone(),
             ..LoadOptions::default()
         }
     }
 
     /// The options as command-line arguments, each with a leading space (empty by default),
-    /// for a rebuild command in a message.
+    /// for a rebuild command in a message. A format forced on some paths only has no single
+    /// flag: the command then names none, and the message's reader adds it.
     pub fn args(&self) -> String {
         let mut out = String::new();
         if let Some(c) = &self.collection {
             out.push_str(&format!(" --collection {}", shell_word(c)));
         }
-        if let Some(f) = &self.format {
-            out.push_str(&format!(" --corpus-format {f}"));
+        if let Some(Some(first)) = self.formats.first()
+            && self.formats.iter().all(|f| f.as_ref() == Some(first))
+        {
+            out.push_str(&format!(" --corpus-format {first}"));
         }
         out
     }
@@ -83,18 +103,26 @@ impl CorpusRead {
         };
         let read: CorpusRead = serde_json::from_slice(bytes)
             .map_err(|e| format!("the recorded read options do not decode ({e})"))?;
-        if read
-            .format
-            .as_deref()
-            .is_some_and(|f| !FORMAT_NAMES.iter().any(|(n, _)| *n == f))
+        if let Some(name) = read
+            .formats
+            .iter()
+            .flatten()
+            .find(|n| format_named(n).is_none())
         {
             return Err(format!(
-                "the recorded corpus format {:?} is not one this recommend reads",
-                read.format.unwrap_or_default()
+                "the recorded corpus format {name:?} is not one this recommend reads"
             ));
         }
         Ok(read)
     }
+}
+
+/// The format of a `--corpus-format` name.
+fn format_named(name: &str) -> Option<CorpusFormat> {
+    FORMAT_NAMES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, f)| *f)
 }
 
 /// `s` as one shell word: as it is when it needs no quoting, else single-quoted.
@@ -141,18 +169,28 @@ mod tests {
 
     #[test]
     fn options_round_trip_through_the_record() {
+        let paths = [PathBuf::from("a.txt"), PathBuf::from("b.bib")];
         let options = LoadOptions {
             format: Some(CorpusFormat::Markdown),
             collection: Some("Deep Learning".into()),
             ..LoadOptions::default()
         };
-        let read = CorpusRead::of(&options);
-        assert_eq!(read.format.as_deref(), Some("md"));
+        let read = CorpusRead::of(&options, &paths);
+        assert_eq!(
+            read.formats,
+            [Some("md".to_string()), Some("md".to_string())]
+        );
         let json = serde_json::to_vec(&read).unwrap();
         let back = CorpusRead::decode(Some(&json)).unwrap();
         assert_eq!(back, read);
-        let again = back.load_options();
-        assert_eq!(again.format, Some(CorpusFormat::Markdown));
+        let again = back.load_options(&paths);
+        assert_eq!(
+            again.formats,
+            [
+                (paths[0].clone(), CorpusFormat::Markdown),
+                (paths[1].clone(), CorpusFormat::Markdown)
+            ]
+        );
         assert_eq!(again.collection.as_deref(), Some("Deep Learning"));
         assert_eq!(
             read.args(),
@@ -161,15 +199,33 @@ mod tests {
     }
 
     #[test]
+    fn a_format_forced_on_one_path_stays_with_that_path() {
+        let paths = [PathBuf::from("refs.txt"), PathBuf::from("more.json")];
+        let options = LoadOptions {
+            formats: vec![(paths[0].clone(), CorpusFormat::Ris)],
+            ..LoadOptions::default()
+        };
+        let read = CorpusRead::of(&options, &paths);
+        assert_eq!(read.formats, [Some("ris".to_string()), None]);
+        let again = read.load_options(&paths);
+        assert_eq!(again.formats, [(paths[0].clone(), CorpusFormat::Ris)]);
+        assert_eq!(again.format, None);
+        // No one flag says it: the rebuild command names none.
+        assert_eq!(read.args(), "");
+    }
+
+    #[test]
     fn defaults_are_no_section_and_no_arguments() {
         assert_eq!(CorpusRead::decode(None).unwrap(), CorpusRead::default());
-        assert_eq!(CorpusRead::of(&LoadOptions::default()).args(), "");
+        let read = CorpusRead::of(&LoadOptions::default(), &[PathBuf::from("a.bib")]);
+        assert_eq!(read, CorpusRead::default());
+        assert_eq!(read.args(), "");
     }
 
     #[test]
     fn a_damaged_or_foreign_record_is_refused() {
         assert!(CorpusRead::decode(Some(b"{not json")).is_err());
-        assert!(CorpusRead::decode(Some(br#"{"format":"docx"}"#)).is_err());
+        assert!(CorpusRead::decode(Some(br#"{"formats":["docx"]}"#)).is_err());
         assert!(CorpusRead::decode(Some(br#"{"shelf":"x"}"#)).is_err());
     }
 

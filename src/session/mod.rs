@@ -519,7 +519,7 @@ fn check_fresh(index: &Index) -> Result<(), SessionError> {
         .into());
     }
     if corpora.iter().all(|p| p.exists()) && !index.fingerprints_match(&corpora) {
-        let mut corpus = Corpus::load_with(&corpora, &read.load_options())?;
+        let mut corpus = Corpus::load_with(&corpora, &read.load_options(&corpora))?;
         // The build read the corpus through the abstracts cache beside the index: so does this,
         // and a cache it cannot read is named as the cause, not the corpus.
         if let Some(path) = index

@@ -38,6 +38,10 @@ use super::ris;
 pub struct LoadOptions {
     /// Read every file in this format, whatever its extension.
     pub format: Option<Format>,
+    /// Read the files of these corpus paths (a file, or a directory's files) in these formats,
+    /// before [`LoadOptions::format`]: an index's corpus may hold files given with different
+    /// `--corpus-format`s (`recommend add`).
+    pub formats: Vec<(std::path::PathBuf, Format)>,
     /// Unknown keys, untitled records and tags outside the vocabulary are errors, not warnings.
     pub strict: bool,
     /// Of a Zotero database, only this collection (and its sub-collections).
@@ -152,12 +156,23 @@ impl Import {
         Ok(())
     }
 
-    /// Read one file's text.
+    /// Read one file's text, in the format [`LoadOptions::format`] forces, else its
+    /// extension's.
     pub fn add_file(&mut self, file: &Path, text: &str) -> Result<(), CorpusError> {
+        self.add_file_as(file, text, self.options.format)
+    }
+
+    /// Read one file's text in `forced` format, else its extension's.
+    pub fn add_file_as(
+        &mut self,
+        file: &Path,
+        text: &str,
+        forced: Option<Format>,
+    ) -> Result<(), CorpusError> {
         // A facets file is a facets file whatever format the other files are forced to.
         let facets = Format::of_path(file).filter(|f| *f == Format::Facets);
         let format = facets
-            .or(self.options.format)
+            .or(forced)
             .or_else(|| Format::of_path(file))
             .ok_or_else(|| CorpusError::UnknownFormat {
                 path: file.to_path_buf(),
