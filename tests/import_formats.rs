@@ -104,6 +104,17 @@ fn a_ris_file_with_bom_crlf_and_terse_hyphens_reads_the_same() {
     let (rows, _) = listed(&write(dir.path(), "windows.ris", windows.as_bytes()));
     let (plain, _) = listed(&Path::new(FIXTURES).join("zotero.ris"));
     assert_eq!(rows, plain);
+    // Tags in lower case are the same tags, never text glued to the line before.
+    let lower: String = text
+        .lines()
+        .map(|l| match l.get(..2) {
+            Some(t) if l.get(2..5) == Some("  -") => format!("{}{}\n", t.to_lowercase(), &l[2..]),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    assert_ne!(lower, text);
+    let (rows, _) = listed(&write(dir.path(), "lower.ris", lower.as_bytes()));
+    assert_eq!(rows, plain);
 }
 
 #[test]

@@ -32,21 +32,27 @@ const ABSTRACT: &[&str] = &["AB", "N2"];
 const DATE: &[&str] = &["PY", "Y1", "DA"];
 
 /// `XX  - value` as `(XX, value)`: an upper-case letter and a letter or digit, at least one
-/// space, `-`, and the value after one optional space.
-fn tag_line(line: &str) -> Option<(&str, &str)> {
+/// space, `-`, and the value after one optional space. A lower-case tag (`au  - `, written by
+/// hand or by a lax exporter) is read as its upper case when exactly two spaces separate it
+/// from the hyphen, so that prose in a continued abstract ("is - ok") is never a tag.
+fn tag_line(line: &str) -> Option<(String, &str)> {
     let b = line.as_bytes();
-    let tag_ok = b.len() >= 4 && b[0].is_ascii_uppercase() && b[1].is_ascii_alphanumeric();
-    if !tag_ok || b[1].is_ascii_lowercase() {
+    if b.len() < 4 || !b[0].is_ascii_alphabetic() || !b[1].is_ascii_alphanumeric() {
         return None;
     }
+    let upper = b[0].is_ascii_uppercase() && !b[1].is_ascii_lowercase();
     let rest = &line[2..];
-    let after = rest.trim_start_matches(' ');
-    if after.len() == rest.len() {
-        return None;
-    }
-    let value = after.strip_prefix('-')?;
+    let value = if upper {
+        let after = rest.trim_start_matches(' ');
+        if after.len() == rest.len() {
+            return None;
+        }
+        after.strip_prefix('-')?
+    } else {
+        rest.strip_prefix("  -")?
+    };
     Some((
-        &line[..2],
+        line[..2].to_ascii_uppercase(),
         value.strip_prefix(' ').unwrap_or(value).trim_end(),
     ))
 }
@@ -63,7 +69,10 @@ pub fn parse(text: &str) -> (Vec<Entry>, Vec<(usize, String)>) {
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         let tagged = tag_line(line);
-        match (tagged, open.as_mut()) {
+        match (
+            tagged.as_ref().map(|(t, v)| (t.as_str(), *v)),
+            open.as_mut(),
+        ) {
             (Some(("TY", _)), current) => {
                 if let Some((start, _)) = current {
                     problems.push((
@@ -214,13 +223,21 @@ mod tests {
 
     #[test]
     fn tag_lines_are_read_with_or_without_the_space_after_the_hyphen() {
-        assert_eq!(tag_line("TI  - A Title"), Some(("TI", "A Title")));
-        assert_eq!(tag_line("ER  -"), Some(("ER", "")));
-        assert_eq!(tag_line("T1  -Title"), Some(("T1", "Title")));
-        assert_eq!(tag_line("AU - Smith, J."), Some(("AU", "Smith, J.")));
+        let read = |l| tag_line(l).map(|(t, v)| (t, v.to_string()));
+        let tag = |t: &str, v: &str| Some((t.to_string(), v.to_string()));
+        assert_eq!(read("TI  - A Title"), tag("TI", "A Title"));
+        assert_eq!(read("ER  -"), tag("ER", ""));
+        assert_eq!(read("T1  -Title"), tag("T1", "Title"));
+        assert_eq!(read("AU - Smith, J."), tag("AU", "Smith, J."));
+        // Lower case in the standard's exact form only.
+        assert_eq!(read("au  - Ba, Jimmy Lei"), tag("AU", "Ba, Jimmy Lei"));
+        assert_eq!(read("Ti  - x"), tag("TI", "x"));
+        assert_eq!(read("er  - "), tag("ER", ""));
         for not in [
             "continued text",
-            "Ti  - x",
+            "of   - the",
+            "is - ok",
+            "au - x",
             "TI- x",
             "TI",
             "",
