@@ -164,8 +164,19 @@ fn a_directory_reads_its_ris_files_and_not_its_json_notes() {
         dir.path().join("provenance.json"),
     )
     .unwrap();
-    let (rows, _) = listed(dir.path());
+    std::fs::create_dir(dir.path().join("more")).unwrap();
+    std::fs::write(dir.path().join(".DS_Store"), b"").unwrap();
+    let (rows, warnings) = listed(dir.path());
     assert_eq!(rows.len(), 3, "the RIS papers only: {rows:?}");
+    // What it holds and does not read is named, hidden files aside.
+    assert!(
+        warnings.contains(&format!(
+            "note: {}: not read: more/, provenance.json (a directory reads",
+            dir.path().display()
+        )),
+        "{warnings}"
+    );
+    assert!(!warnings.contains("DS_Store"), "{warnings}");
 }
 
 #[test]

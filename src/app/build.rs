@@ -36,6 +36,9 @@ pub(super) fn load_corpus(paths: &[PathBuf], options: &LoadOptions) -> Result<Co
     for w in &corpus.warnings {
         eprintln!("warning: {w}");
     }
+    for n in &corpus.notes {
+        eprintln!("note: {n}");
+    }
     Ok(corpus)
 }
 

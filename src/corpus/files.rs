@@ -42,12 +42,37 @@ pub fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
     if v.is_empty() {
         return Err(CorpusError::Empty {
             path: path.to_path_buf(),
-            expected: "at least one .jsonl, .bib, .csv, .tsv, .atom or .rss file in the \
-                       directory itself (subfolders are not read; an awesome-list .md is named \
-                       alone, a Zotero folder holds zotero.sqlite)",
+            expected: "at least one .jsonl, .bib, .ris, .csv, .tsv, .atom or .rss file in the \
+                       directory itself (subfolders are not read; an awesome-list .md or a .json \
+                       list is named alone, a Zotero folder holds zotero.sqlite)",
         });
     }
     Ok(v)
+}
+
+/// What a directory corpus path holds and does not read (see [`corpus_files`]): its other
+/// files and its subfolders (`name/`), in name order; hidden entries are left unnamed. Empty
+/// for a file or a Zotero data folder.
+pub fn unread_in(path: &Path) -> Vec<String> {
+    if !path.is_dir() || path.join(super::zotero::DATABASE_FILE).is_file() {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let dir = e.file_type().is_ok_and(|t| t.is_dir());
+            if name.starts_with('.') || (!dir && Format::in_directory(&e.path())) {
+                return None;
+            }
+            Some(if dir { format!("{name}/") } else { name })
+        })
+        .collect();
+    names.sort();
+    names
 }
 
 /// A cheap fingerprint of the bytes of the files [`Corpus::load`] would read at `path`: their

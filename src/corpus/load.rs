@@ -22,6 +22,9 @@ pub struct Corpus {
     /// What was left out (unknown keys, untitled records, ...), one summary line each; empty
     /// under [`LoadOptions::strict`], where they are problems instead.
     pub warnings: Vec<String>,
+    /// What the corpus paths hold and the load did not read (a directory's other files and
+    /// subfolders), one line a directory: nothing wrong with the papers, but worth knowing.
+    pub notes: Vec<String>,
 }
 
 impl Corpus {
@@ -79,6 +82,27 @@ impl Corpus {
             import.add_file_as(file, &text, *forced)?;
         }
         let (entries, mut problems, warnings) = import.finish();
+        // What a directory holds and does not read is named, so that no list is left out
+        // unseen (a `.json` list, a subfolder).
+        let mut notes = Vec::new();
+        for path in paths {
+            let unread = super::files::unread_in(path);
+            if !unread.is_empty() {
+                const SHOWN: usize = 8;
+                let more = unread.len().saturating_sub(SHOWN);
+                notes.push(format!(
+                    "{}: not read: {}{} (a directory reads its .jsonl, .bib, .ris, .csv, .tsv, \
+                     .atom, .rss and .facets files; give another file with its own --corpus)",
+                    path.display(),
+                    unread[..unread.len().min(SHOWN)].join(", "),
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+        }
         problems.append(&mut encoding);
         problems.extend(validate(&entries));
         // In reading order: file by file, line by line.
@@ -97,6 +121,7 @@ impl Corpus {
             papers,
             origins,
             warnings,
+            notes,
         })
     }
 }
