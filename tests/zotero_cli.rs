@@ -217,6 +217,18 @@ fn zoteros_backup_reads_as_the_library_it_copies() {
         2,
     );
     assert!(stderr.contains("notes.bak"), "{stderr}");
+    // `--zotero` names a database: a list of another format is refused, not indexed.
+    let stderr = err_text(
+        recommend()
+            .arg("index")
+            .arg("--zotero")
+            .arg(&text)
+            .arg("--out")
+            .arg(dir.path().join("notes.bin")),
+        2,
+    );
+    assert!(stderr.contains("not a SQLite database"), "{stderr}");
+    assert!(!dir.path().join("notes.bin").exists());
 }
 
 #[test]

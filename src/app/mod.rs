@@ -120,6 +120,16 @@ pub fn run(cli: Cli) -> Result<()> {
             abstracts,
             read,
         }) => {
+            // `--zotero` names a database (any name: its backup is `.sqlite.bak`) or its folder.
+            if let Some(z) = zotero.as_deref()
+                && z.is_file()
+                && !recommend::corpus::zotero::is_database(z)
+            {
+                return Err(usage(format!(
+                    "{}: not a SQLite database, so not a Zotero library; give Zotero's                      zotero.sqlite (or the data folder holding it), or index another list                      with --corpus",
+                    z.display()
+                )));
+            }
             let corpus = zotero.map_or(corpus, |z| vec![z]);
             build::build_index(&common, &corpus, out.as_deref(), force, abstracts, read)
         }
