@@ -444,3 +444,43 @@ fn a_format_forced_on_one_file_stays_with_that_file() {
     assert_eq!(stale.status.code(), Some(1), "{err}");
     assert!(err.contains("is stale"), "{err}");
 }
+
+#[test]
+fn zoteros_own_json_keeps_its_abstract_authors_and_tags() {
+    let dir = tempfile::tempdir().unwrap();
+    // As Zotero's API and Better BibTeX's JSON write an item.
+    let export = br#"{"items": [{
+        "itemType": "journalArticle",
+        "title": "Reward Models for Web Agents",
+        "abstractNote": "We train reward models that judge each step of a web agent.",
+        "creators": [
+            {"creatorType": "author", "firstName": "Ada", "lastName": "Lovelace"},
+            {"creatorType": "editor", "firstName": "Some", "lastName": "Editor"},
+            {"creatorType": "author", "name": "OpenAI"}
+        ],
+        "tags": [{"tag": "RLHF"}, {"tag": "reward models", "type": 1}],
+        "date": "2024-05-01"
+    }, {
+        "title": "A Semantic Scholar record",
+        "authors": [{"authorId": "1", "name": "Grace Hopper"}]
+    }]}"#;
+    let (rows, _) = listed(&write(dir.path(), "zotero.json", export));
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(
+        rows[0]["summary"],
+        "We train reward models that judge each step of a web agent."
+    );
+    assert_eq!(rows[0]["authors"], "Ada Lovelace, OpenAI");
+    assert_eq!(rows[0]["year"], 2024);
+    let keywords: Vec<&str> = rows[0]["keywords"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    assert!(
+        keywords.contains(&"RLHF") && keywords.contains(&"reward models"),
+        "{keywords:?}"
+    );
+    assert_eq!(rows[1]["authors"], "Grace Hopper");
+}

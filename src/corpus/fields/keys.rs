@@ -44,6 +44,8 @@ pub(super) const KEYS: &[(&str, Target)] = &[
     ("summary", Target::Summary),
     ("abstract", Target::Summary),
     ("abstract_note", Target::Summary),
+    // Zotero's JSON (its API and Better BibTeX) spells it in camel case.
+    ("abstractnote", Target::Summary),
     ("seed_highlight", Target::SeedHighlight),
     ("topic", Target::Topic),
     ("topic_en", Target::TopicEn),
@@ -68,6 +70,7 @@ pub(super) const KEYS: &[(&str, Target)] = &[
     ("code_url", Target::Code),
     ("authors", Target::Authors),
     ("author", Target::Authors),
+    ("creators", Target::Authors),
     ("tags", Target::Tags),
     ("also_topics", Target::AlsoTopics),
     ("keywords", Target::Keywords),

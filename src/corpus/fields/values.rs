@@ -79,6 +79,11 @@ pub(super) fn items(key: &str, v: &Value, split: Split) -> Result<Vec<String>, S
         Value::Array(a) => {
             let mut out = Vec::new();
             for x in a {
+                // Zotero's JSON gives each tag as `{"tag": "RLHF", "type": 1}`.
+                let x = match x.get("tag") {
+                    Some(tag @ Value::String(_)) => tag,
+                    _ => x,
+                };
                 if let Some(s) = scalar(key, x).map_err(|_| {
                     format!("`{key}` must be a list of texts, not of {}", describe(x))
                 })? {
@@ -174,11 +179,21 @@ pub(super) fn kind(v: &Value) -> Result<Option<Kind>, String> {
 }
 
 /// A list of authors: names joined by ", "; a text stays as written. A name may be a CSL JSON
-/// name object (`{"family": "Vaswani", "given": "Ashish"}` or `{"literal": "DeepSeek-AI"}`).
+/// name object (`{"family": "Vaswani", "given": "Ashish"}` or `{"literal": "DeepSeek-AI"}`), a
+/// Zotero creator (`{"creatorType": "author", "firstName": .., "lastName": ..}`, editors and
+/// other roles left out) or a `{"name": ..}` object (Semantic Scholar, Zotero's one-field names).
 pub(super) fn authors(v: &Value) -> Result<Option<String>, String> {
     match v {
         Value::Array(list) => {
-            let names: Vec<Value> = list.iter().map(csl_name).collect::<Result<_, _>>()?;
+            let names: Vec<Value> = list
+                .iter()
+                .filter(|n| {
+                    n.get("creatorType")
+                        .and_then(Value::as_str)
+                        .is_none_or(|t| t == "author")
+                })
+                .map(csl_name)
+                .collect::<Result<_, _>>()?;
             let names = items("authors", &Value::Array(names), Split::Semicolons)?;
             Ok((!names.is_empty()).then(|| names.join(", ")))
         }
@@ -192,18 +207,28 @@ fn csl_name(v: &Value) -> Result<Value, String> {
         return Ok(v.clone());
     };
     let part = |k: &str| name.get(k).and_then(Value::as_str).map(str::trim);
-    if let Some(literal) = part("literal").filter(|l| !l.is_empty()) {
+    if let Some(literal) = part("literal")
+        .or_else(|| part("name"))
+        .filter(|l| !l.is_empty())
+    {
         return Ok(Value::String(literal.to_string()));
     }
-    let parts: Vec<&str> = ["given", "non-dropping-particle", "family", "suffix"]
-        .into_iter()
-        .filter_map(part)
-        .filter(|p| !p.is_empty())
-        .collect();
+    let parts: Vec<&str> = [
+        "given",
+        "firstName",
+        "non-dropping-particle",
+        "family",
+        "lastName",
+        "suffix",
+    ]
+    .into_iter()
+    .filter_map(part)
+    .filter(|p| !p.is_empty())
+    .collect();
     if parts.is_empty() {
         return Err(
-            "`authors` holds a name without `family`, `given` or `literal` (a CSL JSON name \
-             object)"
+            "`authors` holds a name without `family`, `given`, `literal` or `name` (a CSL \
+             JSON name object, or a Zotero creator with `firstName` and `lastName`)"
                 .into(),
         );
     }
