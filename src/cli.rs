@@ -183,8 +183,9 @@ pub enum Command {
         #[command(flatten)]
         read: ReadArgs,
     },
-    /// Build index.bin from a corpus: .jsonl, .bib, .csv/.tsv, .md, arXiv .atom/.rss files, a
-    /// zotero.sqlite, or directories of them (an awesome-list .md is named alone).
+    /// Build index.bin from a corpus: .jsonl/.json, .bib, .ris, .csv/.tsv, .md, arXiv .atom/.rss
+    /// files, a zotero.sqlite, or directories of them (an awesome-list .md or a .json list is
+    /// named alone).
     ///
     /// Vectors of papers whose embedded text is unchanged are taken from the existing index;
     /// only new or changed papers are embedded.
@@ -377,7 +378,8 @@ pub struct ReadArgs {
     /// the items of this collection and its sub-collections.
     #[arg(long, value_name = "NAME")]
     pub collection: Option<String>,
-    /// Read corpus files in this format whatever their extension (default: by extension).
+    /// Read the corpus files named here in this format whatever their extension (default: by
+    /// extension); recorded per file, so `add` may add files of other formats.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub corpus_format: Option<CorpusFormatArg>,
     /// Unknown keys, records without a title and tags outside the vocabulary are errors

@@ -484,3 +484,17 @@ fn zoteros_own_json_keeps_its_abstract_authors_and_tags() {
     );
     assert_eq!(rows[1]["authors"], "Grace Hopper");
 }
+
+#[test]
+fn a_repeated_listing_fills_in_what_the_first_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let ris = b"TY  - JOUR\nTI  - Proximal Policy Optimization Algorithms\nDO  - 10.48550/arXiv.1707.06347\nER  - \n\
+                TY  - JOUR\nTI  - Proximal Policy Optimization Algorithms\nDO  - 10.48550/arXiv.1707.06347\n\
+                PY  - 2017\nAU  - Schulman, John\nKW  - policy gradient\nER  - \n";
+    let (rows, warnings) = listed(&write(dir.path(), "dup.ris", ris));
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert!(warnings.contains("merged"), "{warnings}");
+    assert_eq!(rows[0]["year"], 2017, "{:?}", rows[0]);
+    assert_eq!(rows[0]["authors"], "John Schulman");
+    assert_eq!(rows[0]["keywords"], serde_json::json!(["policy gradient"]));
+}

@@ -7,8 +7,10 @@
 //! (else `CT`/`BT`), the abstract from `AB`/`N2`, authors from `AU`/`A1` ("Family, Given" read
 //! as "Given Family", as BibTeX names are), the year from the first of `PY`/`Y1`/`DA` holding
 //! one, `DO` the DOI (an arXiv DOI also the arXiv id), `UR` the address, each `KW` a keyword,
-//! `ID` the id. Other tags, and a second title or abstract tag, are kept under their own names,
-//! so the import names them as left out, as it does a BibTeX entry's `publisher`.
+//! `ID` the id; a repeated title line is an alias, repeated abstract lines are one abstract, a
+//! `KW` holding `;` several keywords. Other tags (and a second title or abstract tag, e.g. `T1`
+//! beside `TI`) are kept under their own names, so the import names them as left out, as it
+//! does a BibTeX entry's `publisher`.
 
 use serde_json::Value;
 
@@ -145,6 +147,8 @@ fn record_of(fields: &[Field]) -> Result<Record, (usize, String)> {
     let summary = present(ABSTRACT);
     let mut authors = Vec::new();
     let mut keywords = Vec::new();
+    let mut aliases = Vec::new();
+    let mut abstract_parts: Vec<&str> = Vec::new();
     let mut others: Vec<(&str, Vec<&str>)> = Vec::new();
     for (tag, value, _) in fields {
         if value.is_empty() {
@@ -152,14 +156,24 @@ fn record_of(fields: &[Field]) -> Result<Record, (usize, String)> {
         }
         let v = value.as_str();
         match tag.as_str() {
-            t if Some(t) == title.as_deref() && !r.contains_key("title") => {
-                r.insert("title".into(), Value::String(v.into()));
+            // A second title (a translation, a subtitle line) is another name of the paper.
+            t if Some(t) == title.as_deref() => {
+                if r.contains_key("title") {
+                    aliases.push(Value::String(v.into()));
+                } else {
+                    r.insert("title".into(), Value::String(v.into()));
+                }
             }
-            t if Some(t) == summary.as_deref() && !r.contains_key("abstract") => {
-                r.insert("abstract".into(), Value::String(v.into()));
-            }
+            // Exporters split a long abstract over several lines of its tag.
+            t if Some(t) == summary.as_deref() => abstract_parts.push(v),
             "AU" | "A1" => authors.push(Value::String(given_first(v))),
-            "KW" => keywords.push(Value::String(v.into())),
+            // One keyword a line, or several joined by `;` (Web of Science, EndNote).
+            "KW" => keywords.extend(
+                v.split(';')
+                    .map(str::trim)
+                    .filter(|k| !k.is_empty())
+                    .map(|k| Value::String(k.into())),
+            ),
             "ID" if !r.contains_key("id") => {
                 r.insert("id".into(), Value::String(v.into()));
             }
@@ -193,6 +207,12 @@ fn record_of(fields: &[Field]) -> Result<Record, (usize, String)> {
                 return Err((*line, format!("`{tag}` {value:?} holds no year")));
             }
         }
+    }
+    if !abstract_parts.is_empty() {
+        r.insert("abstract".into(), Value::String(abstract_parts.join(" ")));
+    }
+    if !aliases.is_empty() {
+        r.insert("aliases".into(), Value::Array(aliases));
     }
     if !authors.is_empty() {
         r.insert("author".into(), Value::Array(authors));
@@ -279,5 +299,21 @@ mod tests {
         );
         assert_eq!(r["T2"], "NeurIPS");
         assert_eq!(r["VL"], "30");
+    }
+
+    #[test]
+    fn repeated_titles_abstracts_and_joined_keywords_lose_nothing() {
+        let text = "TY  - JOUR\nTI  - Attention\nTI  - 注意力机制\nAB  - First half.\n\
+                    AB  - Second half.\nKW  - gan; adversarial;generative\nER  - \n";
+        let (entries, problems) = parse(text);
+        assert!(problems.is_empty(), "{problems:?}");
+        let r = &entries[0].record;
+        assert_eq!(r["title"], "Attention");
+        assert_eq!(r["aliases"], serde_json::json!(["注意力机制"]));
+        assert_eq!(r["abstract"], "First half. Second half.");
+        assert_eq!(
+            r["keywords"],
+            serde_json::json!(["gan", "adversarial", "generative"])
+        );
     }
 }

@@ -146,9 +146,11 @@ impl Import {
                     .cloned()
                     .collect()
             };
+            let repeat = self.entries[i].1.clone();
             let kept = &mut self.entries[j].1;
             append_new(&mut kept.highlight, &highlight);
             append_new(&mut kept.summary, &summary);
+            fill_missing(kept, repeat);
             for t in topics {
                 if t != kept.topic && !kept.also_topics.contains(&t) {
                     kept.also_topics.push(t);
@@ -164,6 +166,28 @@ impl Import {
         let mut k = keep.iter();
         self.derived
             .retain(|_| *k.next().expect("one flag per entry"));
+    }
+}
+
+/// What the first listing lacks and the repeat says: a year, identifiers, addresses, authors,
+/// keywords (a merge keeps every fact either listing gave).
+fn fill_missing(kept: &mut Paper, repeat: Paper) {
+    fn or(into: &mut Option<String>, from: Option<String>) {
+        if into.is_none() {
+            *into = from;
+        }
+    }
+    kept.year = kept.year.or(repeat.year);
+    or(&mut kept.arxiv, repeat.arxiv);
+    or(&mut kept.doi, repeat.doi);
+    or(&mut kept.url, repeat.url);
+    or(&mut kept.link, repeat.link);
+    or(&mut kept.code, repeat.code);
+    or(&mut kept.authors, repeat.authors);
+    for k in repeat.keywords {
+        if !kept.keywords.contains(&k) {
+            kept.keywords.push(k);
+        }
     }
 }
 
