@@ -309,6 +309,12 @@ fn utf16_files_are_decoded() {
     let ris = "TY  - JOUR\nTI  - Big-Endian Paper\nER  - \n";
     let (rows, _) = listed(&write(dir.path(), "be.ris", &utf16(ris, false)));
     assert_eq!(titles(&rows), ["Big-Endian Paper"]);
+    // Without a byte order mark (as some tools write UTF-16LE), either byte order.
+    for (little, name) in [(true, "bare-le.tsv"), (false, "bare-be.tsv")] {
+        let bare = utf16(tsv, little)[2..].to_vec();
+        let (rows, _) = listed(&write(dir.path(), name, &bare));
+        assert_eq!(titles(&rows), ["Über Agents", "强化学习综述"], "{name}");
+    }
     // Broken UTF-16 is one message naming the file and the conversion.
     let mut cut = utf16("Title\nA\n", true);
     cut.push(b'x');

@@ -185,16 +185,16 @@ fn decode_lines(file: &Path, bytes: &[u8]) -> (String, Vec<Problem>) {
     (text, problems)
 }
 
-/// The text of bytes that start with a UTF-16 byte order mark (little- or big-endian), without
-/// the mark, and what is wrong when the rest is not UTF-16 (the text then holds U+FFFD where
-/// it breaks); `None` without a mark.
+/// The text of bytes that start with a UTF-16 byte order mark (little- or big-endian), or that
+/// read as UTF-16 without one ([`unmarked_utf16`]), without the mark, and what is wrong when
+/// the rest is not UTF-16 (the text then holds U+FFFD where it breaks); `None` otherwise.
 fn utf16(bytes: &[u8]) -> Option<(String, Option<String>)> {
-    let little = match bytes {
-        [0xFF, 0xFE, ..] => true,
-        [0xFE, 0xFF, ..] => false,
-        _ => return None,
+    let (little, start) = match bytes {
+        [0xFF, 0xFE, ..] => (true, 2),
+        [0xFE, 0xFF, ..] => (false, 2),
+        _ => (unmarked_utf16(bytes)?, 0),
     };
-    let pairs = bytes[2..].chunks_exact(2);
+    let pairs = bytes[start..].chunks_exact(2);
     let odd = !pairs.remainder().is_empty();
     let units: Vec<u16> = pairs
         .map(|p| {
@@ -217,6 +217,27 @@ fn utf16(bytes: &[u8]) -> Option<(String, Option<String>)> {
             Some("starts as UTF-16 but holds a broken character (an unpaired surrogate)".into()),
         ),
     })
+}
+
+/// Whether bytes without a byte order mark are UTF-16 text (`Some(true)`: little-endian): of
+/// their first 256 two-byte units none is zero whole, four in ten or more hold a zero byte on
+/// one side (the high byte of ASCII and Latin-1) and at most one in ten on the other. UTF-8
+/// text holds no zero byte, so it never reads as UTF-16.
+fn unmarked_utf16(bytes: &[u8]) -> Option<bool> {
+    let units: Vec<&[u8]> = bytes.chunks_exact(2).take(256).collect();
+    if units.len() < 2 || units.iter().any(|u| u[0] == 0 && u[1] == 0) {
+        return None;
+    }
+    let zeros = |side: usize| units.iter().filter(|u| u[side] == 0).count() * 10;
+    let (high_le, high_be) = (zeros(1), zeros(0));
+    let n = units.len();
+    if high_le >= 4 * n && high_be <= n {
+        Some(true)
+    } else if high_be >= 4 * n && high_le <= n {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 /// Checks across records: ids well-formed and unique, titles present, names unambiguous.
