@@ -280,6 +280,23 @@ fn a_semicolon_separated_csv_is_read_with_semicolons() {
         err.contains("long.csv:2: row has 3 cells") && err.contains("unquoted semicolon"),
         "{err}"
     );
+    // Excel's `sep=;` first line names the separator; the header is the line after it, and
+    // lines keep their numbers.
+    let excel = write(
+        dir.path(),
+        "excel.csv",
+        b"sep=;\nTitle;Year\nA Paper; 2024\nBad Year;twenty\n",
+    );
+    let err = refused(&excel);
+    assert!(err.contains("excel.csv:4:"), "{err}");
+    let excel = write(
+        dir.path(),
+        "excel-ok.csv",
+        b"sep=;\r\nTitle;Year\r\nA Paper;2024\r\n",
+    );
+    let (rows, _) = listed(&excel);
+    assert_eq!(titles(&rows), ["A Paper"]);
+    assert_eq!(rows[0]["year"], 2024);
 }
 
 /// `text` as UTF-16 with its byte order mark.
@@ -489,6 +506,16 @@ fn zoteros_own_json_keeps_its_abstract_authors_and_tags() {
         "{keywords:?}"
     );
     assert_eq!(rows[1]["authors"], "Grace Hopper");
+    // An API answer wraps its list under `data` (Semantic Scholar) or `results` (OpenAlex).
+    for key in ["data", "results"] {
+        let answer = format!(r#"{{"total": 1, "{key}": [{{"title": "Wrapped Paper"}}]}}"#);
+        let (rows, _) = listed(&write(
+            dir.path(),
+            &format!("{key}.json"),
+            answer.as_bytes(),
+        ));
+        assert_eq!(titles(&rows), ["Wrapped Paper"], "{key}");
+    }
 }
 
 #[test]

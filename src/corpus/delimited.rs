@@ -5,7 +5,8 @@
 //! (`Abstract Note`, `Publication Year`, `Manual Tags`; see [`super::fields`]). Empty cells are
 //! absent values; a row longer than the header is a problem, a shorter one has empty cells.
 //! A `.csv` whose header row holds semicolons and no comma is read with `;` ([`sniff`]), as
-//! spreadsheets save CSV where the decimal mark is a comma.
+//! spreadsheets save CSV where the decimal mark is a comma; an Excel `sep=X` first line names
+//! the separator and is not the header.
 
 use serde_json::Value;
 
@@ -18,9 +19,12 @@ pub struct Row {
     pub record: Record,
 }
 
-/// The delimiter of a `.csv` text: `;` when its header row (the first line) holds a semicolon
-/// and no comma, else `,`.
+/// The delimiter of a `.csv` text: the one an Excel `sep=X` first line names; else `;` when
+/// its header row (the first line) holds a semicolon and no comma; else `,`.
 pub fn sniff(text: &str) -> u8 {
+    if let Some(d) = sep_line(text) {
+        return d;
+    }
     let header = text.lines().next().unwrap_or("");
     if header.contains(';') && !header.contains(',') {
         b';'
@@ -29,9 +33,33 @@ pub fn sniff(text: &str) -> u8 {
     }
 }
 
+/// The delimiter an Excel `sep=X` first line names (a line Excel writes and reads to say
+/// which separator the file uses), if the text starts with one.
+fn sep_line(text: &str) -> Option<u8> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let first = text.lines().next()?.trim_end();
+    match first.strip_prefix("sep=")?.as_bytes() {
+        [d] if d.is_ascii_punctuation() || *d == b'\t' => Some(*d),
+        _ => None,
+    }
+}
+
 /// Parse `text` with `delimiter` (`b','`, `b';'` or `b'\t'`). Problems are `(line, message)`.
+/// An Excel `sep=X` first line is not a header: the header is the line after it.
 pub fn parse(text: &str, delimiter: u8) -> (Vec<Row>, Vec<(usize, String)>) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // Emptied, not removed, so that every later line keeps its number (the reader skips
+    // empty lines).
+    let emptied;
+    let text = match sep_line(text) {
+        Some(_) => {
+            emptied = text
+                .split_once('\n')
+                .map_or(String::new(), |(_, rest)| format!("\n{rest}"));
+            emptied.as_str()
+        }
+        None => text,
+    };
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .flexible(true)

@@ -1,6 +1,6 @@
 //! JSON records: JSONL (one object per line), and a `.json` file holding a list of records
-//! (`[{...}, {...}]`, pretty-printed or on one line) or an object whose `papers` or `items` is
-//! that list. Each record comes with the line of its first character, so a problem names it.
+//! (`[{...}, {...}]`, pretty-printed or on one line) or an object whose `papers`, `items`,
+//! `data` or `results` is that list. Each record comes with the line of its first character, so a problem names it.
 
 use serde::de::IgnoredAny;
 use serde_json::Value;
@@ -10,8 +10,9 @@ use super::super::fields::Record;
 /// Records by line, or what is wrong at that line.
 pub(super) type Read = Vec<(usize, Result<Record, String>)>;
 
-/// The keys of a wrapping object that hold the list of records.
-const LIST_KEYS: &[&str] = &["papers", "items"];
+/// The keys of a wrapping object that hold the list of records: `papers`, `items` (Zotero's
+/// and Better BibTeX's JSON), `data` (Semantic Scholar's API), `results` (OpenAlex's API).
+const LIST_KEYS: &[&str] = &["papers", "items", "data", "results"];
 
 /// The JSON objects of a JSONL text, by line; blank lines skipped, a BOM and CRLF tolerated.
 pub(super) fn jsonl_records(text: &str) -> Read {
