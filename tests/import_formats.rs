@@ -251,9 +251,15 @@ fn a_broken_json_list_is_refused_at_the_line_of_its_record() {
             "{\n  \"title\": \"A\",\n  \"year\": \n}\n",
             "object.json:4: malformed JSON",
         ),
+        (
+            "ris.json",
+            "\nTY  - JOUR\nTI  - A\nER  - \nTY  - JOUR\nTI  - B\nER  - \n",
+            "ris.json:2: not JSON: a .json file holds a list",
+        ),
     ] {
         let err = refused(&write(dir.path(), name, text.as_bytes()));
         assert!(err.contains(says), "{name}: {err}");
+        assert!(err.contains("error: 1 problem(s)"), "one problem: {err}");
     }
 }
 

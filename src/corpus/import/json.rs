@@ -48,7 +48,17 @@ pub(super) fn json_records(text: &str) -> Read {
             Err(e) => vec![(e.line().max(1), Err(describe_json_error(&e)))],
             Ok(_) => jsonl_records(text),
         },
-        _ => jsonl_records(text),
+        None => Vec::new(),
+        // Not JSON at all (another format under `.json`, or forced to it): one problem, not
+        // one a line.
+        Some(_) => vec![(
+            line_of(body, start),
+            Err(format!(
+                "not JSON: a .json file holds a list `[...]` or objects `{{...}}`, and this \
+                 starts with {:?}; check the file's format (--corpus-format)",
+                body[start..].chars().take(24).collect::<String>()
+            )),
+        )],
     }
 }
 
