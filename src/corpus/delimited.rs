@@ -20,14 +20,19 @@ pub struct Row {
 }
 
 /// The delimiter of a `.csv` text: the one an Excel `sep=X` first line names; else `;` when
-/// its header row (the first line) holds a semicolon and no comma; else `,`.
+/// its header row (the first line) holds a semicolon and no comma, a tab when it holds tabs
+/// and neither (a tab-separated export saved as `.csv`); else `,`.
 pub fn sniff(text: &str) -> u8 {
     if let Some(d) = sep_line(text) {
         return d;
     }
     let header = text.lines().next().unwrap_or("");
-    if header.contains(';') && !header.contains(',') {
+    if header.contains(',') {
+        b','
+    } else if header.contains(';') {
         b';'
+    } else if header.contains('\t') {
+        b'\t'
     } else {
         b','
     }
