@@ -536,4 +536,13 @@ fn a_repeated_listing_fills_in_what_the_first_lacks() {
     assert_eq!(rows[0]["year"], 2017, "{:?}", rows[0]);
     assert_eq!(rows[0]["authors"], "John Schulman");
     assert_eq!(rows[0]["keywords"], serde_json::json!(["policy gradient"]));
+    // Two years for one paper: the first is kept, and the disagreement is said.
+    let ris = b"TY  - JOUR\nTI  - BERT\nDO  - 10.18653/v1/N19-1423\nPY  - 2019\nER  - \n\
+                TY  - JOUR\nTI  - BERT\nDO  - 10.18653/v1/N19-1423\nPY  - 2018\nER  - \n";
+    let (rows, warnings) = listed(&write(dir.path(), "years.ris", ris));
+    assert_eq!(rows[0]["year"], 2019);
+    assert!(
+        warnings.contains("its year 2018 differs from the first's 2019, which is kept"),
+        "{warnings}"
+    );
 }

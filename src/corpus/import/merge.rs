@@ -85,8 +85,15 @@ impl Import {
                 }
                 _ => String::new(),
             };
+            // A year the two listings disagree on is said: the first listing's is kept.
+            let conflict = match (p.year, self.entries[j].1.year) {
+                (Some(here), Some(first)) if here != first => {
+                    format!("; its year {here} differs from the first's {first}, which is kept")
+                }
+                _ => String::new(),
+            };
             let note = format!(
-                "{title:?} at {}:{li} (first at {}:{lj}{how})",
+                "{title:?} at {}:{li} (first at {}:{lj}{how}{conflict})",
                 fi.display(),
                 fj.display()
             );
