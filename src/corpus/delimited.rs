@@ -11,6 +11,7 @@
 use serde_json::Value;
 
 use super::fields::{Record, normalize_key};
+use super::lines::LineCounter;
 
 /// One row: its line (of its first character) and its non-empty cells by column name.
 #[derive(Debug)]
@@ -74,7 +75,7 @@ pub fn parse(text: &str, delimiter: u8) -> (Vec<Row>, Vec<(usize, String)>) {
         Ok(h) => h,
         Err(problems) => return (Vec::new(), problems),
     };
-    let lines = Lines(text);
+    let mut lines = Lines::new(text);
     let mut problems = Vec::new();
     let mut records = Vec::new();
     for result in reader.records() {
@@ -86,7 +87,10 @@ pub fn parse(text: &str, delimiter: u8) -> (Vec<Row>, Vec<(usize, String)>) {
             }
         }
     }
-    if let Some(p) = records.last().and_then(|last| unclosed_quote(&lines, last)) {
+    if let Some(p) = records
+        .last()
+        .and_then(|last| unclosed_quote(&mut lines, last))
+    {
         problems.push(p);
         return (Vec::new(), problems);
     }
@@ -161,9 +165,13 @@ fn header(reader: &mut csv::Reader<&[u8]>) -> Result<Vec<String>, Vec<(usize, St
 }
 
 /// Byte positions of the text as line numbers.
-struct Lines<'a>(&'a str);
+struct Lines<'a>(&'a str, LineCounter<'a>);
 
-impl Lines<'_> {
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        Lines(text, LineCounter::new(text.as_bytes()))
+    }
+
     /// A record's position may fall on the line break that ends the row before it: skip line
     /// breaks.
     fn start_of(&self, byte: u64) -> usize {
@@ -176,18 +184,15 @@ impl Lines<'_> {
     }
 
     /// The line (from 1) of the record starting at `byte`.
-    fn line_of(&self, byte: u64) -> usize {
+    fn line_of(&mut self, byte: u64) -> usize {
         let b = self.start_of(byte);
-        1 + self.0.as_bytes()[..b]
-            .iter()
-            .filter(|&&c| c == b'\n')
-            .count()
+        self.1.line_of(b)
     }
 }
 
 /// A quote opened and never closed makes the reader take the rest of the file as one cell;
 /// the last record's raw text then holds an odd number of quotes.
-fn unclosed_quote(lines: &Lines, last: &csv::StringRecord) -> Option<(usize, String)> {
+fn unclosed_quote(lines: &mut Lines, last: &csv::StringRecord) -> Option<(usize, String)> {
     let text = lines.0;
     let start = last.position().map_or(0, |p| lines.start_of(p.byte()));
     (text.is_char_boundary(start) && text[start..].matches('"').count() % 2 == 1).then(|| {

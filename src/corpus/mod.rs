@@ -11,6 +11,7 @@ pub mod facets;
 pub mod fields;
 pub mod files;
 pub mod import;
+mod lines;
 pub mod load;
 pub mod markdown;
 pub mod paper;

@@ -4,6 +4,7 @@
 use roxmltree::{Document, Node};
 
 use super::super::fields::{MAX_FIELD_BYTES, normalize_arxiv, normalize_doi};
+use super::super::lines::LineCounter;
 use super::{ARXIV_NS, DC_NS, Entry, FeedError, MAX_ENTRIES};
 
 pub(super) fn line_of(doc: &Document, node: Node) -> u32 {
@@ -108,24 +109,14 @@ pub(super) fn read_entries<'a, 'i: 'a>(
     let mut entries = Vec::new();
     let mut skipped = Vec::new();
     let mut skipped_ids = Vec::new();
-    // Lines are counted on from the previous entry: `line_of` counts from the start of the
-    // document each time, which made a 1,000-entry file take 26 s.
-    let text = doc.input_text().as_bytes();
-    let (mut offset, mut row) = (0usize, 1u32);
+    let mut lines = LineCounter::new(doc.input_text().as_bytes());
     for node in nodes {
         if entries.len() + skipped.len() == MAX_ENTRIES {
             return Err(FeedError::TooMany {
                 limit: format!("{MAX_ENTRIES} entries"),
             });
         }
-        let start = node.range().start;
-        let line = if start >= offset {
-            row += text[offset..start].iter().filter(|&&b| b == b'\n').count() as u32;
-            offset = start;
-            row
-        } else {
-            line_of(doc, node)
-        };
+        let line = u32::try_from(lines.line_of(node.range().start)).unwrap_or(u32::MAX);
         match read(node, line).and_then(|e| check_entry(line, &e).map(|()| e)) {
             Ok(entry) => entries.push(entry),
             // The API's error entry is the answer, not one bad entry among good ones.
