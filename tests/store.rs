@@ -959,7 +959,7 @@ fn two_servers_on_one_store_answer_without_error_while_a_push_runs() {
 }
 
 #[test]
-fn on_a_large_store_pgvector_finds_what_the_scan_finds() {
+fn on_a_large_store_a_like_reads_its_seeds_stored_nearest() {
     let (pg, dir, url) = started();
     let a = synthetic_index(dir.path(), "a.bin", 3000, |_| true, |_, _| {});
     let a = a.to_str().unwrap();
@@ -1005,10 +1005,55 @@ fn on_a_large_store_pgvector_finds_what_the_scan_finds() {
         dense >= 0.99,
         "dense recall@10 against the exact scan: {dense}"
     );
+    // A `like` reads its seed's stored nearest: the same candidates as the index file's.
     assert!(
-        hybrid >= 0.95,
+        hybrid == 1.0,
         "fused top 10 shared with the index file's: {hybrid}"
     );
+    assert!(
+        said.contains("stored the nearest papers of each of the 3000 papers"),
+        "{said}"
+    );
+    let version = published_version(&pg);
+    let listed = |v: &str| {
+        pg.value(
+            "postgres",
+            &format!("SELECT count(*) FROM recommend.nearest WHERE version = {v}"),
+        )
+    };
+    assert_eq!(listed(&version), "3000");
+
+    // The lists are what answers: given the list of a paper syn-7's whole candidate pool
+    // lacks, syn-7's pool holds that paper (syn-N is paper N - 1 of the index).
+    let file = ids(&["--index", a, "like", "syn-7", "-f", "json"]);
+    let pool = ids(&["--index", a, "like", "syn-7", "-k", "2000", "-f", "json"]);
+    let stranger = (1000..3000)
+        .find(|p| !pool.contains(&format!("syn-{p}")))
+        .expect("a paper outside syn-7's candidates");
+    pg.sql(
+        "postgres",
+        &format!(
+            "UPDATE recommend.nearest SET list = (SELECT list FROM recommend.nearest
+             WHERE version = {version} AND paper = {stranger} - 1)
+             WHERE version = {version} AND paper = 6"
+        ),
+    );
+    let swapped = ids(&["--store", &url, "like", "syn-7", "-k", "2000", "-f", "json"]);
+    assert!(
+        swapped.contains(&format!("syn-{stranger}")),
+        "syn-{stranger} not among {} results",
+        swapped.len()
+    );
+
+    // A version without lists (pushed by an older recommend) is answered through pgvector,
+    // and pushing the same index again stores them.
+    pg.sql("postgres", "DELETE FROM recommend.nearest");
+    let fallback = ids(&["--store", &url, "like", "syn-7", "-f", "json"]);
+    assert!(overlap(&file, &fallback) >= 9, "{file:?} / {fallback:?}");
+    let again = push(Path::new(a), &url);
+    assert!(!again.contains("nothing to write"), "{again}");
+    assert_eq!(listed(&published_version(&pg)), "3000");
+    assert_eq!(ids(&["--store", &url, "like", "syn-7", "-f", "json"]), file);
 }
 
 #[test]

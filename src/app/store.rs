@@ -45,6 +45,12 @@ pub fn push(common: &CommonArgs, to: &str) -> Result<()> {
                  recall@10 {recall:.3} against the exact scan on sampled papers"
             );
         }
+        if report.nearest > 0 {
+            eprintln!(
+                "stored the nearest papers of each of the {} papers: a `like` reads its seed's by key",
+                report.nearest
+            );
+        }
     } else {
         eprintln!(
             "{} already holds {} (version {}, {} papers): nothing to write",

@@ -200,6 +200,13 @@ pub trait NearestSource: Send + Sync {
     /// The `k` papers nearest `query` as (position, cosine), best first; `None` when the
     /// source cannot answer now, and the stored graph answers instead.
     fn nearest(&self, query: &[f32], k: usize) -> Option<Vec<(usize, f32)>>;
+
+    /// The `k` papers nearest paper `paper`'s own vector (itself among them), best first, as
+    /// the stored graph gives them ([`Searcher::paper_nearest`]); `None` when the source holds
+    /// no such list, and [`NearestSource::nearest`] is asked with the paper's vector instead.
+    fn paper_nearest(&self, _paper: usize, _k: usize) -> Option<Vec<usize>> {
+        None
+    }
 }
 
 /// A loaded, validated index. The arrays stay in the mapped file; papers are materialized

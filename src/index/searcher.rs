@@ -233,7 +233,7 @@ impl Searcher {
         }
         match self.graph() {
             Some(g) if !exact && self.uses_graph() && query.len() == self.dim() => {
-                let ef = self.meta.hnsw.ef_search.max(k);
+                let ef = self.graph_beam(k);
                 g.search(self.slice(&self.layout.vectors), self.dim(), query, k, ef)
             }
             _ => {
@@ -242,6 +242,30 @@ impl Searcher {
                 ann::top_hits(scored, k)
             }
         }
+    }
+
+    /// The `k` papers nearest paper `i`'s vector (`i` itself among them), as
+    /// [`Searcher::nearest`] without `exact` finds them; a source's stored list for the paper
+    /// ([`NearestSource::paper_nearest`]) answers first, which is what a related-work query asks
+    /// for its seed.
+    pub fn paper_nearest(&self, i: usize, k: usize) -> Vec<usize> {
+        if let Some(source) = &self.nearest_source
+            && self.uses_graph()
+            && let Some(list) = source.paper_nearest(i, k)
+        {
+            return list;
+        }
+        let v = self.vector(i).to_vec();
+        self.nearest(&v, k, false)
+            .into_iter()
+            .map(|(j, _)| j)
+            .collect()
+    }
+
+    /// The beam [`Searcher::nearest`] walks the stored graph with for `k` papers: a list found
+    /// with the same beam for more papers begins with these `k`.
+    pub fn graph_beam(&self, k: usize) -> usize {
+        self.meta.hnsw.ef_search.max(k)
     }
 
     /// Take the approximate nearest neighbours from `source` rather than the stored graph (see

@@ -17,7 +17,8 @@ use sha2::{Digest, Sha256};
 use super::schema::{self, CHANNEL};
 use super::{Store, StoreError};
 use crate::corpus::Paper;
-use crate::index::Index;
+use crate::engine::retrieve::SEED_NEAREST;
+use crate::index::{Index, Searcher};
 
 /// Papers per batch transaction.
 pub const BATCH: usize = 500;
@@ -44,6 +45,9 @@ pub struct PushReport {
     /// On a large index, the beam factor published and the recall@10 it reached against the
     /// exact scan on the sampled papers (`query::calibrate_beam`).
     pub beam: Option<(f32, f64)>,
+    /// On a large index, the papers whose nearest neighbours were stored with the version
+    /// (`schema::NEAREST_TABLE`).
+    pub nearest: usize,
 }
 
 /// A paper's content key: SHA-256 (first 16 bytes, hex) of its JSON record and its vector's
@@ -217,7 +221,7 @@ pub fn push(
     bytes: &[u8],
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<PushReport, StoreError> {
-    let index = Index::from_bytes(bytes)?;
+    let index = Searcher::new(Index::from_bytes(bytes)?);
     let target = store.target().clone();
     let fault = injected_fault();
     store.with(|c| {
@@ -250,13 +254,15 @@ const PUSH_LOCK: i64 = 7_339_013;
 fn push_locked(
     c: &mut postgres::Client,
     store: &Store,
-    index: &Index,
+    index: &Searcher,
     bytes: &[u8],
     fault: Option<usize>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<PushReport, StoreError> {
     let target = store.target().clone();
     let meta = schema::ensure(c, &target, index.dim())?;
+    c.batch_execute(schema::NEAREST_TABLE)
+        .map_err(store.fail("creating the table of nearest papers"))?;
     if meta.dim != index.dim()
         || (!meta.model_id.is_empty() && meta.model_id != index.meta.model_id)
     {
@@ -311,15 +317,24 @@ fn push_locked(
         batches: 0,
         published: false,
         beam: None,
+        nearest: 0,
     };
-    // A store published without a calibrated beam (an older push) is published again.
+    // A store published without a calibrated beam or without its papers' nearest (an older
+    // push) is published again.
     let calibrated = !index.graph_answers()
-        || c.query_opt(
-            "SELECT value FROM recommend.meta WHERE key = 'beam_factor'",
-            &[],
-        )
-        .map_err(store.fail("reading the store's metadata"))?
-        .is_some();
+        || (c
+            .query_opt(
+                "SELECT value FROM recommend.meta WHERE key = 'beam_factor'",
+                &[],
+            )
+            .map_err(store.fail("reading the store's metadata"))?
+            .is_some()
+            && c.query_one(
+                "SELECT EXISTS (SELECT 1 FROM recommend.nearest WHERE version = $1)",
+                &[&meta.version],
+            )
+            .map_err(store.fail("reading the store's metadata"))?
+            .get::<_, bool>(0));
     if new.is_empty()
         && removed == 0
         && published_hash.as_deref() == Some(hash.as_str())
@@ -358,20 +373,64 @@ fn push_locked(
     } else {
         1.0
     };
+    let nearest = if index.graph_answers() {
+        nearest_lists(index)
+    } else {
+        Vec::new()
+    };
+    report.nearest = nearest.len();
     let published = Published {
         hash: &hash,
         beam_factor: beam,
+        nearest: &nearest,
     };
     report.version = publish(c, store, index, bytes, published, &keys, &digests)?;
     report.published = true;
     Ok(report)
 }
 
-/// What a publication records of the version besides its rows: the plan's SHA-256 and the
-/// calibrated beam factor.
+/// What a publication records of the version besides its rows: the plan's SHA-256, the
+/// calibrated beam factor and each paper's nearest ([`nearest_lists`]; none on a small index).
 struct Published<'a> {
     hash: &'a str,
     beam_factor: f32,
+    nearest: &'a [Vec<u32>],
+}
+
+/// Every paper's [`SEED_NEAREST`] nearest papers, as the index's own graph finds them for a
+/// `like` of it: the store then answers a `like` as the index file does, without a search.
+/// A 100k push with them took 273 s in all (bench/runs/2026-12-07-store-nearest/).
+fn nearest_lists(index: &Searcher) -> Vec<Vec<u32>> {
+    (0..index.len())
+        .into_par_iter()
+        .map(|i| {
+            index
+                .paper_nearest(i, SEED_NEAREST)
+                .into_iter()
+                .map(|j| j as u32)
+                .collect()
+        })
+        .collect()
+}
+
+/// `nearest` as rows of `recommend.nearest` for `version`, in one COPY.
+fn copy_nearest(
+    tx: &mut postgres::Transaction<'_>,
+    version: i64,
+    nearest: &[Vec<u32>],
+) -> Result<(), postgres::Error> {
+    use postgres::binary_copy::BinaryCopyInWriter;
+    use postgres::types::Type;
+    let sink = tx.copy_in("COPY recommend.nearest (version, paper, list) FROM STDIN BINARY")?;
+    let mut rows = BinaryCopyInWriter::new(sink, &[Type::INT8, Type::INT4, Type::BYTEA]);
+    let mut bytes = Vec::new();
+    for (paper, list) in nearest.iter().enumerate() {
+        bytes.clear();
+        bytes.extend(list.iter().flat_map(|j| j.to_le_bytes()));
+        rows.write(&[&version, &(paper as i32), &bytes.as_slice()])?;
+    }
+    rows.finish()?;
+    Ok(())
 }
 
 /// The last transaction of a push: the plan under a new version, the metadata, the removal of
@@ -385,7 +444,11 @@ fn publish(
     keys: &[String],
     digests: &[String],
 ) -> Result<i64, StoreError> {
-    let Published { hash, beam_factor } = published;
+    let Published {
+        hash,
+        beam_factor,
+        nearest,
+    } = published;
     let fail = store.fail("publishing the new version");
     let mut tx = c.transaction().map_err(&fail)?;
     let current: String = tx
@@ -403,6 +466,14 @@ fn publish(
         )
         .map_err(&fail)?;
     }
+    if !nearest.is_empty() {
+        copy_nearest(&mut tx, version, nearest).map_err(&fail)?;
+    }
+    tx.execute(
+        "DELETE FROM recommend.nearest WHERE version < $1",
+        &[&version],
+    )
+    .map_err(&fail)?;
     tx.execute(
         "DELETE FROM recommend.papers p WHERE NOT EXISTS (
              SELECT 1 FROM unnest($1::text[], $2::text[]) AS m(k, d)

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use super::schema;
 use super::{Store, StoreError};
+use crate::engine::retrieve::SEED_NEAREST;
 use crate::index::{Index, NearestSource, Searcher};
 
 /// pgvector's HNSW search returns at most `hnsw.ef_search` rows (default 40): the beam is set
@@ -168,7 +169,7 @@ impl Snapshot {
     /// The published version of `store` as an index, its dense candidates from pgvector.
     pub fn load(store: &Arc<Store>) -> Result<Snapshot, StoreError> {
         let target = store.target().clone();
-        let (version, beam_factor, bytes) = store.with(|c| {
+        let (version, beam_factor, listed, bytes) = store.with(|c| {
             let fail =
                 |e: postgres::Error| super::connect::classify(&target, &e, "reading the plan");
             let mut tx = c
@@ -194,8 +195,9 @@ impl Snapshot {
             for r in rows {
                 bytes.extend_from_slice(r.get::<_, &[u8]>(0));
             }
+            let listed = has_nearest(&mut tx, meta.version).map_err(fail)?;
             tx.commit().map_err(fail)?;
-            Ok(((meta.version, plan_sha256), meta.beam_factor, bytes))
+            Ok(((meta.version, plan_sha256), meta.beam_factor, listed, bytes))
         })?;
         let (version, plan_sha256) = version;
         let mut index =
@@ -208,10 +210,17 @@ impl Snapshot {
             let positions = (0..index.len())
                 .map(|i| ((index.table().id(i).to_string(), digests[i].clone()), i))
                 .collect();
+            let lists = listed.then(|| Lists {
+                version,
+                papers: index.len(),
+                beam: index.graph_beam(SEED_NEAREST),
+                ef_search: index.meta.hnsw.ef_search,
+            });
             index.set_nearest_source(Some(Arc::new(PgNearest {
                 store: Arc::clone(store),
                 positions,
                 beam_factor,
+                lists,
             })));
         }
         Ok(Snapshot {
@@ -222,13 +231,44 @@ impl Snapshot {
     }
 }
 
-/// pgvector's HNSW index as the nearest-neighbour source of one snapshot.
+/// Whether `version` has its papers' nearest stored (`schema::NEAREST_TABLE`; a store pushed
+/// without them has none, or not even the table).
+fn has_nearest(
+    c: &mut impl postgres::GenericClient,
+    version: i64,
+) -> Result<bool, postgres::Error> {
+    let table: bool = c
+        .query_one("SELECT to_regclass('recommend.nearest') IS NOT NULL", &[])?
+        .get(0);
+    Ok(table
+        && c.query_one(
+            "SELECT EXISTS (SELECT 1 FROM recommend.nearest WHERE version = $1)",
+            &[&version],
+        )?
+        .get(0))
+}
+
+/// pgvector's HNSW index, and the papers' stored nearest, as the nearest-neighbour source of
+/// one snapshot.
 pub struct PgNearest {
     store: Arc<Store>,
     /// The rows of the snapshot's version: (key, digest) -> position in its index.
     positions: HashMap<(String, String), usize>,
     /// The published beam factor ([`calibrate_beam`]; 1 for a store pushed without one).
     beam_factor: f32,
+    /// The version's stored nearest lists, when it has them.
+    lists: Option<Lists>,
+}
+
+/// What a snapshot knows of its version's stored nearest lists.
+struct Lists {
+    version: i64,
+    papers: usize,
+    /// The graph beam the lists were found with ([`Searcher::graph_beam`] of [`SEED_NEAREST`]).
+    beam: usize,
+    /// The index's own beam: a shorter list walked with it is the stored list's beginning only
+    /// when both beams are the same.
+    ef_search: usize,
 }
 
 /// A (key, digest) row as read, looked up in [`PgNearest::positions`] without copying it: it
@@ -273,8 +313,49 @@ impl PgNearest {
     }
 }
 
+impl PgNearest {
+    /// Paper `paper`'s stored list cut to `k`, when the version has lists, `k` is a beginning
+    /// of the list the graph would give for `k`, and the row reads whole; `None` otherwise.
+    fn stored(&self, paper: usize, k: usize) -> Option<Vec<usize>> {
+        let lists = self.lists.as_ref()?;
+        if k > SEED_NEAREST || lists.ef_search.max(k) != lists.beam {
+            return None;
+        }
+        // One round trip by primary key; the list as hex text, whatever `bytea_output` says.
+        let sql = format!(
+            "SELECT encode(list, 'hex') FROM recommend.nearest WHERE version = {} AND paper = {paper}",
+            lists.version
+        );
+        let messages = self
+            .store
+            .with(|c| {
+                c.simple_query(&sql)
+                    .map_err(self.store.fail("reading a paper's nearest"))
+            })
+            .ok()?;
+        let hex = messages.iter().find_map(|m| match m {
+            postgres::SimpleQueryMessage::Row(r) => r.get(0),
+            _ => None,
+        })?;
+        let bytes = hex::decode(hex).ok()?;
+        let mut list: Vec<usize> = bytes
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+            .collect();
+        if list.len() < k || list.iter().any(|&j| j >= lists.papers) {
+            return None;
+        }
+        list.truncate(k);
+        Some(list)
+    }
+}
+
 impl NearestSource for PgNearest {
     fn nearest(&self, query: &[f32], k: usize) -> Option<Vec<(usize, f32)>> {
         self.search(query, k).ok().filter(|h| !h.is_empty())
+    }
+
+    fn paper_nearest(&self, paper: usize, k: usize) -> Option<Vec<usize>> {
+        self.stored(paper, k)
     }
 }

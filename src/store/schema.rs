@@ -48,6 +48,7 @@ fn ddl(dim: usize) -> String {
          {builds_on}
          CREATE INDEX builds_on_parent ON recommend.builds_on (parent);
          {topics}
+         {NEAREST_TABLE}
          CREATE TABLE recommend.plan (
              version bigint NOT NULL, seq int NOT NULL, body bytea NOT NULL,
              PRIMARY KEY (version, seq));
@@ -66,6 +67,16 @@ fn ddl(dim: usize) -> String {
              ('schema_version', '{SCHEMA_VERSION}'), ('version', '0'), ('dim', '{dim}');"
     )
 }
+
+/// Each paper's nearest papers in one published version (`list`: their positions in the
+/// version's plan, little-endian u32), written by the push that publishes the version so that a
+/// `like` reads its seed's candidates by key instead of walking pgvector's HNSW index, which
+/// cost 2.3 ms of the server's CPU per `like` at 100k papers (bench/runs/2026-12-06-store-latency/).
+/// Optional: a store pushed without it is searched through pgvector, so a push creates it in a
+/// store made before it and readers that do not know it ignore it.
+pub const NEAREST_TABLE: &str = "CREATE TABLE IF NOT EXISTS recommend.nearest (
+             version bigint NOT NULL, paper int NOT NULL, list bytea NOT NULL,
+             PRIMARY KEY (version, paper));";
 
 /// An evidence table: the values `column` (with the `extra` columns) of each paper row, keyed
 /// by the paper's (key, digest) and deleted with it.

@@ -53,6 +53,9 @@ impl Mode {
 const UNLIKE_WEIGHT: f32 = 0.7;
 /// Candidates taken from each retriever before fusion, when not scanning everything.
 const POOL: usize = 200;
+/// The papers nearest a seed's own vector (the seed among them) that a related-work query on a
+/// large index scores: what the store keeps for each paper (`crate::store`).
+pub const SEED_NEAREST: usize = POOL + 1;
 
 /// Restrictions on which papers may be returned.
 #[derive(Debug, Clone, Default)]

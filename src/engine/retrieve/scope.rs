@@ -236,13 +236,7 @@ fn candidates(
     sections: bool,
     out: &mut Vec<usize>,
 ) {
-    let v = index.vector(seed).to_vec();
-    out.extend(
-        index
-            .nearest(&v, size + 1, false)
-            .into_iter()
-            .map(|(i, _)| i),
-    );
+    out.extend(index.paper_nearest(seed, size + 1));
     // A signal silent for this seed (no tags, no own tags, no spelling on a large list) has no
     // positive value to rank: its pass over the list is skipped.
     let speaks = [
