@@ -261,8 +261,7 @@ fn push_locked(
 ) -> Result<PushReport, StoreError> {
     let target = store.target().clone();
     let meta = schema::ensure(c, &target, index.dim())?;
-    c.batch_execute(schema::NEAREST_TABLE)
-        .map_err(store.fail("creating the table of nearest papers"))?;
+    schema::ensure_nearest(c).map_err(store.fail("creating the table of nearest papers"))?;
     if meta.dim != index.dim()
         || (!meta.model_id.is_empty() && meta.model_id != index.meta.model_id)
     {

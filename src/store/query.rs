@@ -237,10 +237,7 @@ fn has_nearest(
     c: &mut impl postgres::GenericClient,
     version: i64,
 ) -> Result<bool, postgres::Error> {
-    let table: bool = c
-        .query_one("SELECT to_regclass('recommend.nearest') IS NOT NULL", &[])?
-        .get(0);
-    Ok(table
+    Ok(schema::has_nearest_table(c)?
         && c.query_one(
             "SELECT EXISTS (SELECT 1 FROM recommend.nearest WHERE version = $1)",
             &[&version],

@@ -78,6 +78,24 @@ pub const NEAREST_TABLE: &str = "CREATE TABLE IF NOT EXISTS recommend.nearest (
              version bigint NOT NULL, paper int NOT NULL, list bytea NOT NULL,
              PRIMARY KEY (version, paper));";
 
+/// [`NEAREST_TABLE`] in a store made before it. Only when it is missing: `CREATE TABLE IF NOT
+/// EXISTS` asks for the right to create in the schema even when the table is there, which a
+/// lab's pushing role may lack.
+pub fn ensure_nearest(c: &mut Client) -> Result<(), postgres::Error> {
+    if !has_nearest_table(c)? {
+        c.batch_execute(NEAREST_TABLE)?;
+    }
+    Ok(())
+}
+
+/// Whether the store has [`NEAREST_TABLE`].
+pub fn has_nearest_table(c: &mut impl GenericClient) -> Result<bool, postgres::Error> {
+    Ok(
+        c.query_one("SELECT to_regclass('recommend.nearest') IS NOT NULL", &[])?
+            .get(0),
+    )
+}
+
 /// An evidence table: the values `column` (with the `extra` columns) of each paper row, keyed
 /// by the paper's (key, digest) and deleted with it.
 fn evidence(table: &str, column: &str, extra: &str) -> String {
