@@ -215,6 +215,19 @@ fn a_json_list_is_read_as_records() {
         let (rows, _) = listed(&write(dir.path(), name, text.as_bytes()));
         assert_eq!(titles(&rows), ["A", "B"], "{name}");
     }
+    // An object with two lists: the first is read, and the other is named, never dropped
+    // without a word.
+    let two = write(
+        dir.path(),
+        "two.json",
+        b"{\"papers\": [{\"title\": \"A\"}], \"items\": [{\"title\": \"B\"}, {\"title\": \"C\"}]}",
+    );
+    let (rows, err) = listed(&two);
+    assert_eq!(titles(&rows), ["A"]);
+    assert!(
+        err.contains("two.json: read the list under \"papers\"; \"items\" (2 entries) not read"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -33,15 +33,19 @@ pub(super) fn jsonl_records(text: &str) -> Read {
 }
 
 /// A `.json` file's records: a list, or an object holding one under [`LIST_KEYS`], or a single
-/// record written over several lines; any other text is read as JSONL.
-pub(super) fn json_records(text: &str) -> Read {
+/// record written over several lines; any other text is read as JSONL. With them, a sentence
+/// naming the lists of a wrapping object that were not read (it holds more than one).
+pub(super) fn json_records(text: &str) -> (Read, Option<String>) {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let start = body.len() - body.trim_start().len();
-    match body.as_bytes().get(start) {
+    let read = match body.as_bytes().get(start) {
         Some(b'[') => list_records(body, start, true),
         Some(b'{') => match serde_json::from_str::<Value>(body) {
             Ok(Value::Object(map)) => match wrapped_list(body, start, &map) {
-                Some(at) => list_records(body, at, false),
+                Some((at, key)) => {
+                    let unread = unread_lists(&map, &key);
+                    return (list_records(body, at, false), unread);
+                }
                 None => vec![(line_of(body, start), Ok(map))],
             },
             // One object per line: the first line is a whole value on its own.
@@ -60,7 +64,32 @@ pub(super) fn json_records(text: &str) -> Read {
                 body[start..].chars().take(24).collect::<String>()
             )),
         )],
-    }
+    };
+    (read, None)
+}
+
+/// The other lists of a wrapping object than the one read (under `read`), said: one list is
+/// read per file, since two lists of one object may hold the same papers or other things.
+fn unread_lists(map: &Record, read: &str) -> Option<String> {
+    let others: Vec<String> = LIST_KEYS
+        .iter()
+        .filter(|k| **k != read)
+        .filter_map(|k| match map.get(*k) {
+            Some(Value::Array(a)) => Some(format!(
+                "{k:?} ({} {})",
+                a.len(),
+                if a.len() == 1 { "entry" } else { "entries" }
+            )),
+            _ => None,
+        })
+        .collect();
+    (!others.is_empty()).then(|| {
+        format!(
+            "read the list under {read:?}; {} not read (one list a file: save another list \
+             to a file of its own to index it too)",
+            others.join(", ")
+        )
+    })
 }
 
 fn first_line_is_json(text: &str) -> bool {
@@ -83,7 +112,7 @@ fn skip_space(text: &str, mut at: usize) -> usize {
 
 /// Where the list under one of [`LIST_KEYS`] of the object at `start` begins, if the object
 /// (already parsed whole as `map`) has one.
-fn wrapped_list(body: &str, start: usize, map: &Record) -> Option<usize> {
+fn wrapped_list(body: &str, start: usize, map: &Record) -> Option<(usize, String)> {
     if !LIST_KEYS
         .iter()
         .any(|k| matches!(map.get(*k), Some(Value::Array(_))))
@@ -99,7 +128,7 @@ fn wrapped_list(body: &str, start: usize, map: &Record) -> Option<usize> {
         at = skip_space(body, at + keys.byte_offset());
         at = skip_space(body, at + usize::from(b.get(at) == Some(&b':')));
         if LIST_KEYS.contains(&key.as_str()) && b.get(at) == Some(&b'[') {
-            return Some(at);
+            return Some((at, key));
         }
         let mut value = serde_json::Deserializer::from_str(&body[at..]).into_iter::<IgnoredAny>();
         value.next()?.ok()?;

@@ -99,8 +99,9 @@ pub struct Import {
     derived: Vec<bool>,
     problems: Vec<Problem>,
     tally: Tally,
-    /// What Zotero databases left out, one line each.
-    zotero_notes: Vec<String>,
+    /// What file readers left out (a Zotero database's items, a JSON file's second list), one
+    /// line each.
+    reader_notes: Vec<String>,
     /// Lines of facets files, applied to the papers once all files are read.
     facets: Vec<super::facets::FacetLine>,
 }
@@ -113,7 +114,7 @@ impl Import {
             derived: Vec::new(),
             problems: Vec::new(),
             tally: Tally::default(),
-            zotero_notes: Vec::new(),
+            reader_notes: Vec::new(),
             facets: Vec::new(),
         }
     }
@@ -146,13 +147,13 @@ impl Import {
         }
         let skipped = library.skipped.total();
         if skipped > 0 {
-            self.zotero_notes.push(format!(
+            self.reader_notes.push(format!(
                 "{}: {skipped} Zotero item(s) are not papers and were left out ({})",
                 file.display(),
                 library.skipped
             ));
         }
-        self.zotero_notes.extend(library.warnings);
+        self.reader_notes.extend(library.warnings);
         Ok(())
     }
 
@@ -185,7 +186,12 @@ impl Import {
         match format {
             Format::Jsonl | Format::Json => {
                 let records = if format == Format::Json {
-                    json_records(text)
+                    let (records, unread) = json_records(text);
+                    if let Some(unread) = unread {
+                        self.reader_notes
+                            .push(format!("{}: {unread}", file.display()));
+                    }
+                    records
                 } else {
                     jsonl_records(text)
                 };
@@ -375,7 +381,7 @@ impl Import {
             }
             taken.insert(p.id.clone());
         }
-        let mut warnings = std::mem::take(&mut self.zotero_notes);
+        let mut warnings = std::mem::take(&mut self.reader_notes);
         // Not a record problem, so not an error under --strict either: a table of contents.
         if !self.tally.navigation.is_empty() {
             warnings.push(format!(
