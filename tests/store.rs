@@ -1023,37 +1023,98 @@ fn on_a_large_store_a_like_reads_its_seeds_stored_nearest() {
     };
     assert_eq!(listed(&version), "3000");
 
-    // The lists are what answers: given the list of a paper syn-7's whole candidate pool
-    // lacks, syn-7's pool holds that paper (syn-N is paper N - 1 of the index).
+    // The lists are what answers: syn-7 given the list of a paper its whole candidate pool
+    // lacks (with syn-7 itself in that list's last place) has that paper in its pool.
     let file = ids(&["--index", a, "like", "syn-7", "-f", "json"]);
     let pool = ids(&["--index", a, "like", "syn-7", "-k", "2000", "-f", "json"]);
     let stranger = (1000..3000)
         .find(|p| !pool.contains(&format!("syn-{p}")))
         .expect("a paper outside syn-7's candidates");
+    let row = |paper: usize| {
+        pg.value(
+            "postgres",
+            &format!(
+                "SELECT encode(list, 'hex') FROM recommend.nearest
+                 WHERE version = {version} AND paper = {paper}"
+            ),
+        )
+    };
+    let set_row = |paper: usize, hex: &str| {
+        pg.sql(
+            "postgres",
+            &format!(
+                "UPDATE recommend.nearest SET list = decode('{hex}', 'hex')
+                 WHERE version = {version} AND paper = {paper}"
+            ),
+        )
+    };
+    // syn-N is paper N - 1 of the index; positions are little-endian u32.
+    let theirs = row(stranger - 1);
+    let seed_last = format!(
+        "{}{}",
+        &theirs[..theirs.len() - 8],
+        hex::encode(6u32.to_le_bytes())
+    );
+    set_row(6, &seed_last);
+    let k2000 = ["--store", &url, "like", "syn-7", "-k", "2000", "-f", "json"];
+    assert!(
+        ids(&k2000).contains(&format!("syn-{stranger}")),
+        "syn-{stranger} not among syn-7's candidates"
+    );
+    // A row that is another paper's whole list (it lacks the seed) is not used: pgvector answers.
+    set_row(6, &row(stranger - 1));
+    let fallback = ids(&["--store", &url, "like", "syn-7", "-f", "json"]);
+    assert!(overlap(&file, &fallback) >= 9, "{file:?} / {fallback:?}");
+    // Pushing the same index again finds the damaged lists and publishes them whole again.
+    let again = push(Path::new(a), &url);
+    assert!(!again.contains("nothing to write"), "{again}");
+    assert_eq!(ids(&["--store", &url, "like", "syn-7", "-f", "json"]), file);
+    let again = push(Path::new(a), &url);
+    assert!(again.contains("nothing to write"), "{again}");
+
+    // A store made before the lists, read by a role granted SELECT on its tables: answered
+    // through pgvector; the push that makes the table grants that role the lists too.
     pg.sql(
         "postgres",
         &format!(
-            "UPDATE recommend.nearest SET list = (SELECT list FROM recommend.nearest
-             WHERE version = {version} AND paper = {stranger} - 1)
-             WHERE version = {version} AND paper = 6"
+            "DROP TABLE recommend.nearest;
+             CREATE ROLE reader LOGIN PASSWORD '{}';
+             GRANT USAGE ON SCHEMA recommend TO reader;
+             GRANT SELECT ON ALL TABLES IN SCHEMA recommend TO reader;",
+            pg::PASSWORD
         ),
     );
-    let swapped = ids(&["--store", &url, "like", "syn-7", "-k", "2000", "-f", "json"]);
-    assert!(
-        swapped.contains(&format!("syn-{stranger}")),
-        "syn-{stranger} not among {} results",
-        swapped.len()
+    let reader = format!(
+        "postgres://reader:{}@127.0.0.1:{}/postgres",
+        pg::PASSWORD,
+        pg.port
     );
-
-    // A version without lists (pushed by an older recommend) is answered through pgvector,
-    // and pushing the same index again stores them.
-    pg.sql("postgres", "DELETE FROM recommend.nearest");
-    let fallback = ids(&["--store", &url, "like", "syn-7", "-f", "json"]);
-    assert!(overlap(&file, &fallback) >= 9, "{file:?} / {fallback:?}");
+    let before = ids(&["--store", &reader, "like", "syn-7", "-f", "json"]);
+    assert!(overlap(&file, &before) >= 9, "{file:?} / {before:?}");
     let again = push(Path::new(a), &url);
     assert!(!again.contains("nothing to write"), "{again}");
     assert_eq!(listed(&published_version(&pg)), "3000");
-    assert_eq!(ids(&["--store", &url, "like", "syn-7", "-f", "json"]), file);
+    assert_eq!(
+        pg.value(
+            "postgres",
+            "SELECT has_table_privilege('reader', 'recommend.nearest', 'SELECT')::text"
+        ),
+        "true"
+    );
+    assert_eq!(
+        ids(&["--store", &reader, "like", "syn-7", "-f", "json"]),
+        file
+    );
+
+    // While an administrator holds the lists' table (`VACUUM FULL`), a `like` is answered
+    // through pgvector rather than failing as busy.
+    let mut admin = pg.try_connect("postgres").unwrap();
+    let mut held = admin.transaction().unwrap();
+    held.batch_execute("LOCK TABLE recommend.nearest IN ACCESS EXCLUSIVE MODE")
+        .unwrap();
+    let locked = ids(&["--store", &url, "like", "syn-7", "-f", "json"]);
+    assert!(overlap(&file, &locked) >= 9, "{file:?} / {locked:?}");
+    held.rollback().unwrap();
 }
 
 #[test]

@@ -319,7 +319,7 @@ fn push_locked(
         nearest: 0,
     };
     // A store published without a calibrated beam or without its papers' nearest (an older
-    // push) is published again.
+    // push), or whose lists were damaged, deleted or swapped since, is published again.
     let calibrated = !index.graph_answers()
         || (c
             .query_opt(
@@ -328,12 +328,7 @@ fn push_locked(
             )
             .map_err(store.fail("reading the store's metadata"))?
             .is_some()
-            && c.query_one(
-                "SELECT EXISTS (SELECT 1 FROM recommend.nearest WHERE version = $1)",
-                &[&meta.version],
-            )
-            .map_err(store.fail("reading the store's metadata"))?
-            .get::<_, bool>(0));
+            && nearest_intact(c, store, meta.version)?);
     if new.is_empty()
         && removed == 0
         && published_hash.as_deref() == Some(hash.as_str())
@@ -412,6 +407,49 @@ fn nearest_lists(index: &Searcher) -> Vec<Vec<u32>> {
         .collect()
 }
 
+/// A list's bytes as a row of `recommend.nearest` holds them.
+fn list_bytes(list: &[u32]) -> Vec<u8> {
+    list.iter().flat_map(|j| j.to_le_bytes()).collect()
+}
+
+/// The SHA-256 (hex) of the lists of a version: of each row's SHA-256, in paper order. Kept in
+/// `meta` as `nearest_sha256` at publication, so that a push of the same index can tell
+/// intact lists from damaged, missing or swapped rows without finding them again.
+fn nearest_digest<'a>(row_digests: impl Iterator<Item = &'a [u8]>) -> String {
+    let mut h = Sha256::new();
+    for d in row_digests {
+        h.update(d);
+    }
+    hex::encode(h.finalize())
+}
+
+/// Whether the published `version`'s lists are as its publication recorded them.
+fn nearest_intact(
+    c: &mut postgres::Client,
+    store: &Store,
+    version: i64,
+) -> Result<bool, StoreError> {
+    let fail = store.fail("checking the stored nearest papers");
+    let recorded = c
+        .query_opt(
+            "SELECT value FROM recommend.meta WHERE key = 'nearest_sha256'",
+            &[],
+        )
+        .map_err(&fail)?
+        .map(|r| r.get::<_, String>(0));
+    let Some(recorded) = recorded else {
+        return Ok(false);
+    };
+    let rows = c
+        .query(
+            "SELECT sha256(list) FROM recommend.nearest WHERE version = $1 ORDER BY paper",
+            &[&version],
+        )
+        .map_err(&fail)?;
+    let stored = nearest_digest(rows.iter().map(|r| r.get::<_, &[u8]>(0)));
+    Ok(stored == recorded)
+}
+
 /// `nearest` as rows of `recommend.nearest` for `version`, in one COPY.
 fn copy_nearest(
     tx: &mut postgres::Transaction<'_>,
@@ -422,11 +460,8 @@ fn copy_nearest(
     use postgres::types::Type;
     let sink = tx.copy_in("COPY recommend.nearest (version, paper, list) FROM STDIN BINARY")?;
     let mut rows = BinaryCopyInWriter::new(sink, &[Type::INT8, Type::INT4, Type::BYTEA]);
-    let mut bytes = Vec::new();
     for (paper, list) in nearest.iter().enumerate() {
-        bytes.clear();
-        bytes.extend(list.iter().flat_map(|j| j.to_le_bytes()));
-        rows.write(&[&version, &(paper as i32), &bytes.as_slice()])?;
+        rows.write(&[&version, &(paper as i32), &list_bytes(list).as_slice()])?;
     }
     rows.finish()?;
     Ok(())
@@ -482,8 +517,16 @@ fn publish(
     .map_err(&fail)?;
     tx.execute("DELETE FROM recommend.plan WHERE version < $1", &[&version])
         .map_err(&fail)?;
-    let meta: [(&str, String); 7] = [
+    let row_digests: Vec<Vec<u8>> = nearest
+        .iter()
+        .map(|l| Sha256::digest(list_bytes(l)).to_vec())
+        .collect();
+    let meta: [(&str, String); 8] = [
         ("version", version.to_string()),
+        (
+            "nearest_sha256",
+            nearest_digest(row_digests.iter().map(Vec::as_slice)),
+        ),
         ("beam_factor", beam_factor.to_string()),
         ("model_id", index.meta.model_id.clone()),
         ("papers", index.len().to_string()),

@@ -195,8 +195,8 @@ impl Snapshot {
             for r in rows {
                 bytes.extend_from_slice(r.get::<_, &[u8]>(0));
             }
-            let listed = has_nearest(&mut tx, meta.version).map_err(fail)?;
             tx.commit().map_err(fail)?;
+            let listed = has_nearest(c, meta.version);
             Ok(((meta.version, plan_sha256), meta.beam_factor, listed, bytes))
         })?;
         let (version, plan_sha256) = version;
@@ -231,19 +231,30 @@ impl Snapshot {
     }
 }
 
-/// Whether `version` has its papers' nearest stored (`schema::NEAREST_TABLE`; a store pushed
-/// without them has none, or not even the table).
-fn has_nearest(
-    c: &mut impl postgres::GenericClient,
-    version: i64,
-) -> Result<bool, postgres::Error> {
-    Ok(schema::has_nearest_table(c)?
-        && c.query_one(
-            "SELECT EXISTS (SELECT 1 FROM recommend.nearest WHERE version = $1)",
-            &[&version],
-        )?
-        .get(0))
+/// Whether `version` has its papers' nearest stored (`schema::NEAREST_TABLE`) and this role
+/// may read them. Asked after the plan's transaction, waiting at most [`LIST_LOCK_WAIT`] for a
+/// lock on the table (an administrator's `VACUUM FULL`): any failure means no lists, and
+/// pgvector answers as for a store pushed without them.
+fn has_nearest(c: &mut postgres::Client, version: i64) -> bool {
+    let check = |c: &mut postgres::Client| -> Result<bool, postgres::Error> {
+        let mut tx = c.build_transaction().read_only(true).start()?;
+        tx.batch_execute(&format!("SET LOCAL lock_timeout = '{LIST_LOCK_WAIT}'"))?;
+        let listed = schema::nearest_readable(&mut tx)?
+            && tx
+                .query_one(
+                    "SELECT EXISTS (SELECT 1 FROM recommend.nearest WHERE version = $1)",
+                    &[&version],
+                )?
+                .get(0);
+        tx.commit()?;
+        Ok(listed)
+    };
+    check(c).unwrap_or(false)
 }
+
+/// How long a read of the stored lists waits for a lock on them before pgvector answers
+/// instead (a `like` otherwise waited out the 10 s statement timeout behind a `VACUUM FULL`).
+const LIST_LOCK_WAIT: &str = "100ms";
 
 /// pgvector's HNSW index, and the papers' stored nearest, as the nearest-neighbour source of
 /// one snapshot.
@@ -318,9 +329,12 @@ impl PgNearest {
         if k > SEED_NEAREST || lists.ef_search.max(k) != lists.beam {
             return None;
         }
-        // One round trip by primary key; the list as hex text, whatever `bytea_output` says.
+        // One round trip by primary key, in one implicit transaction (so the lock wait holds
+        // for it); the list as hex text, whatever `bytea_output` says.
         let sql = format!(
-            "SELECT encode(list, 'hex') FROM recommend.nearest WHERE version = {} AND paper = {paper}",
+            "SET LOCAL lock_timeout = '{LIST_LOCK_WAIT}'; \
+             SELECT encode(list, 'hex') FROM recommend.nearest \
+             WHERE version = {} AND paper = {paper}",
             lists.version
         );
         let messages = self
@@ -339,7 +353,9 @@ impl PgNearest {
             .chunks_exact(4)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
             .collect();
-        if list.len() < k || list.iter().any(|&j| j >= lists.papers) {
+        // A row of another paper (copied or restored wrongly) lacks the paper itself, which
+        // the graph finds first for its own vector: the lookup then answers nothing.
+        if list.len() < k || list.iter().any(|&j| j >= lists.papers) || !list.contains(&paper) {
             return None;
         }
         list.truncate(k);

@@ -80,20 +80,47 @@ pub const NEAREST_TABLE: &str = "CREATE TABLE IF NOT EXISTS recommend.nearest (
 
 /// [`NEAREST_TABLE`] in a store made before it. Only when it is missing: `CREATE TABLE IF NOT
 /// EXISTS` asks for the right to create in the schema even when the table is there, which a
-/// lab's pushing role may lack.
+/// lab's pushing role may lack. Roles that may read `recommend.papers` are given the same on
+/// the new table: a lab's reader role, granted SELECT on the store's tables, would otherwise be
+/// refused the lists after the first push that makes them.
 pub fn ensure_nearest(c: &mut Client) -> Result<(), postgres::Error> {
-    if !has_nearest_table(c)? {
-        c.batch_execute(NEAREST_TABLE)?;
+    let present: bool = c
+        .query_one("SELECT to_regclass('recommend.nearest') IS NOT NULL", &[])?
+        .get(0);
+    if present {
+        return Ok(());
     }
-    Ok(())
+    let mut tx = c.transaction()?;
+    tx.batch_execute(NEAREST_TABLE)?;
+    let readers: Vec<String> = tx
+        .query(
+            "SELECT DISTINCT grantee::text FROM information_schema.role_table_grants
+             WHERE table_schema = 'recommend' AND table_name = 'papers'
+               AND privilege_type = 'SELECT' AND grantee <> current_user",
+            &[],
+        )?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    for role in readers {
+        let role = if role == "PUBLIC" {
+            role
+        } else {
+            format!("\"{}\"", role.replace('"', "\"\""))
+        };
+        tx.batch_execute(&format!("GRANT SELECT ON recommend.nearest TO {role}"))?;
+    }
+    tx.commit()
 }
 
-/// Whether the store has [`NEAREST_TABLE`].
-pub fn has_nearest_table(c: &mut impl GenericClient) -> Result<bool, postgres::Error> {
-    Ok(
-        c.query_one("SELECT to_regclass('recommend.nearest') IS NOT NULL", &[])?
-            .get(0),
-    )
+/// Whether the connected role can read [`NEAREST_TABLE`] (a store pushed before it has none; a
+/// role may lack the right): without, a `like` searches pgvector as before.
+pub fn nearest_readable(c: &mut impl GenericClient) -> Result<bool, postgres::Error> {
+    let row = c.query_one(
+        "SELECT COALESCE(has_table_privilege(to_regclass('recommend.nearest'), 'SELECT'), false)",
+        &[],
+    )?;
+    Ok(row.get(0))
 }
 
 /// An evidence table: the values `column` (with the `extra` columns) of each paper row, keyed
