@@ -5,7 +5,8 @@
 //! again, so a push after a small change writes only the changed papers (and the plan). New rows
 //! go in batches of [`BATCH`] papers, each in its own transaction with the paper's terms, tags,
 //! `builds_on` parents and topics; nothing reads them until the last transaction publishes the
-//! new version (its plan, its metadata, the removal of rows no longer in the list, a NOTIFY).
+//! new version (its plan, each paper's nearest on a large list, its metadata, the removal of
+//! rows no longer in the list, a NOTIFY).
 //! A push that fails anywhere before that commit leaves every answer as it was; its committed
 //! batches are reused by the next push (same digests), never shown.
 

@@ -5,9 +5,10 @@
 //! repeatable-read transaction, so a push publishing meanwhile is either wholly seen or not at
 //! all, and validates the plan as `index.bin` is validated (checksums included). On a list
 //! large enough for the graph ([`crate::index::Searcher::uses_graph`]) the index's dense
-//! candidates then come from the store's HNSW index ([`PgNearest`]), filtered to the rows of
-//! this version; a query that cannot reach the store meanwhile falls back to the plan's own
-//! graph, so an answer is never torn or lost mid-query. [`current_version`] is the cheap check a
+//! candidates then come from the store ([`PgNearest`]): a paper's own nearest from the lists
+//! the push stored for this version, a query's from the store's HNSW index, filtered to the
+//! rows of this version; a query that cannot reach the store meanwhile falls back to the plan's
+//! own graph, so an answer is never torn or lost mid-query. [`current_version`] is the cheap check a
 //! long-lived reader makes per request.
 
 use hashbrown::HashMap;
