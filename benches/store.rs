@@ -191,6 +191,10 @@ fn load(base: &str, kind: &str, clients: usize, secs: u64) -> Result<()> {
                     let url = match kind.as_str() {
                         "like" => format!("{base}/api/like?title=syn-{i}&k=10"),
                         "lexical" => format!("{base}/api/search?q=syn-{i}&k=10&mode=lexical"),
+                        // 64 queries asked again and again (readers paging, changing filters).
+                        "repeat" => {
+                            format!("{base}/api/search?q=agents+for+planning+{}&k=10", i % 64)
+                        }
                         _ => format!("{base}/api/search?q=agents+for+planning+{i}&k=10"),
                     };
                     let t = Instant::now();

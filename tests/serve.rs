@@ -323,10 +323,16 @@ fn oversized_and_hostile_requests_never_break_the_server() {
 fn search_in_the_server_matches_the_cli_and_sigterm_stops_it() {
     let mut s = Server::start(shipped());
     s.wait_for_model();
+    // Queries asked again, in the same and in the other mode: an answer from the query vectors
+    // the server keeps is the CLI's, and one mode's vectors never answer another's.
     for (q, mode) in [
         ("用强化学习训练网页智能体", "hybrid"),
         ("multi-agent debate", "dense"),
         ("GRPO 的改进", "hybrid"),
+        ("multi-agent debate", "hybrid"),
+        ("用强化学习训练网页智能体", "dense"),
+        ("GRPO 的改进", "hybrid"),
+        ("multi-agent debate", "dense"),
     ] {
         let (code, got) = s.get(&format!("/api/search?q={}&mode={mode}&k=5", enc(q)));
         assert_eq!(code, 200, "{q}: {got}");

@@ -15,6 +15,7 @@
 //! A front end reads kind and mode values with [`parse_kind`] and [`parse_mode`], and hears of
 //! a paper name taken as a guess through [`Session::set_on_guess`].
 
+mod query_cache;
 mod values;
 
 use std::path::{Path, PathBuf};
@@ -190,6 +191,8 @@ pub struct Session {
     preload: std::sync::Mutex<Option<JoinHandle<Result<Embedder, SessionError>>>>,
     /// A long-lived process (`serve`): the model is tuned for calls that follow each other.
     resident: bool,
+    /// A long-lived process's recent query vectors ([`Session::set_resident`]).
+    query_cache: Option<query_cache::QueryCache>,
     /// Told of every paper name resolved by a guess ([`Session::set_on_guess`]).
     on_guess: Option<Box<OnGuess>>,
 }
@@ -228,6 +231,7 @@ impl Session {
             embedder: OnceLock::new(),
             preload: std::sync::Mutex::new(None),
             resident: false,
+            query_cache: None,
             on_guess: None,
         }
     }
@@ -289,8 +293,10 @@ impl Session {
 
     /// Mark the session as serving many queries in one process (see
     /// [`EmbedderOptions::spin_threads`]); call before the model is first needed.
+    /// It also keeps its recent query vectors, so a query asked again skips the model.
     pub fn set_resident(&mut self, resident: bool) {
         self.resident = resident;
+        self.query_cache = resident.then(query_cache::QueryCache::default);
     }
 
     /// Call `f` for every paper name this session resolves by a guess ([`Guess`]), when it is
@@ -463,28 +469,35 @@ impl Session {
     /// by the caller.
     pub fn search(&self, text: &str, q: &QueryOptions) -> Result<Vec<Hit>, SessionError> {
         check_query(text)?;
-        let (qv, tokens) = match q.mode {
-            Mode::Lexical => (None, None),
-            // One run of the model gives the query's vector and, for an index that matches
-            // tokens, its token states.
-            Mode::Hybrid if self.index.search_tokens().is_some() => {
-                let e = self.embedder()?;
-                let (v, t) = e
-                    .embed_query_with_tokens(text)
-                    .map_err(SessionError::Model)?;
-                (Some(v), Some(t))
-            }
-            _ => {
-                let e = self.embedder()?;
-                let mut v = e.embed(&[text], Role::Query).map_err(SessionError::Model)?;
-                (Some(v.remove(0)), None)
+        let vectors = match q.mode {
+            Mode::Lexical => None,
+            mode => {
+                // One run of the model gives the query's vector and, for an index that matches
+                // tokens, its token states.
+                let tokens = mode == Mode::Hybrid && self.index.search_tokens().is_some();
+                let make = || -> Result<_, SessionError> {
+                    let e = self.embedder()?;
+                    if tokens {
+                        let (v, t) = e
+                            .embed_query_with_tokens(text)
+                            .map_err(SessionError::Model)?;
+                        Ok((v, Some(t)))
+                    } else {
+                        let mut v = e.embed(&[text], Role::Query).map_err(SessionError::Model)?;
+                        Ok((v.remove(0), None))
+                    }
+                };
+                Some(match &self.query_cache {
+                    Some(cache) => cache.get_or_make(text, tokens, make)?,
+                    None => std::sync::Arc::new(make()?),
+                })
             }
         };
         Ok(engine::search(
             &self.index,
             text,
-            qv.as_deref(),
-            tokens.as_ref(),
+            vectors.as_ref().map(|v| v.0.as_slice()),
+            vectors.as_ref().and_then(|v| v.1.as_ref()),
             q.top,
             q.mode,
             &q.filters,

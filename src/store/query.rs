@@ -222,6 +222,7 @@ impl Snapshot {
                 positions,
                 beam_factor,
                 lists,
+                recent: std::sync::Mutex::new(lru::LruCache::new(RECENT_SEARCHES)),
             })));
         }
         Ok(Snapshot {
@@ -267,6 +268,8 @@ pub struct PgNearest {
     beam_factor: f32,
     /// The version's stored nearest lists, when it has them.
     lists: Option<Lists>,
+    /// Its recent answers to query vectors.
+    recent: std::sync::Mutex<RecentSearches>,
 }
 
 /// What a snapshot knows of its version's stored nearest lists.
@@ -298,6 +301,10 @@ impl PgNearest {
         if query.iter().any(|x| !x.is_finite()) {
             return Ok(Vec::new());
         }
+        let key = (k, query.iter().map(|x| x.to_bits()).collect::<Vec<u32>>());
+        if let Some(hits) = self.recent_lock().get(&key) {
+            return Ok(hits.clone());
+        }
         // One round trip: the beam and the search in one simple query (one implicit
         // transaction, so SET LOCAL holds for the search). The literal is made of formatted
         // finite floats only.
@@ -318,9 +325,22 @@ impl PgNearest {
             })
             .collect();
         hits.truncate(k);
+        self.recent_lock().put(key, hits.clone());
         Ok(hits)
     }
+
+    fn recent_lock(&self) -> std::sync::MutexGuard<'_, RecentSearches> {
+        self.recent.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
+
+/// A snapshot's recent pgvector answers, by (k, the query vector's bits): a server's kept query
+/// vectors (`crate::session`) are bit for bit the same when a query is asked again, and one
+/// version's answer does not change. 256 answers of up to ~260 hits: ~0.5 MB.
+type RecentSearches = lru::LruCache<(usize, Vec<u32>), Vec<(usize, f32)>>;
+
+/// Answers a snapshot keeps ([`RecentSearches`]).
+const RECENT_SEARCHES: std::num::NonZeroUsize = std::num::NonZeroUsize::new(256).unwrap();
 
 impl PgNearest {
     /// Paper `paper`'s stored list cut to `k`, when the version has lists, `k` is a beginning
