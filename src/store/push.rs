@@ -451,21 +451,25 @@ fn nearest_intact(
     Ok(stored == recorded)
 }
 
-/// `nearest` as rows of `recommend.nearest` for `version`, in one COPY.
+/// `nearest` as rows of `recommend.nearest` for `version`, in one COPY; their
+/// [`nearest_digest`].
 fn copy_nearest(
     tx: &mut postgres::Transaction<'_>,
     version: i64,
     nearest: &[Vec<u32>],
-) -> Result<(), postgres::Error> {
+) -> Result<String, postgres::Error> {
     use postgres::binary_copy::BinaryCopyInWriter;
     use postgres::types::Type;
     let sink = tx.copy_in("COPY recommend.nearest (version, paper, list) FROM STDIN BINARY")?;
     let mut rows = BinaryCopyInWriter::new(sink, &[Type::INT8, Type::INT4, Type::BYTEA]);
+    let mut row_digests = Vec::with_capacity(nearest.len());
     for (paper, list) in nearest.iter().enumerate() {
-        rows.write(&[&version, &(paper as i32), &list_bytes(list).as_slice()])?;
+        let bytes = list_bytes(list);
+        rows.write(&[&version, &(paper as i32), &bytes.as_slice()])?;
+        row_digests.push(Sha256::digest(&bytes));
     }
     rows.finish()?;
-    Ok(())
+    Ok(nearest_digest(row_digests.iter().map(|d| d.as_slice())))
 }
 
 /// The last transaction of a push: the plan under a new version, the metadata, the removal of
@@ -501,9 +505,11 @@ fn publish(
         )
         .map_err(&fail)?;
     }
-    if !nearest.is_empty() {
-        copy_nearest(&mut tx, version, nearest).map_err(&fail)?;
-    }
+    let nearest_sha256 = if nearest.is_empty() {
+        nearest_digest(std::iter::empty())
+    } else {
+        copy_nearest(&mut tx, version, nearest).map_err(&fail)?
+    };
     tx.execute(
         "DELETE FROM recommend.nearest WHERE version < $1",
         &[&version],
@@ -518,16 +524,9 @@ fn publish(
     .map_err(&fail)?;
     tx.execute("DELETE FROM recommend.plan WHERE version < $1", &[&version])
         .map_err(&fail)?;
-    let row_digests: Vec<Vec<u8>> = nearest
-        .iter()
-        .map(|l| Sha256::digest(list_bytes(l)).to_vec())
-        .collect();
     let meta: [(&str, String); 8] = [
         ("version", version.to_string()),
-        (
-            "nearest_sha256",
-            nearest_digest(row_digests.iter().map(Vec::as_slice)),
-        ),
+        ("nearest_sha256", nearest_sha256),
         ("beam_factor", beam_factor.to_string()),
         ("model_id", index.meta.model_id.clone()),
         ("papers", index.len().to_string()),

@@ -214,7 +214,6 @@ impl Snapshot {
             let lists = listed.then(|| Lists {
                 version,
                 papers: index.len(),
-                beam: index.graph_beam(SEED_NEAREST),
                 ef_search: index.meta.hnsw.ef_search,
             });
             index.set_nearest_source(Some(Arc::new(PgNearest {
@@ -276,10 +275,9 @@ pub struct PgNearest {
 struct Lists {
     version: i64,
     papers: usize,
-    /// The graph beam the lists were found with ([`Searcher::graph_beam`] of [`SEED_NEAREST`]).
-    beam: usize,
-    /// The index's own beam: a shorter list walked with it is the stored list's beginning only
-    /// when both beams are the same.
+    /// The index's own beam: the graph walks `ef_search.max(k)` for `k` papers
+    /// ([`Searcher::graph_beam`]), so a shorter list is the stored list's beginning only when
+    /// that beam is the one the stored lists were found with.
     ef_search: usize,
 }
 
@@ -347,7 +345,7 @@ impl PgNearest {
     /// of the list the graph would give for `k`, and the row reads whole; `None` otherwise.
     fn stored(&self, paper: usize, k: usize) -> Option<Vec<usize>> {
         let lists = self.lists.as_ref()?;
-        if k > SEED_NEAREST || lists.ef_search.max(k) != lists.beam {
+        if k > SEED_NEAREST || lists.ef_search.max(k) != lists.ef_search.max(SEED_NEAREST) {
             return None;
         }
         // One round trip by primary key, in one implicit transaction (so the lock wait holds
