@@ -48,6 +48,7 @@ fn bench(c: &mut Criterion) {
     let feedback = Feedback {
         up: cands[..5].to_vec(),
         down: cands[5..10].to_vec(),
+        dropped: Vec::new(),
     };
     let mut g = c.benchmark_group("feed 1000 candidates x 5000 papers");
     g.sample_size(20);

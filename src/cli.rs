@@ -173,6 +173,9 @@ pub enum Command {
     },
     /// Print the papers of the index (or of a corpus).
     List {
+        /// At most this many papers, in list order (all by default).
+        #[arg(short = 'n', long = "limit", short_alias = 'k', alias = "top")]
+        limit: Option<usize>,
         #[arg(long)]
         topic: Option<String>,
         #[arg(long, value_enum)]

@@ -105,7 +105,14 @@ fn a_feed_ranks_new_papers_by_interest_and_never_shows_one_twice() {
             !library_arxiv.contains(&r["arxiv"].as_str().unwrap_or("-")),
             "{r}"
         );
-        assert!(topics.contains(&r["interest"].as_str().unwrap()), "{r}");
+        // A section, with its English name after " · " where the list gives one.
+        let interest = r["interest"].as_str().unwrap();
+        assert!(
+            topics
+                .iter()
+                .any(|t| interest == *t || interest.starts_with(&format!("{t} · "))),
+            "{r}"
+        );
         let near = r["near"].as_array().unwrap();
         assert!((1..=3).contains(&near.len()), "{r}");
         assert!(
@@ -222,6 +229,42 @@ fn ratings_stick_and_move_later_feeds() {
         b"{\"version\": 1, \"ratings\": {"
     );
     no_temp_files_in(dir.path());
+}
+
+/// Library papers rated down leave the evidence: the candidate they brought to the top falls
+/// (they stayed the nearest "kept" papers to it, so the pull of a down, only where it is closer
+/// than any library paper, was nil). A rating is cleared by the names it was given under, not
+/// only by the key the state file stores it under.
+#[test]
+fn library_papers_rated_down_stop_bringing_their_likes_up_and_clear_by_name() {
+    let (dir, index) = library();
+    let (_, out, _) = run(&index, &["feed", &candidates(), "-n", "30", "-f", "json"]);
+    let rows = json(&out);
+    let top = rows[0]["id"].as_str().unwrap().to_string();
+    let near: Vec<String> = rows[0]["near"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect();
+    assert!(!near.is_empty(), "{}", rows[0]);
+    for id in &near {
+        let (code, _, err) = run(&index, &["rate", id, "down"]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let position = |rows: &[Value]| rows.iter().position(|r| r["id"] == top.as_str()).unwrap();
+    let after = feed_again(&index, &["-n", "500"]);
+    assert!(position(&after) > 0, "{top} stays first: {:?}", &after[..3]);
+    // Cleared by the library id given to `rate` (the state keys it by its arXiv id).
+    for id in &near {
+        let (code, _, err) = run(&index, &["rate", id, "clear"]);
+        assert_eq!(code, 0, "{id}: {err}");
+    }
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("library.feed.json")).unwrap())
+            .unwrap();
+    assert_eq!(state["ratings"], serde_json::json!({}), "{state}");
+    assert_eq!(position(&feed_again(&index, &["-n", "500"])), 0);
 }
 
 /// Ratings given at once by several processes (two terminals, a script, the server beside the
@@ -420,8 +463,10 @@ fn arxiv_feeds_on_disk_and_over_http_and_digests() {
         html.starts_with("<!doctype html>") && html.contains("<h2>"),
         "{html}"
     );
+    // The rating command as printed works: it names the index the feed read.
     assert!(
-        !html.contains("<script") && html.contains("recommend rate "),
+        !html.contains("<script")
+            && html.contains(&format!("recommend --index {} rate ", index.display())),
         "{html}"
     );
     let (code, _, _) = run(&index, &["list", "-f", "html"]);
@@ -470,6 +515,33 @@ fn arxiv_feeds_on_disk_and_over_http_and_digests() {
     assert_eq!(out.0, 1, "{}", out.2);
     assert!(
         out.2.contains("could not reach") && !out.2.contains("panicked"),
+        "{}",
+        out.2
+    );
+    // A quiet day (arXiv answers a feed of no entries) is an answer, not an error.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let quiet = std::thread::spawn(move || {
+        let body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\" \
+             xmlns:opensearch=\"http://a9.com/-/spec/opensearch/1.1/\"><title>ArXiv Query</title>\
+             <id>http://arxiv.org/api/q</id><updated>2026-12-07T00:00:00-05:00</updated>\
+             <opensearch:totalResults>0</opensearch:totalResults>\
+             <opensearch:startIndex>0</opensearch:startIndex></feed>\n";
+        let (mut s, _) = listener.accept().unwrap();
+        let mut buf = [0u8; 4096];
+        let _ = s.read(&mut buf).unwrap();
+        write!(
+            s,
+            "HTTP/1.1 200 OK\r\ncontent-type: application/atom+xml\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+    });
+    let out = cmd_arxiv(&index, &format!("http://{addr}"));
+    quiet.join().unwrap();
+    assert_eq!(out.0, 0, "{}", out.2);
+    assert!(
+        out.2.contains("arXiv lists no paper of cs.LG, cs.CL"),
         "{}",
         out.2
     );
@@ -561,6 +633,14 @@ fn the_inbox_serves_the_feed_and_takes_ratings() {
     assert_eq!(r.headers()["allow"], "POST");
     let body: Value = serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap();
     assert!(body["error"].as_str().unwrap().contains("POST"), "{body}");
+    // The Inbox's own GET routes answer a wrong method in JSON too, as the shared ones do.
+    let mut r = agent
+        .post(&format!("{}/api/feed", s.base))
+        .send_empty()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 405);
+    let body: Value = serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap();
+    assert!(body["error"].as_str().unwrap().contains("GET"), "{body}");
     for length in ["abc", "-1", "3\r\nContent-Length: 4"] {
         let (code, body) = s.raw_response(
             format!(

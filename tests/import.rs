@@ -760,6 +760,18 @@ fn add_appends_a_file_and_a_failed_build_leaves_the_index_untouched() {
         .map(|e| e.file_name())
         .collect();
     assert_eq!(leftovers.len(), 1, "no temporary files left: {leftovers:?}");
+
+    // Rebuilt where there is no corpus folder: from the corpus the index records (the list
+    // and the file added), every vector reused.
+    let rebuilt = ok_stderr(with_model(
+        crate::support::recommend_in(dir.path()).args(["index", "--out", "mine.bin"]),
+    ));
+    assert!(
+        rebuilt.contains("rebuilding mine.bin from the corpus it records")
+            && rebuilt.contains("indexed 7 papers")
+            && rebuilt.contains("0 embedded"),
+        "{rebuilt}"
+    );
 }
 
 #[test]

@@ -264,6 +264,17 @@ fn a_broken_json_list_is_refused_at_the_line_of_its_record() {
             "{\n  \"title\": \"A\",\n  \"year\": \n}\n",
             "object.json:4: malformed JSON",
         ),
+        // A repeated key: serde_json would keep the last value and lose the first unsaid.
+        (
+            "twice.json",
+            "[\n  {\"title\": \"A\"},\n  {\"title\": \"B\",\n   \"title\": \"C\"}\n]\n",
+            "twice.json:4: the key \"title\" is given twice in one object",
+        ),
+        (
+            "twice.jsonl",
+            "{\"title\": \"A\"}\n{\"title\": \"B\", \"summary\": \"x\", \"summary\": \"y\"}\n",
+            "twice.jsonl:2: the key \"summary\" is given twice",
+        ),
         (
             "ris.json",
             "\nTY  - JOUR\nTI  - A\nER  - \nTY  - JOUR\nTI  - B\nER  - \n",
@@ -557,5 +568,65 @@ fn a_repeated_listing_fills_in_what_the_first_lacks() {
     assert!(
         warnings.contains("its year 2018 differs from the first's 2019, which is kept"),
         "{warnings}"
+    );
+}
+
+/// A `tags` column of a user's own words is the list's own tags, every one of them: a few
+/// that happen to be curated words (`memory`, `reasoning`) must not mark the list as curated,
+/// which would switch its own tags and reciprocal neighbours off and read GPU memory as agent
+/// memory. The build's plan says so, and a result names the tags it shares with the seed.
+#[test]
+fn a_users_tags_column_is_the_lists_own_even_where_it_uses_curated_words() {
+    use crate::support::{ok_json, ok_stderr, recommend_in, with_model};
+    let dir = tempfile::tempdir().unwrap();
+    let tsv = "id\ttitle\tsummary\ttags\n\
+        vllm\tEfficient Memory Management for LLM Serving with PagedAttention\tPaged KV cache for high-throughput serving.\tserving;memory\n\
+        orca\tOrca: A Distributed Serving System for Transformer Models\tIteration-level scheduling of requests.\tserving;scheduling\n\
+        zero\tZeRO: Memory Optimizations Toward Training Trillion Parameter Models\tPartitions optimizer state across devices.\tdistributed-training;memory\n\
+        cot\tChain-of-Thought Prompting Elicits Reasoning in Large Language Models\tFew-shot exemplars with intermediate steps.\treasoning;prompting\n\
+        sc\tSelf-Consistency Improves Chain of Thought Reasoning\tSample several paths and vote on the answer.\treasoning;prompting\n\
+        sam\tSegment Anything\tA promptable segmentation model and a billion masks.\tsegmentation\n\
+        unet\tU-Net: Convolutional Networks for Biomedical Image Segmentation\tEncoder-decoder with skip connections.\tsegmentation\n";
+    let list = write(dir.path(), "mine.tsv", tsv.as_bytes());
+    let (rows, err) = listed(&list);
+    assert!(
+        rows.iter()
+            .all(|r| r.get("tags").is_none_or(|t| t == &serde_json::json!([]))),
+        "{rows:?}"
+    );
+    assert_eq!(
+        rows[0]["keywords"],
+        serde_json::json!(["serving", "memory"])
+    );
+    assert!(
+        err.contains("mine.tsv: `tags` read as the list's own keywords, all of them"),
+        "{err}"
+    );
+
+    let built = ok_stderr(with_model(
+        recommend_in(dir.path()).args(["index", "--corpus", "mine.tsv", "--out", "mine.bin"]),
+    ));
+    assert!(
+        built.contains("0 with curated tags") && built.contains("own tags 0.8"),
+        "{built}"
+    );
+    let plan = ok_json(
+        recommend_in(dir.path()).args(["--index", "mine.bin", "show", "--plan", "-f", "json"]),
+    );
+    assert!(
+        plan["related"]["own_tags"].as_f64().unwrap() > 0.0,
+        "{plan}"
+    );
+    assert_eq!(plan["related"]["reciprocal"], true, "{plan}");
+    let hits = ok_json(with_model(recommend_in(dir.path()).args([
+        "--index", "mine.bin", "like", "sam", "-n", "1", "-f", "json",
+    ])));
+    assert_eq!(hits[0]["id"], "unet", "{hits}");
+    assert!(
+        hits[0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("both tagged 'segmentation'"),
+        "{hits}"
     );
 }

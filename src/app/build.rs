@@ -111,7 +111,7 @@ fn index_corpus(
     let index = index.with_corpus_read(read)?;
     index.save(out)?;
     let index = recommend::index::Searcher::new(index);
-    eprint!("{}", recommend::engine::plan::of(&index).describe());
+    eprint!("{}", recommend::engine::plan::of(&index).summary());
     Ok((n, reuse))
 }
 
@@ -164,6 +164,43 @@ pub(super) fn build_index(
         reuse.reused
     );
     Ok(())
+}
+
+/// The corpus to build from: as given, except that the default `corpus` folder, when there is
+/// none here, stands for the corpus the index being rebuilt records (a list grown by `add`, a
+/// list kept elsewhere), read as it was read then. Anything else is left to the build's own
+/// errors, which name the missing path.
+pub(super) fn recorded_when_default(
+    common: &CommonArgs,
+    corpus: Vec<PathBuf>,
+    out: Option<&Path>,
+    read: &ReadArgs,
+) -> Vec<PathBuf> {
+    let default = corpus.len() == 1 && corpus[0] == Path::new("corpus");
+    if !default || corpus[0].exists() || read.collection.is_some() || read.corpus_format.is_some() {
+        return corpus;
+    }
+    let out = out.unwrap_or(&common.index);
+    let Ok(index) = recommend::index::Index::load(out) else {
+        return corpus;
+    };
+    let recorded = index.recorded_corpora();
+    if recorded.is_empty()
+        || index.corpus_read() != CorpusRead::default()
+        || !recorded.iter().all(|p| p.exists())
+    {
+        return corpus;
+    }
+    eprintln!(
+        "note: no corpus folder here: rebuilding {} from the corpus it records ({})",
+        out.display(),
+        recorded
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    recorded
 }
 
 /// `recommend add FILE`: the index's corpus plus FILE, re-indexed with every vector reused

@@ -101,8 +101,9 @@ fn home_of(
 }
 
 /// Candidates from files: any corpus format; arXiv feeds keep their publication dates.
-fn from_files(paths: &[PathBuf]) -> Result<Vec<Candidate>> {
+fn from_files(paths: &[PathBuf]) -> Result<(Vec<Candidate>, usize)> {
     let corpus = Corpus::load_with(paths, &LoadOptions::default())?;
+    let merged = corpus.merged;
     // A week of listings repeats papers across files: the first warnings say what was merged
     // or left out, the rest are counted.
     const SHOWN: usize = 5;
@@ -135,14 +136,15 @@ fn from_files(paths: &[PathBuf]) -> Result<Vec<Candidate>> {
             }
         }
     }
-    Ok(corpus
+    let candidates = corpus
         .papers
         .into_iter()
         .map(|p| {
             let date = p.arxiv.as_ref().and_then(|a| dates.get(a).cloned());
             Candidate::new(p, date)
         })
-        .collect())
+        .collect();
+    Ok((candidates, merged))
 }
 
 /// Candidates from the arXiv API.
@@ -212,19 +214,32 @@ fn vectors(
 pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     let session = open_session(common)?;
     let index = session.searcher();
-    let mut gathered = if o.args.candidates.is_empty() {
-        Vec::new()
+    let (mut gathered, merged) = if o.args.candidates.is_empty() {
+        (Vec::new(), 0)
     } else {
         from_files(&o.args.candidates)?
     };
     if !o.args.arxiv.is_empty() {
-        gathered.extend(from_arxiv(&o.args.arxiv, o.args.days)?);
+        let fetched = from_arxiv(&o.args.arxiv, o.args.days)?;
+        if fetched.is_empty() && gathered.is_empty() {
+            // A quiet day (or a category arXiv does not list) is an answer, not a failure.
+            eprintln!(
+                "arXiv lists no paper of {} from the last {} day(s) (check the category's name \
+                 if that is unexpected: cs.LG, cs.CL, stat.ML, ...)",
+                o.args.arxiv.join(", "),
+                o.args.days
+            );
+            println!("(no new papers for this library)");
+            return Ok(());
+        }
+        gathered.extend(fetched);
     }
-    let offered = gathered.len();
-    if offered == 0 {
+    let offered = gathered.len() + merged;
+    if gathered.is_empty() {
         return Err(usage("the candidates hold no papers (an empty feed page?)"));
     }
-    let (fresh, skipped) = candidates::new_papers(index.papers(), gathered);
+    let (fresh, mut skipped) = candidates::new_papers(index.papers(), gathered);
+    skipped.repeated += merged;
     let home = home_of(common, &session, o.args.user.as_deref())?;
     let mut state = home.state()?;
     let mut seen_before = 0;
@@ -232,11 +247,11 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     let kept: Vec<Candidate> = fresh
         .into_iter()
         .filter(|c| {
-            if !o.args.all
-                && (state.shown.contains_key(&c.key) || state.ratings.contains_key(&c.key))
-            {
+            if state.shown.contains_key(&c.key) || state.ratings.contains_key(&c.key) {
                 seen_before += 1;
-                return false;
+                if !o.args.all {
+                    return false;
+                }
             }
             let text = format!("{} {}", c.paper.title, c.paper.summary);
             let pass = o
@@ -285,31 +300,49 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
         )));
     }
     let centred: Vec<Vec<f32>> = vecs.iter().map(|v| lib.center(v)).collect();
-    let mut feedback = Feedback::default();
-    for r in state.ratings.values() {
-        let v = lib.center(&r.vector);
-        match r.verdict {
-            Verdict::Up => feedback.up.push(v),
-            Verdict::Down => feedback.down.push(v),
-        }
-    }
+    let feedback = Feedback::of(index, &lib, &state);
     let papers: Vec<&recommend::corpus::Paper> = kept.iter().map(|c| &c.paper).collect();
     let lexical = lexical_similarities(index.lexical(), &papers);
+    let mut below = 0;
+    let mut elsewhere = 0;
     let ranked: Vec<Scored> = rank_with(&lib, &centred, Some(&lexical), &feedback, o.learner)
         .into_iter()
-        .filter(|s| o.args.min_score.is_none_or(|m| s.score >= m))
         .filter(|s| {
-            o.args
+            let pass = o.args.min_score.is_none_or(|m| s.score >= m);
+            below += usize::from(!pass);
+            pass
+        })
+        .filter(|s| {
+            let pass = o
+                .args
                 .interest
                 .as_deref()
-                .is_none_or(|n| candidates::mentions(&lib.interests[s.interest].name, n))
+                .is_none_or(|n| candidates::mentions(&lib.interests[s.interest].name, n));
+            elsewhere += usize::from(!pass);
+            pass
         })
-        .take(o.args.limit)
         .collect();
+    let beyond = ranked.len().saturating_sub(o.args.limit);
+    let ranked: Vec<Scored> = ranked.into_iter().take(o.args.limit).collect();
+    let mut cut = Vec::new();
+    if below > 0 {
+        cut.push(format!("{below} below --min-score"));
+    }
+    if elsewhere > 0 {
+        cut.push(format!("{elsewhere} serving other interests"));
+    }
+    if beyond > 0 {
+        cut.push(format!("{beyond} beyond -k {}", o.args.limit));
+    }
+    let cut = if cut.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", cut.join(", "))
+    };
     eprintln!(
         "{offered} candidate(s): {} already in the library, {} repeated, {seen_before} shown or \
          rated before{}, {filtered} filtered out; {} ranked ({embedded} embedded, {} from the \
-         cache), {} shown",
+         cache), {} shown{cut}",
         skipped.in_library,
         skipped.repeated,
         if o.args.all {
@@ -374,7 +407,10 @@ pub(crate) fn inbox(
     home: &dyn Home,
 ) -> Result<recommend::feed::inbox::Inbox> {
     let index = session.searcher();
-    let (fresh, skipped) = candidates::new_papers(index.papers(), from_files(paths)?);
+    let (gathered, merged) = from_files(paths)?;
+    let offered = gathered.len() + merged;
+    let (fresh, mut skipped) = candidates::new_papers(index.papers(), gathered);
+    skipped.repeated += merged;
     let texts: Vec<String> = fresh.iter().map(|c| passage_text(&c.paper)).collect();
     let (vecs, cache, embedded) = vectors(session, home, &texts)?;
     if embedded > 0 {
@@ -384,10 +420,11 @@ pub(crate) fn inbox(
         }
     }
     eprintln!(
-        "inbox: {} candidate(s) ({} already in the library, {} repeated; {embedded} embedded)",
-        fresh.len(),
+        "inbox: {offered} candidate(s): {} already in the library, {} repeated; {} new \
+         ({embedded} embedded)",
         skipped.in_library,
-        skipped.repeated
+        skipped.repeated,
+        fresh.len(),
     );
     Ok(recommend::feed::inbox::Inbox::new(index, fresh, vecs))
 }

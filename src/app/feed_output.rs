@@ -16,7 +16,7 @@ pub(super) fn render_feed(
     records: &[FeedRecord],
 ) -> Result<()> {
     if common.format == Some(FormatArg::Html) {
-        return emit(&html_digest(lib, records));
+        return emit(&html_digest(lib, records, &rate_command(common)));
     }
     let format = format_of(common, Format::Table);
     if matches!(format, Format::Json | Format::Jsonl) {
@@ -28,10 +28,10 @@ pub(super) fn render_feed(
         return emit("(no new papers for this library)\n");
     }
     let mut out = String::new();
-    for (k, interest) in lib.interests.iter().enumerate() {
+    for interest in by_best_result(lib, records) {
         let group: Vec<&FeedRecord> = records
             .iter()
-            .filter(|r| r.interest == lib.interests[k].name)
+            .filter(|r| r.interest == interest.name)
             .collect();
         if group.is_empty() {
             continue;
@@ -48,6 +48,7 @@ pub(super) fn render_feed(
             col("score"),
             wrap("why"),
             col("id"),
+            col("link"),
         ]);
         for r in &group {
             doc.push(
@@ -57,15 +58,52 @@ pub(super) fn render_feed(
                     format!("{:.3}", r.score),
                     r.why.clone(),
                     r.id.clone(),
+                    r.url.clone().unwrap_or_default(),
                 ],
                 &serde_json::to_value(r).unwrap_or_default(),
             );
         }
+        doc.link_title(1, 5);
         out.push_str(&render::renderer_with(format, color).render(&doc));
         out.push('\n');
     }
-    out.push_str("rate a paper: recommend rate ID up|down\n");
+    // On stderr: a digest redirected to a file holds the papers alone.
+    eprintln!("rate a paper: {} ID up|down", rate_command(common));
     emit(&out)
+}
+
+/// `recommend rate`, with the `--index` the feed read when it is not the default one, so the
+/// command works as printed (quoted for a POSIX shell where the path needs it).
+fn rate_command(common: &CommonArgs) -> String {
+    let index = common.index.to_string_lossy();
+    if common.index == std::path::Path::new("index.bin") {
+        return "recommend rate".into();
+    }
+    let plain = index
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@".contains(c));
+    if plain {
+        format!("recommend --index {index} rate")
+    } else {
+        format!("recommend --index '{}' rate", index.replace('\'', "'\\''"))
+    }
+}
+
+/// The interests that have results, the one holding the best result first: a digest opens
+/// with the paper ranked first, not with the library's first interest.
+fn by_best_result<'a>(
+    lib: &'a Library,
+    records: &[FeedRecord],
+) -> Vec<&'a recommend::feed::Interest> {
+    let mut out: Vec<&recommend::feed::Interest> = Vec::new();
+    for r in records {
+        if let Some(i) = lib.interests.iter().find(|i| i.name == r.interest)
+            && !out.iter().any(|o| std::ptr::eq(*o, i))
+        {
+            out.push(i);
+        }
+    }
+    out
 }
 
 fn flat(records: &[FeedRecord]) -> Document {
@@ -81,10 +119,10 @@ fn flat(records: &[FeedRecord]) -> Document {
 
 /// A self-contained page (no scripts, no remote resources), grouped by interest, every piece of
 /// data escaped and only http(s) addresses linked: a digest a cron job can mail.
-fn html_digest(lib: &Library, records: &[FeedRecord]) -> String {
+fn html_digest(lib: &Library, records: &[FeedRecord], rate: &str) -> String {
     use recommend::map::escape_xml as esc;
     let mut body = String::new();
-    for interest in &lib.interests {
+    for interest in by_best_result(lib, records) {
         let group: Vec<&FeedRecord> = records
             .iter()
             .filter(|r| r.interest == interest.name)
@@ -104,13 +142,14 @@ fn html_digest(lib: &Library, records: &[FeedRecord]) -> String {
             };
             body.push_str(&format!(
                 "<li value=\"{}\"><p class=\"t\">{title} <span class=\"s\">{:.3}</span></p>\
-                 <p class=\"w\">{}</p><p class=\"r\"><code>recommend rate {} up</code> · \
-                 <code>recommend rate {} down</code></p></li>\n",
+                 <p class=\"w\">{}</p><p class=\"r\"><code>{rate} {} up</code> · \
+                 <code>{rate} {} down</code></p></li>\n",
                 r.rank,
                 r.score,
                 esc(&r.why),
                 esc(&r.id),
-                esc(&r.id)
+                esc(&r.id),
+                rate = esc(rate),
             ));
         }
         body.push_str("</ol>\n");

@@ -107,11 +107,12 @@ pub fn run(cli: Cli) -> Result<()> {
             query::show_paper(&common, title.as_deref().unwrap_or_default())
         }
         Some(Command::List {
+            limit,
             topic,
             kind,
             corpus,
             read,
-        }) => query::list(&common, topic, kind, &corpus, read),
+        }) => query::list(&common, (topic, kind, limit), &corpus, read),
         Some(Command::Index {
             corpus,
             zotero,
@@ -126,11 +127,14 @@ pub fn run(cli: Cli) -> Result<()> {
                 && !recommend::corpus::zotero::is_database(z)
             {
                 return Err(usage(format!(
-                    "{}: not a SQLite database, so not a Zotero library; give Zotero's                      zotero.sqlite (or the data folder holding it), or index another list                      with --corpus",
+                    "{}: not a SQLite database, so not a Zotero library; give Zotero's \
+                     zotero.sqlite (or the data folder holding it), or index another list \
+                     with --corpus",
                     z.display()
                 )));
             }
             let corpus = zotero.map_or(corpus, |z| vec![z]);
+            let corpus = build::recorded_when_default(&common, corpus, out.as_deref(), &read);
             build::build_index(&common, &corpus, out.as_deref(), force, abstracts, read)
         }
         Some(Command::Add {

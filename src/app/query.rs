@@ -134,8 +134,7 @@ pub(super) fn show_plan(common: &CommonArgs) -> Result<()> {
 
 pub(super) fn list(
     common: &CommonArgs,
-    topic: Option<String>,
-    kind: Option<KindArg>,
+    (topic, kind, limit): (Option<String>, Option<KindArg>, Option<usize>),
     corpus: &[PathBuf],
     read: ReadArgs,
 ) -> Result<()> {
@@ -176,6 +175,11 @@ pub(super) fn list(
     }
     show(
         common,
-        &papers_document(papers.iter().filter(|p| filters.accepts(p))),
+        &papers_document(
+            papers
+                .iter()
+                .filter(|p| filters.accepts(p))
+                .take(limit.unwrap_or(usize::MAX)),
+        ),
     )
 }

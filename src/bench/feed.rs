@@ -320,6 +320,8 @@ pub fn report(index: &Searcher) -> Option<FeedReport> {
         let feedback = Feedback {
             up: ups.iter().map(|&c| cands[c].clone()).collect(),
             down: downs.iter().map(|&c| cands[c].clone()).collect(),
+            // The bench rates candidates, never library papers.
+            dropped: Vec::new(),
         };
         let left: Vec<usize> = (0..candidates.len())
             .filter(|c| !ups.contains(c) && !downs.contains(c))

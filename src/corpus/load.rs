@@ -25,6 +25,8 @@ pub struct Corpus {
     /// What the corpus paths hold and the load did not read (a directory's other files and
     /// subfolders), one line a directory: nothing wrong with the papers, but worth knowing.
     pub notes: Vec<String>,
+    /// Repeated listings of a paper merged into its first (each named in a warning).
+    pub merged: usize,
 }
 
 impl Corpus {
@@ -81,7 +83,7 @@ impl Corpus {
             encoding.append(&mut bad);
             import.add_file_as(file, &text, *forced)?;
         }
-        let (entries, mut problems, warnings) = import.finish();
+        let (entries, mut problems, warnings, merged) = import.finish();
         // What a directory holds and does not read is named, so that no list is left out
         // unseen (a `.json` list, a subfolder).
         let mut notes = Vec::new();
@@ -122,6 +124,7 @@ impl Corpus {
             origins,
             warnings,
             notes,
+            merged,
         })
     }
 }
@@ -136,7 +139,7 @@ pub fn parse_file(file: &Path, bytes: &[u8]) -> Result<Parsed, CorpusError> {
     let (text, mut problems) = decode_lines(file, bytes);
     let mut import = Import::new(LoadOptions::default());
     import.add_file(file, &text)?;
-    let (entries, mut more, _) = import.finish();
+    let (entries, mut more, _, _) = import.finish();
     problems.append(&mut more);
     problems.sort_by_key(|p| p.line);
     let papers = entries

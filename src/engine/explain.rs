@@ -64,6 +64,20 @@ pub fn shared_tags(index: &Searcher, a: usize, b: usize) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
+/// The list's own tags (keywords, categories, collections, sections) `a` and `b` share,
+/// heaviest first ("both tagged 'segmentation', 'vision/segmentation'"): the evidence the
+/// own-tags signal scores, said as the curated tags are.
+pub fn shared_own_tags(index: &Searcher, a: usize, b: usize) -> Option<String> {
+    let names: Vec<String> = index
+        .own_tags(true)
+        .shared(a, b)
+        .into_iter()
+        .take(MAX_TAGS)
+        .map(str::to_string)
+        .collect();
+    (!names.is_empty()).then(|| format!("both tagged {}", quote(&names)))
+}
+
 /// The specific terms `a` and `b` share, as phrases ("shares 'webarena', '网页'").
 pub fn shared_terms(index: &Searcher, a: usize, b: usize) -> Option<String> {
     let mut shared = index.lexical().shared_terms(a, b, 4 * MAX_TERMS);
@@ -278,6 +292,12 @@ pub fn related(
     }
     if mode != Mode::Lexical
         && let Some(t) = seeds.iter().find_map(|&s| shared_tags(index, s, hit))
+    {
+        parts.push(t);
+    }
+    if mode != Mode::Lexical
+        && super::plan::weights(index).own_tags > 0.0
+        && let Some(t) = seeds.iter().find_map(|&s| shared_own_tags(index, s, hit))
     {
         parts.push(t);
     }

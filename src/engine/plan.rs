@@ -111,11 +111,11 @@ pub fn derive(index: &Searcher) -> Plan {
         }
     };
     let alignment_off = format!(
-        "needs described papers, no curated evidence and at most {} papers (the build holds every paper's token states)",
+        "needs papers described in 30+ words (the median paper), no curated evidence and at most {} papers (the build holds every paper's token states)",
         super::alignment::ALIGN_MAX_PAPERS
     );
     let search_off = format!(
-        "needs described papers and at most {} papers (the build holds every paper's token states)",
+        "needs papers described in 30+ words (the median paper) and at most {} papers (the build holds every paper's token states)",
         super::alignment::ALIGN_MAX_PAPERS
     );
     let reciprocal_approx = if profile.graph {
@@ -180,7 +180,7 @@ pub fn derive(index: &Searcher) -> Plan {
             if spelling {
                 "a list of bare titles"
             } else {
-                "the papers are described"
+                "the papers have notes or abstracts, not bare titles"
             },
         ),
         line(

@@ -112,6 +112,15 @@ pub fn mentions(text: &str, word: &str) -> bool {
 
 /// The library's interests: its own sections or collections (the papers' topics) when at least
 /// two cover half the library, else the engine's topic clusters, else the library as one.
+/// A section's name with its English rendering after " · " when the list gives one
+/// (`topic_en`): a reader of the digest, and `--interest`, may use either language.
+fn bilingual(topic: &str, english: Option<&str>) -> String {
+    match english {
+        Some(en) if !en.is_empty() && !en.eq_ignore_ascii_case(topic) => format!("{topic} · {en}"),
+        _ => topic.to_string(),
+    }
+}
+
 pub fn interests(index: &Searcher) -> Vec<Interest> {
     let papers = index.papers();
     let mut order: Vec<&str> = Vec::new();
@@ -130,9 +139,12 @@ pub fn interests(index: &Searcher) -> Vec<Interest> {
     if order.len() >= 2 && covered * 2 >= papers.len() {
         return order
             .into_iter()
-            .map(|t| Interest {
-                name: t.to_string(),
-                members: members.remove(t).unwrap_or_default(),
+            .map(|t| {
+                let members = members.remove(t).unwrap_or_default();
+                Interest {
+                    name: bilingual(t, members.first().map(|&i| papers[i].topic_en.trim())),
+                    members,
+                }
             })
             .collect();
     }

@@ -77,14 +77,7 @@ impl Inbox {
         q: &InboxQuery,
     ) -> Result<Vec<FeedRecord>, StateError> {
         let state = home.state()?;
-        let mut feedback = Feedback::default();
-        for r in state.ratings.values() {
-            let v = self.library.center(&r.vector);
-            match r.verdict {
-                Verdict::Up => feedback.up.push(v),
-                Verdict::Down => feedback.down.push(v),
-            }
-        }
+        let feedback = Feedback::of(index, &self.library, &state);
         let ranked = rank_with(
             &self.library,
             &self.centred,

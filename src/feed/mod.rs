@@ -192,9 +192,39 @@ impl Learner {
 pub struct Feedback {
     pub up: Vec<Vec<f32>>,
     pub down: Vec<Vec<f32>>,
+    /// Library papers rated down, ascending: they leave their interests. Else a paper rated
+    /// down stays the nearest library paper to everything like it, and the pull of
+    /// [`Learner::Neighbours`] (only where a down is closer than any library paper) is nil.
+    pub dropped: Vec<usize>,
 }
 
 impl Feedback {
+    /// The ratings of `state` as evidence against `library`, the library of `index`
+    /// ([`Library::of_index`]); a rating keyed as a library paper is keyed
+    /// ([`candidates::key`]) names that paper.
+    pub fn of(index: &crate::index::Searcher, library: &Library, state: &state::State) -> Feedback {
+        let mut feedback = Feedback::default();
+        let rated_down: std::collections::HashSet<&str> = state
+            .ratings
+            .iter()
+            .filter(|(_, r)| r.verdict == state::Verdict::Down)
+            .map(|(k, _)| k.as_str())
+            .collect();
+        for r in state.ratings.values() {
+            let v = library.center(&r.vector);
+            match r.verdict {
+                state::Verdict::Up => feedback.up.push(v),
+                state::Verdict::Down => feedback.down.push(v),
+            }
+        }
+        if !rated_down.is_empty() {
+            feedback.dropped = (0..index.len())
+                .filter(|&i| rated_down.contains(candidates::key(&index.papers()[i]).as_str()))
+                .collect();
+        }
+        feedback
+    }
+
     pub fn is_empty(&self) -> bool {
         self.up.is_empty() && self.down.is_empty()
     }
@@ -296,11 +326,19 @@ struct PerInterest {
 /// and its lexical similarities `lex` (empty without a lexical side). `seeds[k]` are
 /// cosines with the papers rated up that serve interest `k` (empty without seeds): they join
 /// its members.
-fn per_interest(library: &Library, sims: &[f32], lex: &[f32], seeds: &[Vec<f32>]) -> PerInterest {
+fn per_interest(
+    library: &Library,
+    (sims, lex): (&[f32], &[f32]),
+    seeds: &[Vec<f32>],
+    dropped: &[usize],
+) -> PerInterest {
     let k = library.interests.len();
     let mut dense = vec![Nearest::NONE; k];
     let mut lexical = vec![Nearest::NONE; if lex.is_empty() { 0 } else { k }];
     for &(m, i) in &library.memberships {
+        if !dropped.is_empty() && dropped.binary_search(&m).is_ok() {
+            continue;
+        }
         dense[i].push((m, sims[m]));
         if let Some(l) = lexical.get_mut(i) {
             l.push((m, lex[m]));
@@ -365,7 +403,7 @@ fn choose(all: Vec<PerInterest>, feedback: &Feedback, cands: &[Vec<f32>]) -> Vec
 
 /// The signals of a candidate whose cosines with the library's papers are `sims` (dense only).
 fn signals(library: &Library, v: &[f32], sims: &[f32], feedback: &Feedback) -> Signals {
-    let p = per_interest(library, sims, &[], &[]);
+    let p = per_interest(library, (sims, &[]), &[], &[]);
     choose(vec![p], feedback, std::slice::from_ref(&v.to_vec()))
         .pop()
         .unwrap_or(Signals {
@@ -470,7 +508,12 @@ pub fn rank_with(
                             seeds[k].push(dot(u, v));
                         }
                     }
-                    per_interest(library, s.as_slice().unwrap_or(&[]), lex, &seeds)
+                    per_interest(
+                        library,
+                        (s.as_slice().unwrap_or(&[]), lex),
+                        &seeds,
+                        &feedback.dropped,
+                    )
                 })
                 .collect::<Vec<_>>()
         })
@@ -595,6 +638,7 @@ mod tests {
         let feedback = Feedback {
             up: vec![lib.center(&unit(&[1.0, 0.9, 0.0, 0.1]))],
             down: vec![lib.center(&unit(&[0.0, 1.0, 0.1, 0.1]))],
+            dropped: Vec::new(),
         };
         let ranked = rank(&lib, &cands, &feedback, Learner::Rocchio);
         assert_eq!(ranked[0].candidate, 0, "{ranked:?}");

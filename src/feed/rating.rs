@@ -43,6 +43,37 @@ impl RateError {
 /// A paper the caller can rate besides the shown and the library ones: key, title, vector.
 pub type Extra<'a> = &'a dyn Fn(&str) -> Option<(String, String, Vec<f32>)>;
 
+/// The key of the rating `wanted` names, by every name a rating accepts: the key itself, the
+/// id or title shown with it, a library paper's id, title or alias, a caller's candidate.
+fn rated_key(index: &Searcher, state: &State, wanted: &str, extra: Extra<'_>) -> Option<String> {
+    let named = |k: &str| state.ratings.contains_key(k).then(|| k.to_string());
+    state
+        .ratings
+        .iter()
+        .find(|(k, r)| {
+            k.as_str() == wanted
+                || k.eq_ignore_ascii_case(wanted)
+                || k.trim_start_matches("title:") == wanted
+                || name_key(&r.title) == name_key(wanted)
+        })
+        .map(|(k, _)| k.clone())
+        .or_else(|| {
+            state
+                .shown
+                .iter()
+                .find(|(k, s)| {
+                    k.trim_start_matches("title:") == wanted
+                        || name_key(&s.title) == name_key(wanted)
+                })
+                .and_then(|(k, _)| named(k))
+        })
+        .or_else(|| extra(wanted).and_then(|(k, _, _)| named(&k)))
+        .or_else(|| {
+            let i = crate::engine::resolve::resolve(index, wanted).ok()?;
+            named(&candidates::key(&index.papers()[i]))
+        })
+}
+
 /// Records `verdict` (`None`: forget the rating) for the paper `id` names, in the reader's state
 /// kept by `home`; returns the paper's title. Atomic: on any error the state is as it was.
 pub fn rate(
@@ -55,11 +86,7 @@ pub fn rate(
     let mut state = home.state()?;
     let wanted = id.trim();
     let Some(verdict) = verdict else {
-        let key = state
-            .ratings
-            .keys()
-            .find(|k| k.as_str() == wanted || k.eq_ignore_ascii_case(wanted))
-            .cloned()
+        let key = rated_key(index, &state, wanted, extra)
             .ok_or_else(|| RateError::NoRating(wanted.to_string()))?;
         let title = state
             .ratings

@@ -41,6 +41,31 @@ pub struct Profile {
 }
 
 impl Profile {
+    /// The profile as the printed plan's first line.
+    fn line(&self) -> String {
+        format!(
+            "plan for {} papers: {} with curated tags, {} with builds_on links, {} with own tags \
+             shared by 2 to half the list; {}; {:.0}% with Chinese text\n",
+            self.papers,
+            self.curated_tagged,
+            self.linked,
+            self.own_tagged,
+            self.text_kind(),
+            100.0 * self.cjk_share,
+        )
+    }
+
+    /// How the list describes its papers, in the words the printed plan uses.
+    fn text_kind(&self) -> &'static str {
+        if self.bare_titles {
+            "bare titles"
+        } else if self.described {
+            "described (median 30+ words)"
+        } else {
+            "short notes"
+        }
+    }
+
     /// Whether the list has curated evidence: curated tags or `builds_on` links.
     pub fn curated(&self) -> bool {
         self.curated_tagged > 0 || self.linked > 0
@@ -92,26 +117,32 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The plan in three lines, as a build prints it: the profile, then each ranking's active
+    /// signals with their weights and the names of those that are off. The signals' scopes
+    /// and reasons (13 lines of up to 200 characters) are for `recommend show --plan`.
+    pub fn summary(&self) -> String {
+        let mut out = self.profile.line();
+        for (ranking, label) in [("related", "related work"), ("search", "search")] {
+            let short = |s: &SignalLine| s.signal.split(" (").next().unwrap_or("").to_string();
+            let lines = || self.signals.iter().filter(|s| s.ranking == ranking);
+            let on: Vec<String> = lines()
+                .filter(|s| s.weight != "off")
+                .map(|s| format!("{} {}", short(s), s.weight))
+                .collect();
+            let off: Vec<String> = lines().filter(|s| s.weight == "off").map(short).collect();
+            out.push_str(&format!("  {label}: {}", on.join(" · ")));
+            if !off.is_empty() {
+                out.push_str(&format!("; off: {}", off.join(", ")));
+            }
+            out.push('\n');
+        }
+        out.push_str("  (each signal's scope and why: recommend show --plan)\n");
+        out
+    }
+
     /// The plan as text: the profile in a line, the scope, then one line per signal.
     pub fn describe(&self) -> String {
-        let p = &self.profile;
-        let mut out = format!(
-            "plan for {} papers: {} with curated tags, {} with builds_on links, {} with own tags; \
-             {}; {:.0}% with Chinese text\n{}\n",
-            p.papers,
-            p.curated_tagged,
-            p.linked,
-            p.own_tagged,
-            if p.bare_titles {
-                "bare titles"
-            } else if p.described {
-                "described (median 30+ words)"
-            } else {
-                "short notes"
-            },
-            100.0 * p.cjk_share,
-            self.scope,
-        );
+        let mut out = format!("{}{}\n", self.profile.line(), self.scope);
         for s in &self.signals {
             out.push_str(&format!(
                 "  {:<8} {:<36} {:<44} {}; {}; {}\n",

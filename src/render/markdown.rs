@@ -5,8 +5,11 @@ use super::{Document, Renderer};
 /// links (a `javascript:` address stays out).
 pub struct MarkdownRenderer;
 
+/// A cell's text as text: a pipe would end the cell, brackets would make a link, and `<` would
+/// let a title such as `<script>...` through as HTML (GitHub's renderer passes inline HTML).
 fn escape(cell: &str) -> String {
     super::neutralize(cell)
+        .replace('<', "\\<")
         .replace('|', "\\|")
         .replace('[', "\\[")
         .replace(']', "\\]")
@@ -35,5 +38,25 @@ impl Renderer for MarkdownRenderer {
             s.push_str(&format!("| {} |\n", cells.join(" | ")));
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::{col, wrap};
+
+    #[test]
+    fn data_cannot_open_html_links_or_cells() {
+        let mut doc = Document::new(vec![col("#"), wrap("title")]);
+        doc.push(
+            vec!["1".into(), "<script>alert(1)</script> [x](y) | z".into()],
+            &serde_json::json!({}),
+        );
+        let md = MarkdownRenderer.render(&doc);
+        assert!(
+            md.contains(r"\<script>alert(1)\</script> \[x\](y) \| z"),
+            "{md}"
+        );
     }
 }

@@ -163,6 +163,7 @@ impl PaperRecord {
             ("topic", p.topic.clone()),
             ("also filed under", p.also_topics.join("; ")),
             ("tags", p.tags.join(", ")),
+            ("keywords", p.keywords.join(", ")),
             ("summary", p.summary.clone()),
             ("highlight", p.highlight.clone()),
             ("seed highlight", p.seed_highlight.clone()),

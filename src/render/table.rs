@@ -97,14 +97,20 @@ impl TableRenderer {
                     .unwrap_or(0)
             })
             .collect();
+        // A fixed column wider than a quarter of the table (a list's 60-character slug ids, its
+        // long section names) is cut too, else it leaves the titles 11 characters; a link is
+        // never cut (a cut address leads nowhere).
+        let link_col = links.map(|(c, _)| c).or(doc.link.map(|(_, l)| l));
+        let cut: Vec<bool> = (0..ncols)
+            .map(|c| {
+                doc.columns[c].wrap || (Some(c) != link_col && natural[c] > self.width as usize / 4)
+            })
+            .collect();
         // one space of padding each side of a cell, one junction between columns
         let gaps = 3 * ncols;
-        let fixed: usize = (0..ncols)
-            .filter(|&c| !doc.columns[c].wrap)
-            .map(|c| natural[c])
-            .sum();
+        let fixed: usize = (0..ncols).filter(|&c| !cut[c]).map(|c| natural[c]).sum();
         let mut remaining = (self.width as usize).saturating_sub(gaps + fixed);
-        let mut wrapping: Vec<usize> = (0..ncols).filter(|&c| doc.columns[c].wrap).collect();
+        let mut wrapping: Vec<usize> = (0..ncols).filter(|&c| cut[c]).collect();
         wrapping.sort_by_key(|&c| natural[c]);
         let mut room = vec![0usize; ncols];
         for (i, &c) in wrapping.iter().enumerate() {
@@ -129,7 +135,7 @@ impl TableRenderer {
         }));
         for (r, row) in rows.iter().enumerate() {
             table.add_row(row.iter().enumerate().map(|(c, text)| {
-                let shown = if doc.columns[c].wrap {
+                let shown = if cut[c] {
                     trim_to_width(text, room[c])
                 } else {
                     text.clone()

@@ -165,6 +165,8 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/inbox", get(inbox_page))
         .route("/api/feed", get(feed))
         .route("/api/rate", axum::routing::post(rate).fallback(only_post))
+        // Again for the routes added here: the shared routes' call covers only its own.
+        .method_not_allowed_fallback(only_get)
         .layer(middleware::from_fn(limits))
         .with_state(state)
 }

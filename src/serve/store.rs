@@ -368,6 +368,7 @@ where
             "/api/rate",
             axum::routing::post(inbox_rate).fallback(super::only_post),
         )
+        .method_not_allowed_fallback(super::only_get)
         .layer(middleware::from_fn(super::limits))
         .with_state(Arc::clone(&live));
     let loader = Arc::clone(&live);

@@ -73,9 +73,16 @@ pub fn check_topic(
     if (0..n).any(accepts) {
         return Ok(());
     }
-    let mut topics: Vec<String> = (0..n).map(topic_of).collect();
+    let mut topics: Vec<String> = (0..n).map(topic_of).filter(|t| !t.is_empty()).collect();
     topics.sort();
     topics.dedup();
+    if topics.is_empty() {
+        return Err(SessionError::Input(format!(
+            "no paper has a topic matching {topic:?}: this list files no paper under a section \
+             (give each record a `topic` or `section` and rebuild; \
+             `recommend topics` shows the clusters the papers fall into)"
+        )));
+    }
     Err(SessionError::Input(format!(
         "no paper has a topic matching {topic:?}; topics are: {}",
         topics.join(", ")

@@ -61,7 +61,14 @@ pub(super) fn shown(url: &str) -> String {
 pub enum FetchError {
     #[error(transparent)]
     Usage(#[from] UsageError),
-    #[error("could not reach {host}: {reason}; check the network or use saved files")]
+    #[error(
+        "could not reach {host}{}: {reason}; check the network or use saved files",
+        if DEFAULT_BASE_URL.ends_with(host.as_str()) {
+            String::new()
+        } else {
+            format!(" (the address {BASE_URL_ENV} gives)")
+        }
+    )]
     Unreachable { host: String, reason: String },
     #[error(
         "{url} answered HTTP {status}{}; check the address ({BASE_URL_ENV}){}",
@@ -474,6 +481,12 @@ impl Client {
             ureq::Error::BodyExceedsLimit(_) => {
                 format!("the answer is larger than the {MAX_DOCUMENT_BYTES} bytes a feed may be")
             }
+            // ureq says "timeout: global": the answer began but did not end in time.
+            ureq::Error::Timeout(_) => format!(
+                "the answer began but did not finish within {:.0} s (a stalled or very slow \
+                 server)",
+                2.0 * self.answer_timeout.as_secs_f32()
+            ),
             other => other.to_string(),
         };
         FetchError::Body {

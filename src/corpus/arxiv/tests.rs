@@ -711,7 +711,9 @@ fn a_refused_connection_is_offline() {
     );
     let msg = err.to_string();
     assert!(
-        msg.starts_with(&format!("could not reach {host}: ")),
+        msg.starts_with(&format!(
+            "could not reach {host} (the address RECOMMEND_ARXIV_URL gives): "
+        )),
         "{msg}"
     );
     assert!(

@@ -48,6 +48,8 @@ pub(super) const KEYS: &[(&str, Target)] = &[
     ("abstractnote", Target::Summary),
     ("seed_highlight", Target::SeedHighlight),
     ("topic", Target::Topic),
+    // A spreadsheet's "Section" column: the list's own sections, as `topic` holds them.
+    ("section", Target::Topic),
     ("topic_en", Target::TopicEn),
     ("kind", Target::Kind),
     ("open_source", Target::OpenSource),
@@ -78,6 +80,10 @@ pub(super) const KEYS: &[(&str, Target)] = &[
     ("categories", Target::Keywords),
     ("manual_tags", Target::Keywords),
     ("automatic_tags", Target::Keywords),
+    // JabRef's (and Better BibTeX's) static groups, a collection column of a spreadsheet.
+    ("groups", Target::Keywords),
+    ("collections", Target::Keywords),
+    ("collection", Target::Keywords),
     ("builds_on", Target::BuildsOn),
 ];
 

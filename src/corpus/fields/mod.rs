@@ -10,7 +10,8 @@
 //!   list of names or CSL JSON name objects); `year`, `publication_year`, `published`, `date`,
 //!   `issued` (a CSL JSON date) -> `year` (the first holding a year wins), else the year of an
 //!   arXiv id taken from `id`, else `update_date` (the arXiv snapshot's last revision); `url`, `pdf`, `pdf_url` -> `url`; `categories`, `keyword`,
-//!   `manual_tags`, `automatic_tags` -> `keywords` (all of them, merged);
+//!   `manual_tags`, `automatic_tags`, `groups` (JabRef), `collections` -> `keywords` (all of
+//!   them, merged); `section` -> `topic`;
 //! - every other key is kept out of the index and reported by the caller (see
 //!   [`Mapped::ignored`]): nothing is dropped without a word.
 //!

@@ -2,7 +2,8 @@
 //! (`[{...}, {...}]`, pretty-printed or on one line) or an object whose `papers`, `items`,
 //! `data` or `results` is that list. Each record comes with the line of its first character, so a problem names it.
 
-use serde::de::IgnoredAny;
+use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use super::super::fields::Record;
@@ -23,7 +24,7 @@ pub(super) fn jsonl_records(text: &str) -> Read {
         if trimmed.is_empty() {
             continue;
         }
-        let parsed = match serde_json::from_str::<Value>(trimmed) {
+        let parsed = match parse(trimmed) {
             Ok(v) => object_of(v, "per line"),
             Err(e) => Err(describe_json_error(&e)),
         };
@@ -40,7 +41,7 @@ pub(super) fn json_records(text: &str) -> (Read, Option<String>) {
     let start = body.len() - body.trim_start().len();
     let read = match body.as_bytes().get(start) {
         Some(b'[') => list_records(body, start, true),
-        Some(b'{') => match serde_json::from_str::<Value>(body) {
+        Some(b'{') => match parse(body) {
             Ok(Value::Object(map)) => match wrapped_list(body, start, &map) {
                 Some((at, key)) => {
                     let unread = unread_lists(&map, &key);
@@ -153,9 +154,9 @@ fn list_records(body: &str, at: usize, top: bool) -> Read {
     let mut lines = LineCounter::new(body.as_bytes());
     loop {
         let line = lines.line_of(at);
-        let mut values = serde_json::Deserializer::from_str(&body[at..]).into_iter::<Value>();
+        let mut values = serde_json::Deserializer::from_str(&body[at..]).into_iter::<Unique>();
         match values.next() {
-            Some(Ok(v)) => out.push((line, object_of(v, "for each record of the list"))),
+            Some(Ok(Unique(v))) => out.push((line, object_of(v, "for each record of the list"))),
             Some(Err(e)) => {
                 out.push((line + e.line().max(1) - 1, Err(describe_json_error(&e))));
                 return out;
@@ -192,6 +193,77 @@ fn list_records(body: &str, at: usize, top: bool) -> Read {
         ));
     }
     out
+}
+
+/// `text` as one JSON value, every object's keys each given once.
+fn parse(text: &str) -> Result<Value, serde_json::Error> {
+    serde_json::from_str::<Unique>(text).map(|u| u.0)
+}
+
+/// A JSON value whose objects give each key once. serde_json keeps the last of a repeated
+/// key without a word, so `{"title": "A", "title": "B"}` would lose "A" silently; here it is a
+/// problem at its line, and the user says which value is meant.
+struct Unique(Value);
+
+impl<'de> Deserialize<'de> for Unique {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(UniqueVisitor).map(Unique)
+    }
+}
+
+struct UniqueVisitor;
+
+impl<'de> Visitor<'de> for UniqueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Unique(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let Unique(v) = map.next_value()?;
+            if out.contains_key(&key) {
+                return Err(de::Error::custom(format!(
+                    "the key {key:?} is given twice in one object (which value is meant? \
+                     keep one)"
+                )));
+            }
+            out.insert(key, v);
+        }
+        Ok(Value::Object(out))
+    }
 }
 
 /// A parsed value as a record, or what it is instead (`where_` says where objects belong).

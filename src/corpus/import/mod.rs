@@ -22,7 +22,7 @@ pub use format::Format;
 
 use json::{json_records, jsonl_records};
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::bibtex;
@@ -83,6 +83,8 @@ struct Tally {
     ignored: BTreeMap<String, (usize, String)>,
     untitled: Vec<String>,
     off_vocabulary: BTreeMap<String, usize>,
+    /// Files whose `tags` hold words outside the curated vocabulary: a user's own tags.
+    own_tag_files: BTreeSet<PathBuf>,
     /// "file:line (first at file:line)" of each listing merged into an earlier one
     repeats: Vec<String>,
     /// Pairs of records with one arXiv id or DOI under unrelated names, both kept
@@ -343,6 +345,7 @@ impl Import {
                         )));
                     }
                     *self.tally.off_vocabulary.entry(t).or_insert(0) += 1;
+                    self.tally.own_tag_files.insert(at.file.clone());
                 }
                 for m in fields::text_problems(&paper) {
                     self.problems.push(at.problem(m));
@@ -354,9 +357,20 @@ impl Import {
     }
 
     /// The entries (derived ids made unique: `-2`, `-3`, ... in file order), the problems, and
-    /// one summary warning per kind of thing left out.
+    /// one summary warning per kind of thing left out, and how many repeated listings were
+    /// merged into an earlier one.
     #[allow(clippy::type_complexity)]
-    pub fn finish(mut self) -> (Vec<((PathBuf, usize), Paper)>, Vec<Problem>, Vec<String>) {
+    pub fn finish(
+        mut self,
+    ) -> (
+        Vec<((PathBuf, usize), Paper)>,
+        Vec<Problem>,
+        Vec<String>,
+        usize,
+    ) {
+        if !self.options.strict {
+            self.own_tags_as_keywords();
+        }
         self.merge_repeats();
         let facets = std::mem::take(&mut self.facets);
         let unknown = super::facets::apply(&facets, self.entries.iter_mut().map(|(_, p)| p));
@@ -430,19 +444,44 @@ impl Import {
                 ));
             }
             if !t.off_vocabulary.is_empty() {
-                let shown: Vec<String> = t
-                    .off_vocabulary
+                let mut tags: Vec<(&String, &usize)> = t.off_vocabulary.iter().collect();
+                tags.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+                let shown: Vec<String> = tags.iter().map(|(k, n)| format!("{k:?} ({n})")).collect();
+                let files: Vec<String> = t
+                    .own_tag_files
                     .iter()
-                    .map(|(k, n)| format!("{k:?} ({n})"))
+                    .map(|f| f.display().to_string())
                     .collect();
                 warnings.push(format!(
-                    "tags outside the controlled vocabulary kept as keywords (--strict makes \
-                     them errors): {}",
-                    shown.join(", ")
+                    "{}: `tags` read as the list's own keywords, all of them ({} tag(s) are not \
+                     in the curated vocabulary; --strict makes them errors): {}",
+                    files.join(", "),
+                    shown.len(),
+                    first_few(&shown)
                 ));
             }
         }
-        (self.entries, self.problems, warnings)
+        let merged = self.tally.repeats.len();
+        (self.entries, self.problems, warnings, merged)
+    }
+}
+
+impl Import {
+    /// A file whose `tags` hold words outside the curated vocabulary carries a user's own
+    /// tags: every one of its tags becomes a keyword, those that happen to be curated words
+    /// too. Else a few shared words (`memory`, `reasoning`) would mark the list as curated,
+    /// switch its own tags and reciprocal neighbours off and read GPU memory as agent memory.
+    fn own_tags_as_keywords(&mut self) {
+        let files = &self.tally.own_tag_files;
+        for ((file, _), p) in &mut self.entries {
+            if files.contains(file) {
+                for t in std::mem::take(&mut p.tags) {
+                    if !p.keywords.contains(&t) {
+                        p.keywords.push(t);
+                    }
+                }
+            }
+        }
     }
 }
 
