@@ -231,6 +231,39 @@ fn ratings_stick_and_move_later_feeds() {
     no_temp_files_in(dir.path());
 }
 
+/// One odd record of a day's candidates (a `javascript:` link, a title another paper has) is
+/// left out with a warning at its line; the others are still ranked.
+#[test]
+fn an_odd_candidate_is_left_out_and_the_rest_ranked() {
+    let (dir, index) = library();
+    let list = dir.path().join("odd.jsonl");
+    std::fs::write(
+        &list,
+        "{\"title\":\"Web Agents Trained with Online RL\",\"summary\":\"A web agent trained with GRPO.\",\"arxiv\":\"2512.00001\"}\n\
+         {\"title\":\"Search Agents with RL\",\"summary\":\"Search calls and reasoning.\",\"url\":\"javascript:alert(1)\"}\n\
+         {\"title\":\"Web Agents Trained with Online RL\",\"summary\":\"Another of that name.\",\"arxiv\":\"2512.00002\"}\n\
+         {\"title\":\"Tool Use by Reinforcement\",\"summary\":\"Tools and RL.\"}\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&index, &["feed", list.to_str().unwrap(), "-f", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("left out 2 record(s) with a problem")
+            && err.contains("odd.jsonl:2: ")
+            && err.contains("odd.jsonl:3: "),
+        "{err}"
+    );
+    let rows = json(&out);
+    let mut ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["2512.00001", "toolusebyreinforcement"], "{out}");
+    // Nothing readable at all is still an error, naming the problems.
+    std::fs::write(&list, "{\"title\":\"A\",\"url\":\"javascript:x\"}\n").unwrap();
+    let (code, _, err) = run(&index, &["feed", list.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("odd.jsonl:1: "), "{err}");
+}
+
 /// Library papers rated down leave the evidence: the candidate they brought to the top falls
 /// (they stayed the nearest "kept" papers to it, so the pull of a down, only where it is closer
 /// than any library paper, was nil). A rating is cleared by the names it was given under, not

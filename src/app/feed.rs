@@ -102,7 +102,7 @@ fn home_of(
 
 /// Candidates from files: any corpus format; arXiv feeds keep their publication dates.
 fn from_files(paths: &[PathBuf]) -> Result<(Vec<Candidate>, usize)> {
-    let corpus = Corpus::load_with(paths, &LoadOptions::default())?;
+    let corpus = Corpus::load_skipping(paths, &LoadOptions::default())?;
     let merged = corpus.merged;
     // A week of listings repeats papers across files: the first warnings say what was merged
     // or left out, the rest are counted.

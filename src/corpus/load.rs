@@ -38,6 +38,22 @@ impl Corpus {
 
     /// Load a corpus from several paths, each a file or a directory, in the given order.
     pub fn load_with(paths: &[PathBuf], options: &LoadOptions) -> Result<Corpus, CorpusError> {
+        Corpus::load_inner(paths, options, false)
+    }
+
+    /// [`Corpus::load_with`] for a feed's candidates: a record with a problem (no title, a
+    /// malformed link, a title naming two papers) is left out with one warning naming each at
+    /// its `file:line`, instead of refusing the whole list, so that one odd entry of a day's
+    /// listing does not stop the feed. When nothing is left, the problems are the error.
+    pub fn load_skipping(paths: &[PathBuf], options: &LoadOptions) -> Result<Corpus, CorpusError> {
+        Corpus::load_inner(paths, options, true)
+    }
+
+    fn load_inner(
+        paths: &[PathBuf],
+        options: &LoadOptions,
+        skip: bool,
+    ) -> Result<Corpus, CorpusError> {
         // Each file with the format forced on the path it came from, if any.
         let mut files: Vec<(PathBuf, Option<Format>)> = Vec::new();
         for path in paths {
@@ -83,7 +99,7 @@ impl Corpus {
             encoding.append(&mut bad);
             import.add_file_as(file, &text, *forced)?;
         }
-        let (entries, mut problems, warnings, merged) = import.finish();
+        let (mut entries, mut problems, mut warnings, merged) = import.finish();
         // What a directory holds and does not read is named, so that no list is left out
         // unseen (a `.json` list, a subfolder).
         let mut notes = Vec::new();
@@ -108,7 +124,37 @@ impl Corpus {
         problems.append(&mut encoding);
         problems.extend(validate(&entries));
         // In reading order: file by file, line by line.
-        problems.sort_by_key(|p| (files.iter().position(|(f, _)| *f == p.path), p.line));
+        let order = |p: &Problem| (files.iter().position(|(f, _)| *f == p.path), p.line);
+        problems.sort_by_key(order);
+        if skip && !problems.is_empty() {
+            let mut skipped = Vec::new();
+            // Leaving a record out can settle another's problem (two titles alike): again
+            // until nothing more is left out.
+            loop {
+                let bad: std::collections::HashSet<(&Path, usize)> = problems
+                    .iter()
+                    .map(|p| (p.path.as_path(), p.line))
+                    .collect();
+                let before = entries.len();
+                entries.retain(|((f, l), _)| !bad.contains(&(f.as_path(), *l)));
+                skipped.append(&mut problems);
+                problems = validate(&entries);
+                if problems.is_empty() || entries.len() == before {
+                    break;
+                }
+            }
+            skipped.append(&mut problems);
+            skipped.sort_by_key(order);
+            if entries.is_empty() {
+                return Err(CorpusError::Invalid { problems: skipped });
+            }
+            let shown: Vec<String> = skipped.iter().map(ToString::to_string).collect();
+            warnings.push(format!(
+                "left out {} record(s) with a problem (the rest is read): {}",
+                shown.len(),
+                super::import::first_few(&shown)
+            ));
+        }
         if !problems.is_empty() {
             return Err(CorpusError::Invalid { problems });
         }

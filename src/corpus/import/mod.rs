@@ -486,7 +486,7 @@ impl Import {
 }
 
 /// The first ten `items` joined with commas, then how many more there are.
-fn first_few(items: &[String]) -> String {
+pub(super) fn first_few(items: &[String]) -> String {
     const SHOWN: usize = 10;
     let mut shown: Vec<String> = items.iter().take(SHOWN).cloned().collect();
     if items.len() > SHOWN {
