@@ -75,7 +75,8 @@ pub fn run(cli: Cli) -> Result<()> {
         };
         if let Some(why) = refused {
             return Err(usage(format!(
-                "--store is for queries and `serve`; this command {why}: give --index FILE                  instead (and leave RECOMMEND_STORE unset)"
+                "--store is for queries and `serve`; this command {why}: give --index FILE \
+                 instead (and leave RECOMMEND_STORE unset)"
             )));
         }
     }
