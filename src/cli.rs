@@ -301,6 +301,9 @@ pub enum Command {
         /// Address to listen on; loopback by default (port 0 picks a free port).
         #[arg(long, default_value = "127.0.0.1:8321", value_name = "HOST:PORT")]
         addr: String,
+        /// Listen on this port of the loopback address (short for `--addr 127.0.0.1:PORT`).
+        #[arg(long, value_name = "PORT", conflicts_with = "addr")]
+        port: Option<u16>,
         /// Candidate papers for the Inbox page (`/inbox`): files as `recommend feed` reads
         /// them, embedded once at start; ratings go to the same state file as `recommend rate`.
         #[arg(long, value_name = "FILE")]
@@ -357,8 +360,8 @@ pub struct FeedArgs {
     /// Show papers shown or rated before too.
     #[arg(long)]
     pub all: bool,
-    /// Leave out papers scoring below this.
-    #[arg(long, value_name = "SCORE")]
+    /// Leave out papers scoring below this (a score of this batch: see the README).
+    #[arg(long, value_name = "SCORE", allow_negative_numbers = true)]
     pub min_score: Option<f32>,
     /// Only papers whose title or abstract contains this word (repeatable: any of them).
     #[arg(long, value_name = "WORD")]

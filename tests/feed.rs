@@ -165,6 +165,31 @@ fn a_feed_ranks_new_papers_by_interest_and_never_shows_one_twice() {
     let floor = scores[4];
     let above = feed_again(&index, &["--min-score", &floor.to_string()]);
     assert!(above.iter().all(|r| r["score"].as_f64().unwrap() >= floor));
+    // A negative floor is a number, not an option; what a floor leaves out is counted.
+    let (code, _, err) = run(
+        &index,
+        &[
+            "feed",
+            &candidates(),
+            "--all",
+            "--min-score",
+            "-1",
+            "-n",
+            "5",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (_, _, err) = run(
+        &index,
+        &[
+            "feed",
+            &candidates(),
+            "--all",
+            "--min-score",
+            &floor.to_string(),
+        ],
+    );
+    assert!(err.contains("below --min-score"), "{err}");
     let (code, _, err) = run(
         &index,
         &["feed", &candidates(), "--interest", "no such interest"],

@@ -418,3 +418,16 @@ fn a_stalled_client_is_answered_408_and_let_go() {
         s.raw_response(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     assert_eq!(code, 200);
 }
+
+/// `--port N` is `--addr 127.0.0.1:N`; both at once is a usage error.
+#[test]
+fn port_listens_on_loopback_and_conflicts_with_addr() {
+    let s = Server::start_args(&["serve", "--port", "0", "--index", "index.bin"]);
+    assert!(s.base.starts_with("http://127.0.0.1:"), "{}", s.base);
+    let (code, _) = s.get("/healthz");
+    assert_eq!(code, 200);
+    recommend()
+        .args(["serve", "--port", "0", "--addr", "127.0.0.1:0"])
+        .assert()
+        .code(2);
+}

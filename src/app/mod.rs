@@ -159,7 +159,8 @@ pub fn run(cli: Cli) -> Result<()> {
         }) => tools::bench(&common, corpus.as_deref(), quick, judgments.as_deref()),
         Some(Command::Model { action }) => tools::model_cmd(&common, action),
         Some(Command::Embed { role, text }) => tools::embed(&common, role, &text),
-        Some(Command::Serve { addr, feed }) => {
+        Some(Command::Serve { addr, port, feed }) => {
+            let addr = port.map_or(addr, |p| format!("127.0.0.1:{p}"));
             let addr = std::net::ToSocketAddrs::to_socket_addrs(addr.as_str())
                 .ok()
                 .and_then(|mut a| a.next())
