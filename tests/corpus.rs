@@ -311,7 +311,9 @@ fn user_jsonl_with_only_required_fields() {
     let c = Corpus::load(Path::new("tests/fixtures/user.jsonl")).unwrap();
     assert_eq!(c.papers.len(), 2);
     assert_eq!(c.papers[0].aliases, ["ALP"]);
-    assert_eq!(c.papers[1].kind, Kind::Method, "kind defaults to method");
+    // No kind given: a title that says "Survey" makes a survey, any other a method.
+    assert_eq!(c.papers[1].kind, Kind::Survey, "{:?}", c.papers[1]);
+    assert_eq!(c.papers[0].kind, Kind::Method);
     assert_eq!(c.origins[1].1, 3, "blank lines keep line numbers true");
 }
 

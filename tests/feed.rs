@@ -282,6 +282,32 @@ fn an_odd_candidate_is_left_out_and_the_rest_ranked() {
     let mut ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
     ids.sort_unstable();
     assert_eq!(ids, ["2512.00001", "toolusebyreinforcement"], "{out}");
+    // A saved arXiv page with an entry that has no title: that entry is left out, as the
+    // entries of arXiv's own answers are (`index` still refuses the file).
+    let page = std::fs::read_to_string(root().join("tests/fixtures/arxiv/api-page2.atom")).unwrap();
+    let untitled = page
+        .replacen("<title>Tokenizer Drift", "<summary>Tokenizer Drift", 1)
+        .replacen("  to Do About It</title>", "  to Do About It</summary>", 1);
+    let atom = dir.path().join("untitled.atom");
+    std::fs::write(
+        &atom,
+        format!(
+            "{}{}",
+            &page[..page.find("<entry>").unwrap()],
+            &untitled[untitled.find("<entry>").unwrap()..]
+        )
+        .replace("</feed>", &page[page.find("<entry>").unwrap()..]),
+    )
+    .unwrap();
+    let (code, out, err) = run(&index, &["feed", atom.to_str().unwrap(), "-f", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("untitled.atom: left out: the entry at line"),
+        "{err}"
+    );
+    assert_eq!(json(&out).len(), 1, "{out}");
+    let (code, _, err) = run(&index, &["list", "--corpus", atom.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
     // Nothing readable at all is still an error, naming the problems.
     std::fs::write(&list, "{\"title\":\"A\",\"url\":\"javascript:x\"}\n").unwrap();
     let (code, _, err) = run(&index, &["feed", list.to_str().unwrap()]);
@@ -323,6 +349,18 @@ fn library_papers_rated_down_stop_bringing_their_likes_up_and_clear_by_name() {
             .unwrap();
     assert_eq!(state["ratings"], serde_json::json!({}), "{state}");
     assert_eq!(position(&feed_again(&index, &["-n", "500"])), 0);
+    // A candidate named as `arXiv:ID` is the one its bare id names.
+    assert!(
+        rows[0]["arxiv"] == top.as_str(),
+        "the first candidate has an arXiv id: {}",
+        rows[0]
+    );
+    let (code, _, err) = run(&index, &["rate", &format!("arXiv:{top}"), "up"]);
+    assert_eq!(code, 0, "{err}");
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("library.feed.json")).unwrap())
+            .unwrap();
+    assert_eq!(state["ratings"][&top]["verdict"], "up", "{state}");
 }
 
 /// Ratings given at once by several processes (two terminals, a script, the server beside the

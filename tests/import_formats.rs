@@ -585,7 +585,7 @@ fn a_users_tags_column_is_the_lists_own_even_where_it_uses_curated_words() {
         zero\tZeRO: Memory Optimizations Toward Training Trillion Parameter Models\tPartitions optimizer state across devices.\tdistributed-training;memory\n\
         cot\tChain-of-Thought Prompting Elicits Reasoning in Large Language Models\tFew-shot exemplars with intermediate steps.\treasoning;prompting\n\
         sc\tSelf-Consistency Improves Chain of Thought Reasoning\tSample several paths and vote on the answer.\treasoning;prompting\n\
-        sam\tSegment Anything\tA promptable segmentation model and a billion masks.\tsegmentation\n\
+        sam\tSegment Anything\tA promptable segmentation model and a billion masks. 可提示的分割模型。\tsegmentation\n\
         unet\tU-Net: Convolutional Networks for Biomedical Image Segmentation\tEncoder-decoder with skip connections.\tsegmentation\n";
     let list = write(dir.path(), "mine.tsv", tsv.as_bytes());
     let (rows, err) = listed(&list);
@@ -610,6 +610,8 @@ fn a_users_tags_column_is_the_lists_own_even_where_it_uses_curated_words() {
         built.contains("0 with curated tags") && built.contains("own tags 0.8"),
         "{built}"
     );
+    // A summary in Chinese counts as Chinese text (1 of the 7 papers).
+    assert!(built.contains("14% with Chinese text"), "{built}");
     let plan = ok_json(
         recommend_in(dir.path()).args(["--index", "mine.bin", "show", "--plan", "-f", "json"]),
     );
@@ -629,4 +631,21 @@ fn a_users_tags_column_is_the_lists_own_even_where_it_uses_curated_words() {
             .contains("both tagged 'segmentation'"),
         "{hits}"
     );
+}
+
+/// A title that says it is a survey makes a survey in JSON too, unless the record gives a
+/// `kind` (so `--kind survey` and reading paths' foundations-first order see it).
+#[test]
+fn a_survey_title_makes_a_survey_in_every_format_unless_a_kind_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let (rows, _) = listed(&write(
+        dir.path(),
+        "s.jsonl",
+        "{\"title\": \"A Survey of Dense Retrieval\"}\n\
+         {\"title\": \"Another Survey of Things\", \"kind\": \"method\"}\n\
+         {\"title\": \"检索增强生成综述\"}\n"
+            .as_bytes(),
+    ));
+    let kinds: Vec<&str> = rows.iter().map(|r| r["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["survey", "method", "survey"], "{rows:?}");
 }

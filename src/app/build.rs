@@ -32,6 +32,13 @@ pub(super) fn load_options(read: ReadArgs) -> LoadOptions {
 
 /// Load a corpus, printing its warnings (what was left out) to stderr.
 pub(super) fn load_corpus(paths: &[PathBuf], options: &LoadOptions) -> Result<Corpus> {
+    // `--corpus` defaults to the checkout's `corpus` folder: elsewhere, say what to give.
+    if paths == [PathBuf::from("corpus")] && !Path::new("corpus").exists() {
+        return Err(usage(
+            "no --corpus given, and no `corpus` folder here: name your list with --corpus PATH \
+             (a .bib, .ris, .csv, .json or .md file, a Zotero library with --zotero, or a folder)",
+        ));
+    }
     let corpus = Corpus::load_with(paths, options)?;
     for w in &corpus.warnings {
         eprintln!("warning: {w}");

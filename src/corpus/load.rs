@@ -82,7 +82,11 @@ impl Corpus {
                 input: true,
             });
         }
-        let mut import = Import::new(options.clone());
+        let mut import = if skip {
+            Import::skipping(options.clone())
+        } else {
+            Import::new(options.clone())
+        };
         let mut encoding = Vec::new();
         for entry in &files {
             let (file, forced) = entry;

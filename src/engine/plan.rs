@@ -349,6 +349,7 @@ pub fn profile(index: &Searcher) -> Profile {
         .filter(|&i| {
             table.highlight(i).chars().any(crate::text::is_cjk)
                 || table.title(i).chars().any(crate::text::is_cjk)
+                || table.summary(i).chars().any(crate::text::is_cjk)
         })
         .count();
     Profile {

@@ -84,7 +84,9 @@ pub fn rate(
     extra: Extra<'_>,
 ) -> Result<String, RateError> {
     let mut state = home.state()?;
-    let wanted = id.trim();
+    // `arXiv:2401.00009`, an abs/ link or a versioned id name the paper its bare id keys.
+    let bare = crate::corpus::fields::normalize_arxiv(id.trim());
+    let wanted = bare.as_deref().unwrap_or(id.trim());
     let Some(verdict) = verdict else {
         let key = rated_key(index, &state, wanted, extra)
             .ok_or_else(|| RateError::NoRating(wanted.to_string()))?;

@@ -262,6 +262,11 @@ impl<'a> PaperTable<'a> {
         self.field(3, i)
     }
 
+    /// Paper `i`'s summary (an abstract, long notes).
+    pub fn summary(&self, i: usize) -> Cow<'a, str> {
+        self.field(10, i)
+    }
+
     pub fn topic(&self, i: usize) -> Cow<'a, str> {
         self.field(4, i)
     }

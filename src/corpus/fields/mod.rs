@@ -79,7 +79,7 @@ pub struct Mapped {
 }
 
 /// Where a record comes from: a structured format (JSONL) keeps the curated record's exact
-/// values; text formats (CSV, BibTeX) have only strings and guess a survey from its title.
+/// values; text formats (CSV, BibTeX) have only strings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
     Json,
@@ -114,7 +114,9 @@ pub fn map_record(record: &Record, origin: Origin) -> Outcome {
         }
     }
     let mut p = fields.paper;
-    if origin == Origin::Text && !fields.kind_given {
+    // Without a `kind`, a title that says it is a survey is one, in every format (the curated
+    // corpus gives every paper its kind; a user's JSON export gives none).
+    if !fields.kind_given {
         let lower = p.title.to_lowercase();
         if lower.contains("survey") || lower.contains("综述") {
             p.kind = Kind::Survey;

@@ -106,6 +106,9 @@ pub struct Import {
     reader_notes: Vec<String>,
     /// Lines of facets files, applied to the papers once all files are read.
     facets: Vec<super::facets::FacetLine>,
+    /// Entries of an Atom/RSS file that cannot be read are left out with a warning, not
+    /// problems ([`Import::skipping`]).
+    skip_unreadable: bool,
 }
 
 impl Import {
@@ -118,6 +121,17 @@ impl Import {
             tally: Tally::default(),
             reader_notes: Vec::new(),
             facets: Vec::new(),
+            skip_unreadable: false,
+        }
+    }
+
+    /// An import for a feed's candidates: an entry of a saved arXiv feed that cannot be read
+    /// (no title, a field past its limit) is left out with a warning at its line, as arXiv's
+    /// own answers are, instead of refusing the file.
+    pub fn skipping(options: LoadOptions) -> Import {
+        Import {
+            skip_unreadable: true,
+            ..Import::new(options)
         }
     }
 
@@ -240,8 +254,16 @@ impl Import {
                     self.add_record(at(row.line, None), &row.record, Origin::Text);
                 }
             }
-            Format::Feed => match super::arxiv::parse(text) {
+            Format::Feed => match if self.skip_unreadable {
+                super::arxiv::parse_fetched(text)
+            } else {
+                super::arxiv::parse(text)
+            } {
                 Ok(mut feed) => {
+                    for e in &feed.skipped {
+                        self.reader_notes
+                            .push(format!("{}: left out: {e}", file.display()));
+                    }
                     let repeats;
                     (feed.entries, repeats) = super::arxiv::one_per_id(feed.entries);
                     for (title, line, first) in repeats {
