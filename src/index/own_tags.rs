@@ -153,8 +153,9 @@ impl OwnTags {
     }
 }
 
-/// `name` folded for comparison (NFKC, lower case, whitespace runs as one space, trimmed);
-/// `None` when empty, too long or holding control characters.
+/// `name` folded for comparison (NFKC, lower case, `-` and `_` as spaces, whitespace runs as
+/// one space, trimmed): a section "Late Interaction" and a keyword `late-interaction` are one
+/// tag. `None` when empty, too long or holding control characters.
 pub fn fold_name(name: &str) -> Option<String> {
     use unicode_normalization::UnicodeNormalization;
     if name.chars().any(|c| c.is_control()) {
@@ -163,6 +164,7 @@ pub fn fold_name(name: &str) -> Option<String> {
     let folded: String = name
         .nfkc()
         .flat_map(char::to_lowercase)
+        .map(|c| if c == '-' || c == '_' { ' ' } else { c })
         .collect::<String>()
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -223,6 +225,8 @@ mod tests {
         assert_eq!(fold_name("a\u{7}b"), None);
         assert_eq!(fold_name(&"x".repeat(500)), None);
         assert_eq!(fold_name(" Ｗeb   Agents "), Some("web agents".into()));
+        assert_eq!(fold_name("Late-Interaction"), fold_name("late interaction"));
+        assert_eq!(fold_name("multi_agent"), Some("multi agent".into()));
     }
 
     #[test]
