@@ -185,8 +185,8 @@ fn judged_rankings_beat_every_baseline(name: &str, judged: &Value) {
     let like = judged["like"].as_array().unwrap();
     assert!(like[0]["seeds"].as_u64().unwrap() >= 30, "{name}: {judged}");
     // Fewer unrelated papers in the top 5 too. On the list of bare titles this held only once
-    // the titles' spelling became a signal (42.5% against rrf's 44.0%: BENCHMARKS.md, Imported
-    // lists; 44.4% before).
+    // the titles' spelling became a signal (now 40.7% against rrf's 42.5%: BENCHMARKS.md,
+    // Imported lists; 44.4% before spelling).
     related_work_beats_every_baseline(name, like);
     let search = |lang: &str| -> Vec<Value> {
         judged["search"]
