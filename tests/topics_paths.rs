@@ -296,7 +296,9 @@ fn a_short_path_says_why_it_is_short() {
         .args(["path", "--like", "WebAgent-R1", "-n", "1000"])
         .assert()
         .success()
-        .stderr(contains("fewer than the 1000 asked for"));
+        .stderr(contains("fewer than the 1000 asked for"))
+        // and why it stopped before the list's end: the related work ran out.
+        .stderr(contains("relate to \"WebAgent-R1\" closely enough"));
 }
 
 /// In-process: a reading path is the liked paper's `--like` ranking, foundations first, as

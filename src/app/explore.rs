@@ -65,9 +65,9 @@ pub(super) fn path(common: &CommonArgs, like: &str, to: Option<&str>, n: usize) 
         let papers = session.searcher().len();
         if n > papers {
             eprintln!("note: the index holds {papers} papers, fewer than the {n} asked for");
-        } else {
-            eprintln!("note: {note}; `recommend --like {like:?}` lists more");
         }
+        // Why it stopped where it did, whatever was asked: the list's related work ran out.
+        eprintln!("note: {note}; `recommend --like {like:?}` lists more");
     }
     let mut doc = Document::new(vec![
         col("step"),
