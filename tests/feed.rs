@@ -190,6 +190,13 @@ fn a_feed_ranks_new_papers_by_interest_and_never_shows_one_twice() {
         ],
     );
     assert!(err.contains("below --min-score"), "{err}");
+    // A floor nothing reaches: the table says the filters left nothing, not that nothing is new.
+    let (code, out, _) = run(
+        &index,
+        &["feed", &candidates(), "--all", "--min-score", "100"],
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("no new paper passes the filters"), "{out}");
     let (code, _, err) = run(
         &index,
         &["feed", &candidates(), "--interest", "no such interest"],

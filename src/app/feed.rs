@@ -388,7 +388,13 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     }
     // Printed first: a state that cannot be written then costs the reader a repeat next time,
     // never this feed.
-    render_feed(common, &lib, &records)?;
+    // An empty feed says whether the filters left nothing, or nothing was new.
+    let empty = if below + elsewhere > 0 {
+        "(no new paper passes the filters: stderr counts what each left out)"
+    } else {
+        "(no new papers for this library)"
+    };
+    render_feed(common, &lib, &records, empty)?;
     // Nothing new to remember (an empty feed, or every paper shown before): the state is not
     // written, so a folder that cannot be written costs nothing (it made every such run exit 1).
     if newly_shown == 0 {

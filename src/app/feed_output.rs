@@ -14,6 +14,7 @@ pub(super) fn render_feed(
     common: &CommonArgs,
     lib: &Library,
     records: &[FeedRecord],
+    empty: &str,
 ) -> Result<()> {
     if common.format == Some(FormatArg::Html) {
         return emit(&html_digest(lib, records, &rate_command(common)));
@@ -25,7 +26,7 @@ pub(super) fn render_feed(
     }
     let color = color_of(common);
     if records.is_empty() {
-        return emit("(no new papers for this library)\n");
+        return emit(&format!("{empty}\n"));
     }
     let mut out = String::new();
     for interest in by_best_result(lib, records) {

@@ -243,9 +243,22 @@ fn resolve_with_keys(
                     .any(|n| n.len() >= key.len() && finder.find(n.as_bytes()).is_some())
             })
             .collect();
+        // A title's name before its colon ("ColBERT" of "ColBERT: Efficient and Effective
+        // Passage Search") names that paper, though "ColBERTv2: ..." contains it too.
+        let named: Vec<usize> = contains
+            .iter()
+            .copied()
+            .filter(|&i| {
+                papers[i]
+                    .title
+                    .split_once(':')
+                    .is_some_and(|(name, _)| name_key(name) == key)
+            })
+            .collect();
         match contains.len() {
             0 => {}
             1 => return at(contains[0], Matched::Contains),
+            _ if named.len() == 1 => return at(named[0], Matched::Exact),
             _ => {
                 return Err(ResolveError::Ambiguous {
                     query: q.to_string(),
@@ -490,6 +503,30 @@ mod tests {
         c.push(paper("r1-searcher-pp", "R1-Searcher++", &[]));
         assert_eq!(resolve_in(&c, "R1-Searcher"), Ok(6));
         assert_eq!(resolve_in(&c, "r1 searcher++"), Ok(7));
+    }
+
+    #[test]
+    fn a_titles_name_before_its_colon_names_it_among_containers() {
+        let papers = vec![
+            Paper::titled(
+                "c1",
+                "ColBERT: Efficient and Effective Passage Search",
+                None,
+            ),
+            Paper::titled("c2", "ColBERTv2: Effective and Efficient Retrieval", None),
+            Paper::titled(
+                "c3",
+                "PLAID: An Efficient Engine for Late Interaction",
+                None,
+            ),
+        ];
+        assert_eq!(resolve_in(&papers, "ColBERT").unwrap(), 0);
+        assert_eq!(resolve_in(&papers, "colbertv2").unwrap(), 1);
+        // A key no title starts with stays ambiguous between its containers.
+        assert!(matches!(
+            resolve_in(&papers, "efficient"),
+            Err(ResolveError::Ambiguous { .. })
+        ));
     }
 
     #[test]
