@@ -5,7 +5,7 @@
 
 use super::candidates;
 use super::home::Home;
-use super::state::{Rating, State, StateError, Verdict};
+use super::state::{Rating, Shown, State, StateError, Verdict};
 use crate::index::Searcher;
 use crate::text::name_key;
 use crate::util::date::today;
@@ -43,6 +43,15 @@ impl RateError {
 /// A paper the caller can rate besides the shown and the library ones: key, title, vector.
 pub type Extra<'a> = &'a dyn Fn(&str) -> Option<(String, String, Vec<f32>)>;
 
+/// The paper a feed showed that `wanted` names: by its key, the id shown for it, or its title.
+fn shown_as<'s>(state: &'s State, wanted: &str) -> Option<(&'s String, &'s Shown)> {
+    state.shown.iter().find(|(k, s)| {
+        k.as_str() == wanted
+            || k.trim_start_matches("title:") == wanted
+            || name_key(&s.title) == name_key(wanted)
+    })
+}
+
 /// The key of the rating `wanted` names, by every name a rating accepts: the key itself, the
 /// id or title shown with it, a library paper's id, title or alias, a caller's candidate.
 fn rated_key(index: &Searcher, state: &State, wanted: &str, extra: Extra<'_>) -> Option<String> {
@@ -57,16 +66,7 @@ fn rated_key(index: &Searcher, state: &State, wanted: &str, extra: Extra<'_>) ->
                 || name_key(&r.title) == name_key(wanted)
         })
         .map(|(k, _)| k.clone())
-        .or_else(|| {
-            state
-                .shown
-                .iter()
-                .find(|(k, s)| {
-                    k.trim_start_matches("title:") == wanted
-                        || name_key(&s.title) == name_key(wanted)
-                })
-                .and_then(|(k, _)| named(k))
-        })
+        .or_else(|| shown_as(state, wanted).and_then(|(k, _)| named(k)))
         .or_else(|| extra(wanted).and_then(|(k, _, _)| named(&k)))
         .or_else(|| {
             let i = crate::engine::resolve::resolve(index, wanted).ok()?;
@@ -98,15 +98,7 @@ pub fn rate(
         home.save_state(&mut state)?;
         return Ok(title);
     };
-    let shown = state
-        .shown
-        .iter()
-        .find(|(k, s)| {
-            k.as_str() == wanted
-                || k.trim_start_matches("title:") == wanted
-                || name_key(&s.title) == name_key(wanted)
-        })
-        .map(|(k, s)| (k.clone(), s.clone()));
+    let shown = shown_as(&state, wanted).map(|(k, s)| (k.clone(), s.clone()));
     let (key, title, vector) = if let Some((k, s)) = shown {
         let (cache, _) = home.vectors(std::slice::from_ref(&s.text));
         match cache.vectors.get(&s.text) {
