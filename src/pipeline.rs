@@ -21,7 +21,7 @@
 
 use crate::corpus::Paper;
 use crate::engine;
-use crate::index::{CorpusSource, Index, IndexError, Reuse, Script, Searcher};
+use crate::index::{CorpusSource, Index, IndexError, Reference, Reuse, Script, Searcher};
 use crate::model::{Embedder, EmbedderOptions, ModelError, ModelFiles, Role, TokenStates};
 
 /// Why a build failed.
@@ -127,11 +127,18 @@ impl<'a> Builder<'a> {
                 && p.meta.model_id == index.meta.model_id
                 && p.papers() == index.papers()
         });
-        let kept_reference: Vec<(Script, Vec<f32>)> = unchanged
-            .map(|p| {
+        // Kept only from an index that has the reference every build now measures.
+        let kept_reference: Vec<(Reference, Script, Vec<f32>)> = unchanged
+            .filter(|p| {
                 [Script::Latin, Script::Cjk]
+                    .iter()
+                    .any(|&s| p.match_reference(Reference::Unrelated, s).is_some())
+            })
+            .map(|p| {
+                [Reference::Neighbours, Reference::Unrelated]
                     .into_iter()
-                    .filter_map(|s| p.match_reference(s).map(|c| (s, c.to_vec())))
+                    .flat_map(|k| [(k, Script::Latin), (k, Script::Cjk)])
+                    .filter_map(|(k, s)| p.match_reference(k, s).map(|c| (k, s, c.to_vec())))
                     .collect()
             })
             .unwrap_or_default();
@@ -178,8 +185,8 @@ impl<'a> Builder<'a> {
                 e.embed(texts, Role::Query).map_err(BuildError::from)
             })?;
         } else {
-            for (script, cuts) in &kept_reference {
-                index = index.with_match_reference(*script, cuts)?;
+            for (kind, script, cuts) in &kept_reference {
+                index = index.with_match_reference(*kind, *script, cuts)?;
             }
         }
         Ok((index, reuse))

@@ -273,8 +273,9 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
     // Search calls queries from other fields (bench/offtopic-queries.txt) weak matches, and few
     // of the judged queries, which are about the list (51 of 58 and 6 of 86, each of the 6
     // answered at #1 all the same; on the held-out queries 3 of 30: BENCHMARKS.md, Search on
-    // the shipped list). A list of titles and one-line notes gets no reference: titles as
-    // queries would set the bar wrong there.
+    // the shipped list). A list of titles and one-line notes has no reference of its own
+    // papers (titles as queries would set the bar wrong there), only the one of queries about
+    // other fields, which calls fewer of them weak (24 of 58, judged 1 of 86).
     let weak = |section: &Value| -> (f64, f64, u64) {
         let w = &section["weak_matches"];
         let share = |a: &str, b: &str| w[a].as_f64().unwrap() / w[b].as_f64().unwrap();
@@ -299,7 +300,11 @@ fn bench_quick_json_has_every_section_and_hybrid_wins_related_work() {
         abstracts_alarms <= 0.05,
         "titles + abstracts: {abstracts_alarms}"
     );
-    assert!(r["uncurated"]["judged"]["weak_matches"].is_null());
+    let (titles_alarms, titles_detected, _) = weak(&r["uncurated"]["judged"]);
+    assert!(
+        titles_alarms <= 0.05 && titles_detected >= 0.33,
+        "titles + notes: judged {titles_alarms}, other fields {titles_detected}"
+    );
     // ... and on the list reduced to what a user's list holds, related work still beats both
     // TF-IDF baselines on the held-out seeds (titles + highlights 0.409 vs 0.320 and 0.342:
     // BENCHMARKS.md, Imported lists; titles + abstracts 0.631 vs 0.542 and 0.516).

@@ -8,7 +8,7 @@ use recommend::bench::quality::related_quality;
 use recommend::corpus::Corpus;
 use recommend::engine::Mode;
 use recommend::index::ann::exact_search;
-use recommend::index::{Index, Script, Searcher};
+use recommend::index::{Index, Reference, Script, Searcher};
 use serde_json::Value;
 
 use crate::support::{
@@ -28,11 +28,13 @@ fn shipped_index_matches_shipped_corpus() {
         .expect("index.bin has no search tokens: run `recommend index`");
     assert_eq!(tokens.offsets.len(), index.len() + 1);
     // ... and can tell a query about another field, in either script.
-    for script in [Script::Latin, Script::Cjk] {
-        assert!(
-            index.match_reference(script).is_some(),
-            "index.bin has no search reference for {script:?}: run `recommend index`"
-        );
+    for kind in [Reference::Neighbours, Reference::Unrelated] {
+        for script in [Script::Latin, Script::Cjk] {
+            assert!(
+                index.match_reference(kind, script).is_some(),
+                "index.bin has no {kind:?} search reference for {script:?}: run `recommend index`"
+            );
+        }
     }
 }
 

@@ -744,15 +744,15 @@ fn an_index_built_with_another_word_analysis_is_refused_until_rebuilt() {
     // The rebuilt index still has its search reference, the shipped one's cuts.
     let before = recommend::index::Index::load(&root().join("index.bin")).unwrap();
     let after = recommend::index::Index::load(&d.join("index.bin")).unwrap();
-    for script in [
-        recommend::index::Script::Latin,
-        recommend::index::Script::Cjk,
-    ] {
-        assert!(after.match_reference(script).is_some(), "{script:?}");
-        assert_eq!(
-            after.match_reference(script),
-            before.match_reference(script)
-        );
+    use recommend::index::{Reference, Script};
+    for kind in [Reference::Neighbours, Reference::Unrelated] {
+        for script in [Script::Latin, Script::Cjk] {
+            assert!(after.match_reference(kind, script).is_some(), "{script:?}");
+            assert_eq!(
+                after.match_reference(kind, script),
+                before.match_reference(kind, script)
+            );
+        }
     }
 }
 

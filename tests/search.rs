@@ -199,6 +199,7 @@ fn a_query_about_another_field_is_called_a_weak_match() {
         assert_eq!(rows.len(), 3, "results are still given");
         for r in &rows {
             assert!(r["match_strength"].as_f64().unwrap() < 0.10, "{query}: {r}");
+            assert_eq!(r["weak_match"], true, "{query}: {r}");
             assert!(
                 r["why"]
                     .as_str()
@@ -223,6 +224,7 @@ fn a_query_about_another_field_is_called_a_weak_match() {
             "{rows:?}"
         );
         assert!(!rows[0]["why"].as_str().unwrap().contains("weak match"));
+        assert!(rows[0].get("weak_match").is_none(), "{rows:?}");
         recommend()
             .args(["search", query, "-k", "3"])
             .assert()
@@ -233,6 +235,7 @@ fn a_query_about_another_field_is_called_a_weak_match() {
     let rows = json_rows(&["search", "DAPO", "-k", "1"]);
     assert_eq!(rows[0]["id"], "dapo");
     assert!(rows[0].get("match_strength").is_none(), "{rows:?}");
+    assert!(rows[0].get("weak_match").is_none(), "{rows:?}");
     // Related work has its own scale (link strength), not this one.
     for r in json_rows(&["--like", "DAPO", "-k", "3"]) {
         assert!(r.get("match_strength").is_none(), "{r}");

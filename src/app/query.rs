@@ -92,15 +92,11 @@ pub(super) fn search(
     }
     let hits = session.search(&lines[0], &opts)?;
     // A table cuts long reasons short: say it once, where it cannot be cut.
-    if hits
-        .first()
-        .is_some_and(|h| engine::reference::is_weak_match(h.match_strength))
-    {
+    if let Some(weak) = hits.first().and_then(|h| h.weak_match) {
         // Hedged: a few long paraphrases of a paper of the list fall below the bar too.
         eprintln!(
-            "note: this list may have nothing on this query: its best match is further from it \
-             than {:.0}% of the list's papers are from their nearest neighbour",
-            100.0 * (1.0 - engine::reference::WEAK_MATCH)
+            "note: this list may have nothing on this query: its best match is {}",
+            weak.reason()
         );
     }
     show(common, &results_document(session.searcher(), &hits))

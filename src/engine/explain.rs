@@ -323,7 +323,7 @@ pub fn related(
 
 /// Why `hit` answers `query`: the query's words it matches, the tags among `named_tags` (the
 /// curated tags the query names, `Tags::named_in`) it carries, and its standing; `weak` when
-/// the query's best match is weak for the list ([`crate::engine::reference::is_weak_match`]).
+/// the query's best match is weak for the list ([`crate::engine::reference::weak_match`]).
 pub fn search(
     index: &Searcher,
     query: &str,

@@ -26,9 +26,14 @@ pub(super) mod section {
     /// How strong related-work links run in this list ([`super::super::Index::link_strengths`]):
     /// optional, absent in indexes built before it existed.
     pub const LINK_STRENGTHS: &str = "links.strengths";
-    /// How close this list's papers come to each other, seen as queries in each script
-    /// ([`super::super::Index::match_reference`]): optional, like the link strengths.
-    pub const MATCH_REFERENCE: [&str; 2] = ["search.reference.latin", "search.reference.cjk"];
+    /// The search references by [`super::super::Reference`] and script
+    /// ([`super::super::Index::match_reference`]): how close this list's papers come to each
+    /// other, and how close queries from unrelated fields come to them; optional, like the
+    /// link strengths.
+    pub const MATCH_REFERENCE: [[&str; 2]; 2] = [
+        ["search.reference.latin", "search.reference.cjk"],
+        ["search.unrelated.latin", "search.unrelated.cjk"],
+    ];
     /// Every pair's token alignment score ([`super::super::Index::alignment`]): optional, on
     /// the lists the engine measures it for.
     pub const ALIGNMENT: &str = "like.alignment";
@@ -109,9 +114,9 @@ pub(super) struct Layout {
     pub(super) graph: Option<[Range<usize>; 5]>,
     /// [`section::LINK_STRENGTHS`]: [`LINK_STRENGTH_CUTS`] finite, non-decreasing scores.
     pub(super) link_strengths: Option<Range<usize>>,
-    /// [`section::MATCH_REFERENCE`], by [`super::Script`]: [`LINK_STRENGTH_CUTS`] finite,
-    /// non-decreasing cosines each.
-    pub(super) match_reference: [Option<Range<usize>>; 2],
+    /// [`section::MATCH_REFERENCE`], by [`super::Reference`] and [`super::Script`]:
+    /// [`LINK_STRENGTH_CUTS`] finite, non-decreasing cosines each.
+    pub(super) match_reference: [[Option<Range<usize>>; 2]; 2],
     /// [`section::ALIGNMENT`]: `n x n` finite scores in [0, 1].
     pub(super) alignment: Option<Range<usize>>,
     /// [`section::ALIGNMENT_POOLED`]: offsets, partners and scores, checked by
@@ -273,7 +278,7 @@ impl Layout {
                 _ => return Err("the HNSW graph sections are incomplete".into()),
             },
             link_strengths: container.range(section::LINK_STRENGTHS),
-            match_reference: section::MATCH_REFERENCE.map(|s| container.range(s)),
+            match_reference: section::MATCH_REFERENCE.map(|r| r.map(|s| container.range(s))),
             alignment: container.range(section::ALIGNMENT),
             alignment_pooled: match section::ALIGNMENT_POOLED.map(|s| container.range(s)) {
                 [Some(o), Some(p), Some(v)] => Some([o, p, v]),
@@ -363,7 +368,12 @@ impl Layout {
         }
         let cuts = [("link strengths", &self.link_strengths)]
             .into_iter()
-            .chain(self.match_reference.iter().map(|r| ("search reference", r)));
+            .chain(
+                self.match_reference
+                    .iter()
+                    .flatten()
+                    .map(|r| ("search reference", r)),
+            );
         for (what, r) in cuts {
             if let Some(r) = r
                 && !valid_cuts(&bytes[r.clone()])

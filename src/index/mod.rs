@@ -68,6 +68,17 @@ impl Script {
     }
 }
 
+/// A search reference ([`Index::match_reference`]): what a query's best cosine in the list is
+/// measured against to tell whether the list has anything on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reference {
+    /// How close the list's papers come to their nearest other paper, their own text the
+    /// query: on lists whose papers are described.
+    Neighbours = 0,
+    /// How close queries from unrelated fields come to the list: on every list.
+    Unrelated = 1,
+}
+
 use crate::corpus::Paper;
 use layout::Layout;
 use papers::{TEXT_COLUMNS, TextView};
@@ -439,29 +450,38 @@ mod tests {
     #[test]
     fn the_search_reference_is_an_optional_validated_section_per_script() {
         let (_, _, built) = synthetic_index(60);
-        assert_eq!(built.match_reference(Script::Latin), None);
+        let (n, u) = (Reference::Neighbours, Reference::Unrelated);
+        assert_eq!(built.match_reference(n, Script::Latin), None);
         let cuts: Vec<f32> = (0..LINK_STRENGTH_CUTS)
             .map(|q| 0.8 + q as f32 / 1000.0)
             .collect();
-        let with = built.with_match_reference(Script::Cjk, &cuts).unwrap();
-        assert_eq!(with.match_reference(Script::Cjk), Some(&cuts[..]));
-        assert_eq!(with.match_reference(Script::Latin), None);
+        let with = built.with_match_reference(n, Script::Cjk, &cuts).unwrap();
+        assert_eq!(with.match_reference(n, Script::Cjk), Some(&cuts[..]));
+        assert_eq!(with.match_reference(n, Script::Latin), None);
+        assert_eq!(with.match_reference(u, Script::Cjk), None);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("index.bin");
         with.save(&path).unwrap();
         let loaded = Index::load(&path).unwrap();
-        assert_eq!(loaded.match_reference(Script::Cjk), Some(&cuts[..]));
-        let both = loaded.with_match_reference(Script::Latin, &cuts).unwrap();
-        assert_eq!(both.match_reference(Script::Latin), Some(&cuts[..]));
+        assert_eq!(loaded.match_reference(n, Script::Cjk), Some(&cuts[..]));
+        let both = loaded
+            .with_match_reference(u, Script::Latin, &cuts)
+            .unwrap();
+        assert_eq!(both.match_reference(u, Script::Latin), Some(&cuts[..]));
+        assert_eq!(both.match_reference(n, Script::Latin), None);
         let bytes = std::fs::read(&path).unwrap();
         let falling: Vec<f32> = cuts.iter().rev().copied().collect();
-        assert_refused(
-            Index::from_bytes(&bytes)
-                .unwrap()
-                .with_match_reference(Script::Latin, &falling),
-            "falling cuts",
-            "search reference",
-        );
+        for kind in [n, u] {
+            assert_refused(
+                Index::from_bytes(&bytes).unwrap().with_match_reference(
+                    kind,
+                    Script::Latin,
+                    &falling,
+                ),
+                "falling cuts",
+                "search reference",
+            );
+        }
         assert_eq!(Script::of("GRPO 的改进"), Script::Cjk);
         assert_eq!(Script::of("GRPO"), Script::Latin);
     }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use super::format;
 use super::storage::Storage;
-use super::{Index, IndexError, IndexMeta, Script, layout};
+use super::{Index, IndexError, IndexMeta, Reference, Script, layout};
 
 /// The passages' token states of a list, as search reads them from `index.bin`
 /// ([`Index::search_tokens`]): centred on `mean`, projected on `basis` when there is one, and
@@ -154,22 +154,29 @@ impl Index {
         self.with_section(layout::section::LINK_STRENGTHS, cuts)
     }
 
-    /// How close this list's papers come to their nearest other paper when a paper's own text
-    /// in `script` is the query: e5 cosines at the percentiles 0, 1, ..., 100, as
-    /// [`Index::with_match_reference`] stored them; `None` when the index has none for that
-    /// script (built without, or no paper has text in it). A search whose best cosine falls
-    /// below most of them matches nothing here as closely as the list's papers match each
-    /// other: the query is about something else. Cosines differ by script (a Chinese query
-    /// sits 0.05 higher against anything), hence one reference per script.
-    pub fn match_reference(&self, script: Script) -> Option<&[f32]> {
-        self.layout.match_reference[script as usize]
+    /// A search reference of this list in `script` ([`Reference`]): e5 cosines at the
+    /// percentiles 0, 1, ..., 100, as [`Index::with_match_reference`] stored them; `None` when
+    /// the index has none of that kind for that script (built without; no paper has text in
+    /// it; a list of titles has no [`Reference::Neighbours`]). A search whose best cosine falls
+    /// low among them is about something else (`engine::reference`). Cosines differ by script
+    /// (a Chinese query sits 0.05 higher against anything), hence one reference per script.
+    pub fn match_reference(&self, kind: Reference, script: Script) -> Option<&[f32]> {
+        self.layout.match_reference[kind as usize][script as usize]
             .as_ref()
             .map(|r| self.slice(r))
     }
 
-    /// This index with `cuts` stored as its [`Index::match_reference`] for `script`.
-    pub fn with_match_reference(self, script: Script, cuts: &[f32]) -> Result<Index, IndexError> {
-        self.with_section(layout::section::MATCH_REFERENCE[script as usize], cuts)
+    /// This index with `cuts` stored as its [`Index::match_reference`] of `kind` for `script`.
+    pub fn with_match_reference(
+        self,
+        kind: Reference,
+        script: Script,
+        cuts: &[f32],
+    ) -> Result<Index, IndexError> {
+        self.with_section(
+            layout::section::MATCH_REFERENCE[kind as usize][script as usize],
+            cuts,
+        )
     }
 
     /// Every pair's token alignment score (`engine::alignment`), row after row, `n x n`, as

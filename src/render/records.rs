@@ -26,10 +26,15 @@ pub struct ResultRecord<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_strength: Option<f64>,
     /// Search: where the query's best match stands against how close this list's papers come
-    /// to each other (0..1; below 0.10 `why` calls every result a weak match: the query is
-    /// about nothing in the list). Absent for related work and where not measured.
+    /// to each other (0..1; below 0.10 the query is a weak match). Absent for related work and
+    /// where not measured (a list of titles).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub match_strength: Option<f64>,
+    /// Search: `true` on every result of a query about nothing in this list (its best match is
+    /// as far as above, or no closer than most queries about other fields come to the list);
+    /// `why` says so. Absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub weak_match: bool,
     /// Where to read the paper ([`Paper::href`]): its page, else its arXiv abstract.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
@@ -78,6 +83,7 @@ pub fn result_records<'a>(index: &Searcher, hits: &'a [Hit]) -> Vec<ResultRecord
                 match_strength: h
                     .match_strength
                     .map(|x| (f64::from(x) * 100.0).round() / 100.0),
+                weak_match: h.weak_match.is_some(),
             }
         })
         .collect()

@@ -108,11 +108,13 @@ pub fn weak_match_score(
     offtopic: &[String],
     embedder: &Embedder,
 ) -> Result<Option<WeakMatchScore>, ModelError> {
-    use crate::index::Script;
-    if [Script::Latin, Script::Cjk]
-        .iter()
-        .all(|&s| index.match_reference(s).is_none())
-    {
+    use crate::index::{Reference, Script};
+    let kinds = [Reference::Neighbours, Reference::Unrelated];
+    if kinds.iter().all(|&k| {
+        [Script::Latin, Script::Cjk]
+            .iter()
+            .all(|&s| index.match_reference(k, s).is_none())
+    }) {
         return Ok(None);
     }
     let first = |query: &str, (vector, tokens): &QueryInput| {
@@ -127,7 +129,7 @@ pub fn weak_match_score(
         )
         .into_iter()
         .next()
-        .map(|h| (h.paper, engine::reference::is_weak_match(h.match_strength)))
+        .map(|h| (h.paper, h.weak_match.is_some()))
     };
     let queries: Vec<&str> = judged.search.iter().map(|(_, q, _)| q.as_str()).collect();
     let vectors = query_inputs(index, embedder, &queries)?;

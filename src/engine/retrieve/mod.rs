@@ -136,12 +136,15 @@ pub struct Hit {
     /// [`Index::link_strengths`]); `None` for search, for several seeds, negatives, filters or
     /// one signal alone (other scales), and for an index built without the strengths.
     pub link_strength: Option<f32>,
-    /// Search: where the query's best match stands in this list's search reference (0..=1, see
-    /// [`Index::match_reference`]), the same on every result of one query; below
-    /// [`super::reference::WEAK_MATCH`] the query is about nothing in this list. `None` for
-    /// related work, lexical search, a query that names a paper, and an index built without
-    /// the reference.
+    /// Search: where the query's best match stands in this list's
+    /// [`crate::index::Reference::Neighbours`] reference (0..=1, see [`Index::match_reference`]),
+    /// the same on every result of one query. `None` for related work, lexical search, a query
+    /// that names a paper, and an index without that reference (a list of titles).
     pub match_strength: Option<f32>,
+    /// Search: the query is about nothing in this list, and why
+    /// ([`super::reference::weak_match`]); the same on every result of one query. `None` where
+    /// [`Hit::match_strength`] is, or where the query is not weak.
+    pub weak_match: Option<super::reference::WeakMatch>,
     /// Why this paper is here, in words.
     pub why: String,
 }
@@ -331,6 +334,7 @@ fn ranked(pool: &[usize], score: &[f32], dense: &[f32], lexical: &[f32], k: usiz
             percentile: fusion::percentile(score, s),
             link_strength: None,
             match_strength: None,
+            weak_match: None,
             why: String::new(),
         })
         .collect()

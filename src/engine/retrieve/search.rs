@@ -111,18 +111,20 @@ pub fn search(
     let l: Vec<f32> = candidates.iter().map(|&i| bm25[i]).collect();
     // How close the best candidate comes, against how close the list's papers come to each
     // other (a query that names a paper has found it, however its words embed).
-    let match_strength = match index.match_reference(crate::index::Script::of(query)) {
-        Some(cuts) if with_dense && !names_a_paper && !d.is_empty() => {
-            let best = d.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            Some(fusion::share_below(cuts, best))
-        }
-        _ => None,
-    };
-    let weak = super::super::reference::is_weak_match(match_strength);
+    let script = crate::index::Script::of(query);
+    let best = (with_dense && !names_a_paper && !d.is_empty())
+        .then(|| d.iter().copied().fold(f32::NEG_INFINITY, f32::max));
+    let match_strength = best.and_then(|best| {
+        index
+            .match_reference(crate::index::Reference::Neighbours, script)
+            .map(|cuts| fusion::share_below(cuts, best))
+    });
+    let weak_match = best.and_then(|best| super::super::reference::weak_match(index, script, best));
     ranked(&candidates, &score, &d, &l, k)
         .into_iter()
         .map(|mut h| {
             h.match_strength = match_strength;
+            h.weak_match = weak_match;
             h.why = explain::search(
                 index,
                 query,
@@ -130,7 +132,7 @@ pub fn search(
                 h.paper,
                 h.percentile,
                 with_dense,
-                weak,
+                weak_match.is_some(),
             );
             h
         })
