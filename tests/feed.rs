@@ -546,6 +546,24 @@ fn arxiv_feeds_on_disk_and_over_http_and_digests() {
         ],
     );
     assert!(json(&out).is_empty());
+    // A folder of saved API pages as `.xml`: each page that is Atom is read, other XML is named
+    // as not read.
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::copy(&page, folder.path().join("cs.LG-page1.xml")).unwrap();
+    std::fs::write(folder.path().join("pom.xml"), "<project/>").unwrap();
+    let (code, out, err) = run(
+        &index,
+        &[
+            "feed",
+            folder.path().to_str().unwrap(),
+            "-f",
+            "json",
+            "--all",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out).len(), 2, "{out}");
+    assert!(err.contains("not read: pom.xml"), "{err}");
     // Broken, empty and HTML feeds: exit 2, the file named, no panic.
     for name in ["truncated.atom", "empty.atom"] {
         let f = fixtures.join(name);

@@ -117,6 +117,9 @@ fn from_files(paths: &[PathBuf]) -> Result<(Vec<Candidate>, usize)> {
             corpus.warnings.len() - SHOWN
         );
     }
+    for n in &corpus.notes {
+        eprintln!("note: {n}");
+    }
     let mut dates: BTreeMap<String, String> = BTreeMap::new();
     // Origins are per paper: each feed file is read once (once per paper made 1,000 entries
     // take 26 s).

@@ -28,7 +28,7 @@ pub fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(path)
         .map_err(io)?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| Format::in_directory(p))
+        .filter(|p| read_in_directory(p))
         .collect();
     v.sort();
     for f in &v {
@@ -42,12 +42,58 @@ pub fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
     if v.is_empty() {
         return Err(CorpusError::Empty {
             path: path.to_path_buf(),
-            expected: "at least one .jsonl, .bib, .ris, .csv, .tsv, .atom or .rss file in the \
-                       directory itself (subfolders are not read; an awesome-list .md or a .json \
-                       list is named alone, a Zotero folder holds zotero.sqlite)",
+            expected: "at least one .jsonl, .bib, .ris, .csv, .tsv, .atom or .rss file, or an \
+                       .xml Atom or RSS document, in the directory itself (subfolders are not \
+                       read; an awesome-list .md or a .json list is named alone, a Zotero \
+                       folder holds zotero.sqlite)",
         });
     }
     Ok(v)
+}
+
+/// Whether a directory's file is read as part of the corpus: [`Format::in_directory`], or an
+/// `.xml` file that is an Atom or RSS document ([`is_feed_document`]): a saved page of the arXiv
+/// API is `.xml`, and a folder of them is a feed's candidates. Other XML in a corpus folder is
+/// left alone (and named as not read).
+fn read_in_directory(path: &Path) -> bool {
+    let xml = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("xml"));
+    Format::in_directory(path) || (xml && is_feed_document(path))
+}
+
+/// How much of an `.xml` file is looked at for its root element: past any declaration,
+/// comments and stylesheet lines.
+const SNIFF_BYTES: u64 = 4096;
+
+/// Whether the regular file `path` opens as an Atom feed (`<feed`), an RSS 2.0 channel
+/// (`<rss`) or an RSS 1.0 document (`<rdf:RDF` with the RSS 1.0 namespace; Zotero's RDF
+/// export is `<rdf:RDF` too, without it), by the first element in its first [`SNIFF_BYTES`].
+pub fn is_feed_document(path: &Path) -> bool {
+    let Ok((f, _)) = crate::safe_fs::open_regular(path, crate::safe_fs::MAX_CORPUS_FILE) else {
+        return false;
+    };
+    let mut head = Vec::new();
+    if f.take(SNIFF_BYTES).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&head);
+    // The first element: the first `<` not opening a declaration, comment or instruction.
+    let root = text
+        .match_indices('<')
+        .map(|(i, _)| &text[i + 1..])
+        .find(|rest| !rest.starts_with(['?', '!']));
+    let Some(root) = root else { return false };
+    let name = root
+        .split(|c: char| c.is_whitespace() || c == '>' || c == '/')
+        .next()
+        .unwrap_or_default();
+    match name {
+        "feed" | "rss" => true,
+        "rdf:RDF" => text.contains("purl.org/rss/1.0"),
+        _ => name.ends_with(":feed"),
+    }
 }
 
 /// What a directory corpus path holds and does not read (see [`corpus_files`]): its other
@@ -65,7 +111,7 @@ pub fn unread_in(path: &Path) -> Vec<String> {
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
             let dir = e.file_type().is_ok_and(|t| t.is_dir());
-            if name.starts_with('.') || (!dir && Format::in_directory(&e.path())) {
+            if name.starts_with('.') || (!dir && read_in_directory(&e.path())) {
                 return None;
             }
             Some(if dir { format!("{name}/") } else { name })
@@ -144,5 +190,35 @@ mod tests {
         assert_eq!(fingerprint(&path).unwrap(), want);
         std::fs::write(&path, &bytes[..1000]).unwrap();
         assert_ne!(fingerprint(&path).unwrap(), want);
+    }
+
+    /// A folder's `.xml` files are read when they are Atom or RSS documents (a saved arXiv API
+    /// page), by their root element; other XML is named as not read.
+    #[test]
+    fn a_folders_xml_is_read_when_it_is_a_feed() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+        write(
+            "api.xml",
+            "<?xml version=\"1.0\"?>\n<!-- saved -->\n<feed xmlns=\"http://www.w3.org/2005/Atom\">",
+        );
+        write("news.XML", "<rss version=\"2.0\"><channel>");
+        write(
+            "rss1.xml",
+            "<rdf:RDF xmlns:rdf=\"x\" xmlns=\"http://purl.org/rss/1.0/\">",
+        );
+        write("zotero.xml", "<rdf:RDF xmlns:rdf=\"x\"><bib:Article>");
+        write("feedback.xml", "<feedback><item/></feedback>");
+        write("pom.xml", "<project></project>");
+        let read: Vec<String> = corpus_files(dir.path())
+            .unwrap()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(read, ["api.xml", "news.XML", "rss1.xml"]);
+        assert_eq!(
+            unread_in(dir.path()),
+            ["feedback.xml", "pom.xml", "zotero.xml"]
+        );
     }
 }

@@ -114,7 +114,8 @@ impl Corpus {
                 let more = unread.len().saturating_sub(SHOWN);
                 notes.push(format!(
                     "{}: not read: {}{} (a directory reads its .jsonl, .bib, .ris, .csv, .tsv, \
-                     .atom, .rss and .facets files; give another file with its own --corpus)",
+                     .atom, .rss and .facets files, and .xml files that are Atom or RSS; give \
+                     another file by its own path)",
                     path.display(),
                     unread[..unread.len().min(SHOWN)].join(", "),
                     if more > 0 {
