@@ -546,6 +546,61 @@ fn arxiv_feeds_on_disk_and_over_http_and_digests() {
         ],
     );
     assert!(json(&out).is_empty());
+    // A spreadsheet's or a JSON list's own dates: --since compares the day, not the year.
+    let dated = tempfile::tempdir().unwrap();
+    let csv = dated.path().join("week.csv");
+    std::fs::write(
+        &csv,
+        "title,abstract,date\n\
+         Diffusion Policies for Long-Horizon Web Navigation,Web agents plan with diffusion.,2025-03-18\n\
+         Curriculum Rewards for Tool-Using Agents,Rewards grow with the task.,2025-01-02\n",
+    )
+    .unwrap();
+    let jsonl = dated.path().join("more.jsonl");
+    std::fs::write(
+        &jsonl,
+        "{\"title\": \"Verifier-Guided Search for Software Agents\", \"published\": \"2025-03-20T08:00:00Z\"}\n\
+         {\"title\": \"Agent Memory as a Key-Value Cache\", \"published\": \"2025-02-27\"}\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(
+        &index,
+        &[
+            "feed",
+            csv.to_str().unwrap(),
+            jsonl.to_str().unwrap(),
+            "-f",
+            "json",
+            "--all",
+            "--since",
+            "2025-03-01",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let mut kept: Vec<(String, String)> = json(&out)
+        .iter()
+        .map(|r| {
+            (
+                r["title"].as_str().unwrap().to_string(),
+                r["date"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    kept.sort();
+    assert_eq!(
+        kept,
+        [
+            (
+                "Diffusion Policies for Long-Horizon Web Navigation".to_string(),
+                "2025-03-18".to_string()
+            ),
+            (
+                "Verifier-Guided Search for Software Agents".to_string(),
+                "2025-03-20".to_string()
+            ),
+        ],
+        "{err}"
+    );
     // A folder of saved API pages as `.xml`: each page that is Atom is read, other XML is named
     // as not read.
     let folder = tempfile::tempdir().unwrap();

@@ -100,7 +100,8 @@ fn home_of(
     )))
 }
 
-/// Candidates from files: any corpus format; arXiv feeds keep their publication dates.
+/// Candidates from files: any corpus format; each keeps its publication date where the file
+/// gives one finer than the year (an arXiv feed's entries, a `date` column).
 fn from_files(paths: &[PathBuf]) -> Result<(Vec<Candidate>, usize)> {
     let corpus = Corpus::load_skipping(paths, &LoadOptions::default())?;
     let merged = corpus.merged;
@@ -142,8 +143,14 @@ fn from_files(paths: &[PathBuf]) -> Result<(Vec<Candidate>, usize)> {
     let candidates = corpus
         .papers
         .into_iter()
-        .map(|p| {
-            let date = p.arxiv.as_ref().and_then(|a| dates.get(a).cloned());
+        .zip(&corpus.origins)
+        .map(|(p, origin)| {
+            let date = p
+                .arxiv
+                .as_ref()
+                .and_then(|a| dates.get(a))
+                .or_else(|| corpus.dates.get(origin))
+                .cloned();
             Candidate::new(p, date)
         })
         .collect();

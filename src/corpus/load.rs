@@ -27,6 +27,10 @@ pub struct Corpus {
     pub notes: Vec<String>,
     /// Repeated listings of a paper merged into its first (each named in a warning).
     pub merged: usize,
+    /// Publication dates finer than a year (`YYYY-MM-DD` or `YYYY-MM`), by a paper's origin,
+    /// where its record gave one (a `date`, `published` or `issued` column): a paper keeps
+    /// only its year, and a feed's `--since` reads these.
+    pub dates: HashMap<(PathBuf, usize), String>,
 }
 
 impl Corpus {
@@ -103,6 +107,7 @@ impl Corpus {
             encoding.append(&mut bad);
             import.add_file_as(file, &text, *forced)?;
         }
+        let dates = import.take_dates();
         let (mut entries, mut problems, mut warnings, merged) = import.finish();
         // What a directory holds and does not read is named, so that no list is left out
         // unseen (a `.json` list, a subfolder).
@@ -176,6 +181,7 @@ impl Corpus {
             warnings,
             notes,
             merged,
+            dates,
         })
     }
 }

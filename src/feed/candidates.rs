@@ -14,7 +14,7 @@ use super::Interest;
 #[derive(Debug, Clone)]
 pub struct Candidate {
     pub paper: Paper,
-    /// `YYYY-MM-DD` (arXiv feeds) or `YYYY` (a year only).
+    /// `YYYY-MM-DD` (arXiv feeds, a `date` column), `YYYY-MM`, or `YYYY` (a year only).
     pub date: Option<String>,
     /// What identifies it across runs and sources: [`key`].
     pub key: String,

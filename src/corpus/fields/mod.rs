@@ -76,6 +76,9 @@ pub struct Mapped {
     pub ignored: Vec<String>,
     /// `tags` values outside the controlled vocabulary, kept as keywords.
     pub off_vocabulary: Vec<String>,
+    /// The publication date when the year's key gives one finer than the year
+    /// (`YYYY-MM-DD` or `YYYY-MM`, [`values::iso_date`]); a paper keeps only its year.
+    pub date: Option<String>,
 }
 
 /// Where a record comes from: a structured format (JSONL) keeps the curated record's exact
@@ -130,6 +133,7 @@ pub fn map_record(record: &Record, origin: Origin) -> Outcome {
         derived_id: derived,
         ignored,
         off_vocabulary,
+        date: fields.date,
     }))
 }
 
@@ -172,6 +176,8 @@ struct Fields {
     arxiv_given: bool,
     /// `tags` values, before they are checked against the vocabulary.
     tags: Vec<String>,
+    /// The date the year came from, when finer than the year.
+    date: Option<String>,
 }
 
 impl Fields {
@@ -243,7 +249,10 @@ impl Fields {
                 p.arxiv = scalar(key, value)?.map(|a| normalize_arxiv(&a).unwrap_or(a));
                 self.arxiv_given = true;
             }
-            Target::Year => p.year = year(key, value)?,
+            Target::Year => {
+                p.year = year(key, value)?;
+                self.date = values::iso_date(value);
+            }
             Target::Url => p.url = scalar(key, value)?.map(|u| u.trim().to_string()),
             Target::Doi => {
                 if let Some(d) = scalar(key, value)? {

@@ -164,6 +164,50 @@ pub(super) fn year(key: &str, v: &Value) -> Result<Option<u16>, String> {
     }
 }
 
+/// A publication date finer than its year, as `YYYY-MM-DD` or `YYYY-MM`: a text that opens
+/// with one (`2025-03-18`, `2025-03-18T09:00:00Z`, `2025-03`), or a CSL JSON date with a month
+/// (`{"date-parts": [[2025, 3, 18]]}`); `None` for a year alone or anything else. A feed's
+/// `--since` compares on it, where the year alone would let a whole year through.
+pub(super) fn iso_date(v: &Value) -> Option<String> {
+    let valid = |y: u64, m: u64, d: Option<u64>| {
+        (1000..=2999).contains(&y)
+            && (1..=12).contains(&m)
+            && d.is_none_or(|d| (1..=31).contains(&d))
+    };
+    match v {
+        Value::String(s) => {
+            let s = s.trim();
+            let b = s.as_bytes();
+            let digits = |r: std::ops::Range<usize>| {
+                b.get(r.clone())
+                    .filter(|x| x.iter().all(u8::is_ascii_digit))
+                    .and_then(|_| s[r].parse::<u64>().ok())
+            };
+            let (y, m) = (digits(0..4)?, digits(5..7)?);
+            if b.get(4) != Some(&b'-') {
+                return None;
+            }
+            let day = (b.get(7) == Some(&b'-')).then(|| digits(8..10)).flatten();
+            // Whatever follows the day must not continue it as a number (`2025-03-181`).
+            let end = if day.is_some() { 10 } else { 7 };
+            if b.get(end).is_some_and(u8::is_ascii_digit) || !valid(y, m, day) {
+                return None;
+            }
+            Some(s[..end].to_string())
+        }
+        Value::Object(date) => {
+            let parts = date.get("date-parts")?.get(0)?.as_array()?;
+            let n = |i: usize| parts.get(i).and_then(Value::as_u64);
+            let (y, m, d) = (n(0)?, n(1)?, n(2));
+            valid(y, m, d).then(|| match d {
+                Some(d) => format!("{y:04}-{m:02}-{d:02}"),
+                None => format!("{y:04}-{m:02}"),
+            })
+        }
+        _ => None,
+    }
+}
+
 pub(super) fn kind(v: &Value) -> Result<Option<Kind>, String> {
     let Some(s) = scalar("kind", v)? else {
         return Ok(None);
@@ -233,4 +277,40 @@ fn csl_name(v: &Value) -> Result<Value, String> {
         );
     }
     Ok(Value::String(parts.join(" ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_date_finer_than_its_year_is_kept_as_iso() {
+        let date = |v: Value| iso_date(&v);
+        assert_eq!(date(json!("2025-03-18")).as_deref(), Some("2025-03-18"));
+        assert_eq!(
+            date(json!(" 2025-03-18T09:00:00Z")).as_deref(),
+            Some("2025-03-18")
+        );
+        assert_eq!(date(json!("2025-03")).as_deref(), Some("2025-03"));
+        assert_eq!(
+            date(json!({"date-parts": [[2025, 3, 8]]})).as_deref(),
+            Some("2025-03-08")
+        );
+        assert_eq!(
+            date(json!({"date-parts": [[2025, 3]]})).as_deref(),
+            Some("2025-03")
+        );
+        for year_only in [
+            json!("2025"),
+            json!(2025),
+            json!("March 2025"),
+            json!("2025-13-01"),
+            json!("2025-03-32"),
+            json!("2025-03-181"),
+            json!({"date-parts": [[2025]]}),
+        ] {
+            assert_eq!(iso_date(&year_only), None, "{year_only}");
+        }
+    }
 }

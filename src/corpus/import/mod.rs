@@ -22,7 +22,7 @@ pub use format::Format;
 
 use json::{json_records, jsonl_records};
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::bibtex;
@@ -109,6 +109,8 @@ pub struct Import {
     /// Entries of an Atom/RSS file that cannot be read are left out with a warning, not
     /// problems ([`Import::skipping`]).
     skip_unreadable: bool,
+    /// Publication dates finer than a year, by the record's file and line ([`Mapped::date`]).
+    dates: HashMap<(PathBuf, usize), String>,
 }
 
 impl Import {
@@ -122,6 +124,7 @@ impl Import {
             reader_notes: Vec::new(),
             facets: Vec::new(),
             skip_unreadable: false,
+            dates: HashMap::new(),
         }
     }
 
@@ -355,6 +358,7 @@ impl Import {
                     derived_id,
                     ignored,
                     off_vocabulary,
+                    date,
                 } = *m;
                 for key in ignored {
                     self.ignore(&at, key);
@@ -372,10 +376,19 @@ impl Import {
                 for m in fields::text_problems(&paper) {
                     self.problems.push(at.problem(m));
                 }
+                if let Some(d) = date {
+                    self.dates.insert((at.file.clone(), at.line), d);
+                }
                 self.entries.push(((at.file, at.line), paper));
                 self.derived.push(derived_id);
             }
         }
+    }
+
+    /// The publication dates finer than a year read so far, by file and line (what
+    /// [`Import::finish`] does not return).
+    pub fn take_dates(&mut self) -> HashMap<(PathBuf, usize), String> {
+        std::mem::take(&mut self.dates)
     }
 
     /// The entries (derived ids made unique: `-2`, `-3`, ... in file order), the problems, and
