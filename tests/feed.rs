@@ -740,6 +740,51 @@ fn cmd_arxiv(index: &Path, base: &str) -> (i32, String, String) {
     run_against(index, &args, Some(base))
 }
 
+/// A new paper from another field may still score high (scores are relative to the day's
+/// candidates); it is marked far from the library, first in its `why`, in every format. Its
+/// title is embedded once: the next run reads it from the vector cache.
+#[test]
+fn a_paper_far_from_the_library_is_marked_far() {
+    let (dir, index) = library();
+    let csv = dir.path().join("day.csv");
+    std::fs::write(
+        &csv,
+        "title,abstract\n\
+         A Survey of Exoplanet Atmospheres,We review transit spectroscopy of exoplanet atmospheres.\n\
+         Web Agents Trained with Multi-Turn Reinforcement Learning,We train browser agents end to end with RL.\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&index, &["feed", csv.to_str().unwrap(), "-f", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("as searches of the library"), "{err}");
+    let rows = json(&out);
+    let far = |title: &str| {
+        rows.iter()
+            .find(|r| r["title"].as_str().unwrap().starts_with(title))
+            .unwrap_or_else(|| panic!("{title}: {out}"))
+            .clone()
+    };
+    let exo = far("A Survey of Exoplanet");
+    assert_eq!(exo["far"], true, "{exo}");
+    assert!(
+        exo["why"]
+            .as_str()
+            .unwrap()
+            .starts_with("far from your library"),
+        "{exo}"
+    );
+    let agents = far("Web Agents Trained");
+    assert!(agents.get("far").is_none(), "{agents}");
+    assert!(!agents["why"].as_str().unwrap().contains("far from"));
+    let (code, md, err) = run(
+        &index,
+        &["feed", csv.to_str().unwrap(), "--all", "-f", "markdown"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(md.contains("far from your library"), "{md}");
+    assert!(!err.contains("embedding"), "the cache holds both: {err}");
+}
+
 /// The server's Inbox: the candidates of `--feed` ranked (`/api/feed`), rated with
 /// `POST /api/rate` into the same state file `recommend rate` writes, a rated paper gone from
 /// the next answer; errors as JSON; the page itself.
@@ -775,6 +820,8 @@ fn the_inbox_serves_the_feed_and_takes_ratings() {
     assert_eq!(code, 200, "{feed}");
     let results = feed["results"].as_array().unwrap();
     assert_eq!(results.len(), 10);
+    // Papers of the field, ranked first: none is far from the library.
+    assert!(results.iter().all(|r| r.get("far").is_none()), "{feed}");
     let first = results[0]["id"].as_str().unwrap().to_string();
     let (code, body) = post(&format!("/api/rate?id={first}&verdict=down"));
     assert_eq!(code, 200, "{body}");

@@ -188,14 +188,26 @@ fn from_arxiv(categories: &[String], days: u32) -> Result<Vec<Candidate>> {
     Ok(out)
 }
 
-/// Vectors of `texts`, from the vector cache of `home` where it has them, the rest embedded;
-/// with the cache, which holds them all for the caller to save, and how many were embedded.
+/// The vector cache's key of `text` embedded as `role`: a passage by its text, a query (a
+/// candidate's title, [`far_marks`]) apart from the same text as a passage.
+fn cache_key(text: &str, role: Role) -> String {
+    match role {
+        Role::Passage => state::text_key(text),
+        Role::Query => state::text_key(&format!("query: {text}")),
+        Role::Raw => state::text_key(&format!("raw: {text}")),
+    }
+}
+
+/// Vectors of `texts` as `role`, from the vector cache of `home` where it has them, the rest
+/// embedded; with the cache, which holds them all for the caller to save, and how many were
+/// embedded.
 fn vectors(
     session: &recommend::session::Session,
     home: &dyn Home,
     texts: &[String],
+    role: Role,
 ) -> Result<(Vec<Vec<f32>>, Cache, usize)> {
-    let keys: Vec<String> = texts.iter().map(|t| state::text_key(t)).collect();
+    let keys: Vec<String> = texts.iter().map(|t| cache_key(t, role)).collect();
     let (mut cache, why_not) = home.vectors(&keys);
     if let Some(why) = why_not {
         eprintln!("note: the vector cache was not used ({why})");
@@ -205,10 +217,16 @@ fn vectors(
         .collect();
     if !missing.is_empty() {
         let embedder = session.embedder()?;
-        eprintln!("embedding {} new candidate(s)", missing.len());
+        match role {
+            Role::Query => eprintln!(
+                "embedding {} new title(s) as searches of the library",
+                missing.len()
+            ),
+            _ => eprintln!("embedding {} new candidate(s)", missing.len()),
+        }
         for chunk in missing.chunks(64) {
             let refs: Vec<&str> = chunk.iter().map(|&i| texts[i].as_str()).collect();
-            let vs = embedder.embed(&refs, Role::Passage)?;
+            let vs = embedder.embed(&refs, role)?;
             for (&i, v) in chunk.iter().zip(vs) {
                 cache.vectors.insert(keys[i].clone(), v);
             }
@@ -254,7 +272,7 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     let mut state = home.state()?;
     let mut seen_before = 0;
     let mut filtered = 0;
-    let kept: Vec<Candidate> = fresh
+    let mut kept: Vec<Candidate> = fresh
         .into_iter()
         .filter(|c| {
             if state.shown.contains_key(&c.key) || state.ratings.contains_key(&c.key) {
@@ -295,7 +313,8 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
         );
     }
     let texts: Vec<String> = kept.iter().map(|c| passage_text(&c.paper)).collect();
-    let (vecs, cache, embedded) = vectors(&session, &*home, &texts)?;
+    let (vecs, mut cache, embedded) = vectors(&session, &*home, &texts, Role::Passage)?;
+    let titles = far_marks(&session, &*home, &mut kept, &mut cache)?;
     let lib = Library::of_index(index);
     if let Some(name) = &o.args.interest
         && !lib
@@ -392,6 +411,7 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
         .values()
         .map(|s| s.text.clone())
         .chain(texts.iter().map(|t| state::text_key(t)))
+        .chain(titles.iter().map(|t| cache_key(t, Role::Query)))
         .collect();
     if let Err(e) = home.save_vectors(&cache, &wanted) {
         eprintln!("note: the vector cache was not saved ({e}); the next run embeds again");
@@ -415,6 +435,25 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     })
 }
 
+/// Marks the `candidates` far from the library ([`candidates::mark_far`]), their titles
+/// embedded as queries through the vector cache, whose entries are added to `cache`; returns
+/// the titles (what the cache keeps them by).
+fn far_marks(
+    session: &recommend::session::Session,
+    home: &dyn Home,
+    candidates: &mut [Candidate],
+    cache: &mut Cache,
+) -> Result<Vec<String>> {
+    let titles: Vec<String> = candidates
+        .iter()
+        .map(|c| candidates::searched_as(&c.paper))
+        .collect();
+    let (vectors, titled, _) = vectors(session, home, &titles, Role::Query)?;
+    cache.vectors.extend(titled.vectors);
+    candidates::mark_far(session.searcher(), candidates, &vectors);
+    Ok(titles)
+}
+
 /// The candidates of `recommend serve --feed FILE...`: new to the library, embedded once
 /// through the vector cache of `home` (the files beside the index, or the store's shared one).
 pub(crate) fn inbox(
@@ -427,8 +466,12 @@ pub(crate) fn inbox(
     let offered = gathered.len() + merged;
     let (fresh, mut skipped) = candidates::new_papers(index.papers(), gathered);
     skipped.repeated += merged;
+    let mut fresh = fresh;
     let texts: Vec<String> = fresh.iter().map(|c| passage_text(&c.paper)).collect();
-    let (vecs, cache, embedded) = vectors(session, home, &texts)?;
+    let (vecs, mut cache, mut embedded) = vectors(session, home, &texts, Role::Passage)?;
+    let before = cache.vectors.len();
+    far_marks(session, home, &mut fresh, &mut cache)?;
+    embedded += cache.vectors.len() - before;
     if embedded > 0 {
         let keep = cache.vectors.keys().cloned().collect();
         if let Err(e) = home.save_vectors(&cache, &keep) {

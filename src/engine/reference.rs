@@ -122,21 +122,32 @@ impl WeakMatch {
     }
 }
 
+/// Whether a query in `script` whose best cosine in `index` is `best` falls below `kind`'s
+/// reference at `bar` (a share of its cuts); never without that reference.
+fn below(index: &Index, kind: Reference, script: Script, best: f32, bar: f32) -> bool {
+    index
+        .match_reference(kind, script)
+        .is_some_and(|cuts| super::fusion::share_below(cuts, best) < bar)
+}
+
 /// Whether a search in `script` whose best cosine in `index` is `best` is a weak match, and
 /// why; `None` where it is not, or where the index has no reference for the script.
 pub fn weak_match(index: &Index, script: Script, best: f32) -> Option<WeakMatch> {
-    let below = |kind: Reference, bar: f32| {
-        index
-            .match_reference(kind, script)
-            .is_some_and(|cuts| super::fusion::share_below(cuts, best) < bar)
-    };
-    if below(Reference::Neighbours, WEAK_MATCH) {
+    if below(index, Reference::Neighbours, script, best, WEAK_MATCH) {
         Some(WeakMatch::Neighbours)
-    } else if below(Reference::Unrelated, UNRELATED_MATCH) {
+    } else if unrelated(index, script, best) {
         Some(WeakMatch::Unrelated)
     } else {
         None
     }
+}
+
+/// Whether a text in `script` whose query vector's best cosine in `index` is `best` comes no
+/// closer to the list than [`UNRELATED_MATCH`] of the queries about other fields do: how the
+/// feed tells a new paper far from the library by its title. Only this reference: a title is
+/// not the describing sentence the neighbour reference is made of.
+pub fn unrelated(index: &Index, script: Script, best: f32) -> bool {
+    below(index, Reference::Unrelated, script, best, UNRELATED_MATCH)
 }
 
 /// The [`UNRELATED_QUERIES`] in `script`.
@@ -188,7 +199,7 @@ const LEADING_SENTENCES: usize = 4;
 /// authors and their affiliations ("Wei Zhang, Na Li and Jun Chen (Tsinghua University).",
 /// "作者：张伟、李娜（清华大学）。"): as a query, such a sentence matches no paper's content, and a
 /// reference built from it would call a researcher's good query weak.
-fn describing_sentence(text: &str) -> &str {
+pub(crate) fn describing_sentence(text: &str) -> &str {
     let mut rest = text.trim_start();
     for _ in 0..LEADING_SENTENCES {
         if rest.is_empty() {

@@ -26,6 +26,9 @@ pub struct FeedRecord {
     pub year: Option<u16>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
+    /// Far from the library ([`Candidate::far`]); `why` says so. Absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub far: bool,
 }
 
 /// The why of a result: the library papers of its interest it is closest to.
@@ -37,8 +40,15 @@ pub fn record(
     rank: usize,
 ) -> FeedRecord {
     let near: Vec<&Paper> = s.near.iter().map(|&(i, _)| &index.papers()[i]).collect();
+    // First, where a table's cut cannot hide it.
+    let far = if c.far {
+        "far from your library (its title comes no closer to it than most searches about other \
+         fields); "
+    } else {
+        ""
+    };
     let why = format!(
-        "close to {}",
+        "{far}close to {}",
         near.iter()
             .take(2)
             .map(|p| p.title.as_str())
@@ -57,5 +67,6 @@ pub fn record(
         arxiv: c.paper.arxiv.clone(),
         year: c.paper.year,
         date: c.date.clone(),
+        far: c.far,
     }
 }
