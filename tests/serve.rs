@@ -139,6 +139,10 @@ fn the_api_answers_what_the_cli_answers() {
         between,
         cli_json(&["path", "--like", "GRPO", "--to", "WebAgent-R1"])
     );
+    // Numbered from 1, as a path without a destination is.
+    for (i, s) in between.as_array().unwrap().iter().enumerate() {
+        assert_eq!(s["step"], i + 1, "{between}");
+    }
 
     let (code, topics) = s.get("/api/topics");
     assert_eq!(code, 200);

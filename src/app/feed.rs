@@ -314,7 +314,7 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     }
     let texts: Vec<String> = kept.iter().map(|c| passage_text(&c.paper)).collect();
     let (vecs, mut cache, embedded) = vectors(&session, &*home, &texts, Role::Passage)?;
-    let titles = far_marks(&session, &*home, &mut kept, &mut cache)?;
+    let (titles, titles_embedded) = far_marks(&session, &*home, &mut kept, &mut cache)?;
     let lib = Library::of_index(index);
     if let Some(name) = &o.args.interest
         && !lib
@@ -371,7 +371,7 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     eprintln!(
         "{offered} candidate(s): {} already in the library, {} repeated, {seen_before} shown or \
          rated before{}, {filtered} filtered out; {} ranked ({embedded} embedded, {} from the \
-         cache), {} shown{cut}",
+         cache{}), {} shown{cut}",
         skipped.in_library,
         skipped.repeated,
         if o.args.all {
@@ -381,6 +381,11 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
         },
         kept.len(),
         kept.len() - embedded,
+        if titles_embedded > 0 {
+            format!("; {titles_embedded} title(s) embedded as searches")
+        } else {
+            String::new()
+        },
         ranked.len()
     );
     let date = today();
@@ -412,6 +417,13 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
         .map(|s| s.text.clone())
         .chain(texts.iter().map(|t| state::text_key(t)))
         .chain(titles.iter().map(|t| cache_key(t, Role::Query)))
+        // A shown paper's title too, so that a listing read again (`--all`) embeds nothing.
+        .chain(
+            state
+                .shown
+                .values()
+                .map(|s| cache_key(&s.title, Role::Query)),
+        )
         .collect();
     if let Err(e) = home.save_vectors(&cache, &wanted) {
         eprintln!("note: the vector cache was not saved ({e}); the next run embeds again");
@@ -437,21 +449,21 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
 
 /// Marks the `candidates` far from the library ([`candidates::mark_far`]), their titles
 /// embedded as queries through the vector cache, whose entries are added to `cache`; returns
-/// the titles (what the cache keeps them by).
+/// the texts searched (what the cache keeps them by) and how many were embedded.
 fn far_marks(
     session: &recommend::session::Session,
     home: &dyn Home,
     candidates: &mut [Candidate],
     cache: &mut Cache,
-) -> Result<Vec<String>> {
+) -> Result<(Vec<String>, usize)> {
     let titles: Vec<String> = candidates
         .iter()
         .map(|c| candidates::searched_as(&c.paper))
         .collect();
-    let (vectors, titled, _) = vectors(session, home, &titles, Role::Query)?;
+    let (vectors, titled, embedded) = vectors(session, home, &titles, Role::Query)?;
     cache.vectors.extend(titled.vectors);
     candidates::mark_far(session.searcher(), candidates, &vectors);
-    Ok(titles)
+    Ok((titles, embedded))
 }
 
 /// The candidates of `recommend serve --feed FILE...`: new to the library, embedded once
@@ -469,9 +481,8 @@ pub(crate) fn inbox(
     let mut fresh = fresh;
     let texts: Vec<String> = fresh.iter().map(|c| passage_text(&c.paper)).collect();
     let (vecs, mut cache, mut embedded) = vectors(session, home, &texts, Role::Passage)?;
-    let before = cache.vectors.len();
-    far_marks(session, home, &mut fresh, &mut cache)?;
-    embedded += cache.vectors.len() - before;
+    let (_, titles_embedded) = far_marks(session, home, &mut fresh, &mut cache)?;
+    embedded += titles_embedded;
     if embedded > 0 {
         let keep = cache.vectors.keys().cloned().collect();
         if let Err(e) = home.save_vectors(&cache, &keep) {

@@ -91,6 +91,14 @@ pub(super) fn search(
         });
     }
     let hits = session.search(&lines[0], &opts)?;
+    // Lexical search answers only papers that hold a word of the query; none is an answer too,
+    // said where an empty JSON list cannot.
+    if hits.is_empty() && opts.mode == Mode::Lexical {
+        eprintln!(
+            "note: lexical search found no paper holding a word of this query; hybrid search \
+             (the default) also finds papers close in meaning"
+        );
+    }
     // A table cuts long reasons short: say it once, where it cannot be cut.
     if let Some(weak) = hits.first().and_then(|h| h.weak_match) {
         // Hedged: a few long paraphrases of a paper of the list fall below the bar too.

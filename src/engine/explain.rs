@@ -321,6 +321,9 @@ pub fn related(
     parts.join("; ")
 }
 
+/// What `why` says first on every result of a search that is a weak match for its list.
+pub const WEAK_MATCH_NOTE: &str = "a weak match for this list";
+
 /// Why `hit` answers `query`: the query's words it matches, the tags among `named_tags` (the
 /// curated tags the query names, `Tags::named_in`) it carries, and its standing; `weak` when
 /// the query's best match is weak for the list ([`crate::engine::reference::weak_match`]).
@@ -359,16 +362,23 @@ pub fn search(
     if !tags.is_empty() {
         parts.push(format!("tagged {}", quote(&tags)));
     }
+    // A weak match is said first, where a table's cut cannot hide it, and its best is only the
+    // nearest in meaning: nothing in the list is close to the query.
     if with_dense && terms.is_empty() && tags.is_empty() {
-        parts.push("close in meaning".to_string());
+        parts.push(
+            if weak {
+                "nearest in meaning"
+            } else {
+                "close in meaning"
+            }
+            .to_string(),
+        );
     }
-    let weak = if weak {
-        ", but a weak match for this list"
-    } else {
-        ""
-    };
+    if weak {
+        parts.insert(0, WEAK_MATCH_NOTE.to_string());
+    }
     parts.push(format!(
-        "{} by relevance{weak}",
+        "{} by relevance",
         standing(percentile, index.len())
     ));
     parts.join("; ")

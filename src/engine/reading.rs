@@ -192,7 +192,8 @@ pub fn path_between(index: &Searcher, from: usize, to: usize) -> Result<Vec<Step
             to: index.table().id(to).into_owned(),
         });
     };
-    let mut steps = vec![step(index, 0, from, "start".into())];
+    // Numbered from 1, as a path without a destination is: the start is the first paper read.
+    let mut steps = vec![step(index, 1, from, "start".into())];
     for (k, w) in chain.windows(2).enumerate() {
         let (p, c) = (w[0], w[1]);
         let mut parts: Vec<String> = [
@@ -210,7 +211,7 @@ pub fn path_between(index: &Searcher, from: usize, to: usize) -> Result<Vec<Step
         if c == to {
             why = format!("the destination; {why}");
         }
-        steps.push(step(index, k + 1, c, why));
+        steps.push(step(index, k + 2, c, why));
     }
     Ok(steps)
 }
