@@ -783,6 +783,15 @@ fn a_paper_far_from_the_library_is_marked_far() {
     assert_eq!(code, 0, "{err}");
     assert!(md.contains("far from your library"), "{md}");
     assert!(!err.contains("embedding"), "the cache holds both: {err}");
+    // A table cuts ids short: the start of a shown title rates it, and clears it, when no
+    // library paper has that name and one shown title alone holds it.
+    for verdict in ["down", "clear"] {
+        let (code, _, err) = run(&index, &["rate", "Exoplanet Atmos", verdict]);
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains("A Survey of Exoplanet Atmospheres"), "{err}");
+    }
+    let (code, _, err) = run(&index, &["rate", "Exo", "down"]);
+    assert_eq!(code, 2, "too short to name a paper: {err}");
 }
 
 /// The server's Inbox: the candidates of `--feed` ranked (`/api/feed`), rated with

@@ -21,7 +21,7 @@ impl fmt::Display for Problem {
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
     // The OS error is part of the message, not a `source`: `{:#}` would print it twice.
-    #[error("cannot read corpus {}: {error}", path.display())]
+    #[error("cannot read {}: {error}", path.display())]
     Io {
         path: PathBuf,
         error: std::io::Error,

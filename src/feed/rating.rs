@@ -72,6 +72,33 @@ fn rated_key(index: &Searcher, state: &State, wanted: &str, extra: Extra<'_>) ->
             let i = crate::engine::resolve::resolve(index, wanted).ok()?;
             named(&candidates::key(&index.papers()[i]))
         })
+        .or_else(|| {
+            let unknown = matches!(
+                crate::engine::resolve::resolve(index, wanted),
+                Err(crate::engine::resolve::ResolveError::Unknown { .. })
+            );
+            unknown
+                .then(|| shown_containing(state, wanted))
+                .flatten()
+                .and_then(|(k, _)| named(k))
+        })
+}
+
+/// The one paper a feed showed whose title contains `wanted` (folded as names are, at least
+/// four letters or digits), when exactly one does: a table cuts ids and titles short, and
+/// what a reader can copy is the start of a title. Tried only after the library and the
+/// caller's candidates, so a paper's own name never rates a shown paper that mentions it.
+fn shown_containing<'s>(state: &'s State, wanted: &str) -> Option<(&'s String, &'s Shown)> {
+    let part = name_key(wanted);
+    if part.chars().count() < 4 {
+        return None;
+    }
+    let mut found = state
+        .shown
+        .iter()
+        .filter(|(_, s)| name_key(&s.title).contains(&part));
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
 }
 
 /// Records `verdict` (`None`: forget the rating) for the paper `id` names, in the reader's state
@@ -98,7 +125,18 @@ pub fn rate(
         home.save_state(&mut state)?;
         return Ok(title);
     };
-    let shown = shown_as(&state, wanted).map(|(k, s)| (k.clone(), s.clone()));
+    let resolved = crate::engine::resolve::resolve(index, wanted);
+    let shown = shown_as(&state, wanted)
+        .or_else(|| {
+            let unknown = matches!(
+                resolved,
+                Err(crate::engine::resolve::ResolveError::Unknown { .. })
+            );
+            (unknown && extra(wanted).is_none())
+                .then(|| shown_containing(&state, wanted))
+                .flatten()
+        })
+        .map(|(k, s)| (k.clone(), s.clone()));
     let (key, title, vector) = if let Some((k, s)) = shown {
         let (cache, _) = home.vectors(std::slice::from_ref(&s.text));
         match cache.vectors.get(&s.text) {
@@ -111,7 +149,7 @@ pub fn rate(
     } else if let Some(found) = extra(wanted) {
         found
     } else {
-        match crate::engine::resolve::resolve(index, wanted) {
+        match resolved {
             Ok(i) => {
                 let p = &index.papers()[i];
                 (
