@@ -288,7 +288,7 @@ fn an_odd_candidate_is_left_out_and_the_rest_ranked() {
     let rows = json(&out);
     let mut ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
     ids.sort_unstable();
-    assert_eq!(ids, ["2512.00001", "toolusebyreinforcement"], "{out}");
+    assert_eq!(ids, ["2512.00001", "tool-use-by-reinforcement"], "{out}");
     // A saved arXiv page with an entry that has no title: that entry is left out, as the
     // entries of arXiv's own answers are (`index` still refuses the file).
     let page = std::fs::read_to_string(root().join("tests/fixtures/arxiv/api-page2.atom")).unwrap();
@@ -766,6 +766,8 @@ fn a_paper_far_from_the_library_is_marked_far() {
     };
     let exo = far("A Survey of Exoplanet");
     assert_eq!(exo["far"], true, "{exo}");
+    // A paper without an arXiv id or DOI is shown by the slug a library paper would get.
+    assert_eq!(exo["id"], "a-survey-of-exoplanet-atmospheres");
     assert!(
         exo["why"]
             .as_str()
@@ -792,6 +794,14 @@ fn a_paper_far_from_the_library_is_marked_far() {
     }
     let (code, _, err) = run(&index, &["rate", "Exo", "down"]);
     assert_eq!(code, 2, "too short to name a paper: {err}");
+    // The id shown rates it, and clears it.
+    for verdict in ["up", "clear"] {
+        let (code, _, err) = run(
+            &index,
+            &["rate", "a-survey-of-exoplanet-atmospheres", verdict],
+        );
+        assert_eq!(code, 0, "{err}");
+    }
 }
 
 /// The server's Inbox: the candidates of `--feed` ranked (`/api/feed`), rated with

@@ -30,6 +30,26 @@ pub fn key(p: &Paper) -> String {
     identifiers(p).next().unwrap_or_default()
 }
 
+/// The id a reader sees for the paper keyed `key` titled `title`: its arXiv id or DOI, else
+/// the slug a library paper without an id gets (`web-agents-trained-with-...`), so that new
+/// papers and library papers read alike.
+pub fn shown_id(key: &str, title: &str) -> String {
+    match key.strip_prefix("title:") {
+        Some(_) => crate::corpus::markdown::slugify(title),
+        None => key.to_string(),
+    }
+}
+
+/// Whether `wanted` names the paper keyed `key` titled `title`: by its key, the id shown for it
+/// ([`shown_id`], or the key without its `title:` prefix), or its title (folded as names are).
+pub fn names(key: &str, title: &str, wanted: &str) -> bool {
+    key == wanted
+        || key.eq_ignore_ascii_case(wanted)
+        || key.trim_start_matches("title:") == wanted
+        || shown_id(key, title) == wanted
+        || name_key(title) == name_key(wanted)
+}
+
 impl Candidate {
     pub fn new(paper: Paper, date: Option<String>) -> Candidate {
         let date = date.or_else(|| paper.year.map(|y| y.to_string()));

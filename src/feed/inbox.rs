@@ -11,7 +11,6 @@ use super::records::{FeedRecord, record};
 use super::state::{StateError, Verdict};
 use super::{Feedback, Learner, Library, lexical_similarities, rank_with};
 use crate::index::Searcher;
-use crate::text::name_key;
 
 /// What an Inbox request asks.
 #[derive(Debug, Clone, Default)]
@@ -122,14 +121,9 @@ impl Inbox {
     ) -> Result<String, RateError> {
         let _one_at_a_time = self.writes.lock().unwrap_or_else(|e| e.into_inner());
         let lookup = |wanted: &str| {
-            let key = name_key(wanted);
             self.candidates
                 .iter()
-                .position(|c| {
-                    c.key == wanted
-                        || c.key.trim_start_matches("title:") == wanted
-                        || name_key(&c.paper.title) == key
-                })
+                .position(|c| candidates::names(&c.key, &c.paper.title, wanted))
                 .map(|i| {
                     let c = &self.candidates[i];
                     (c.key.clone(), c.paper.title.clone(), self.raw[i].clone())

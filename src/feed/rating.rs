@@ -45,11 +45,10 @@ pub type Extra<'a> = &'a dyn Fn(&str) -> Option<(String, String, Vec<f32>)>;
 
 /// The paper a feed showed that `wanted` names: by its key, the id shown for it, or its title.
 fn shown_as<'s>(state: &'s State, wanted: &str) -> Option<(&'s String, &'s Shown)> {
-    state.shown.iter().find(|(k, s)| {
-        k.as_str() == wanted
-            || k.trim_start_matches("title:") == wanted
-            || name_key(&s.title) == name_key(wanted)
-    })
+    state
+        .shown
+        .iter()
+        .find(|(k, s)| candidates::names(k, &s.title, wanted))
 }
 
 /// The key of the rating `wanted` names, by every name a rating accepts: the key itself, the
@@ -59,12 +58,7 @@ fn rated_key(index: &Searcher, state: &State, wanted: &str, extra: Extra<'_>) ->
     state
         .ratings
         .iter()
-        .find(|(k, r)| {
-            k.as_str() == wanted
-                || k.eq_ignore_ascii_case(wanted)
-                || k.trim_start_matches("title:") == wanted
-                || name_key(&r.title) == name_key(wanted)
-        })
+        .find(|(k, r)| candidates::names(k, &r.title, wanted))
         .map(|(k, _)| k.clone())
         .or_else(|| shown_as(state, wanted).and_then(|(k, _)| named(k)))
         .or_else(|| extra(wanted).and_then(|(k, _, _)| named(&k)))
@@ -193,11 +187,9 @@ fn suggestions(state: &State, query: &str) -> Vec<String> {
         .iter()
         .map(|(k, s)| {
             let a = strsim::jaro_winkler(&q, &name_key(&s.title));
-            let b = strsim::jaro_winkler(query, k);
-            (
-                a.max(b),
-                format!("{} ({})", k.trim_start_matches("title:"), s.title),
-            )
+            let id = candidates::shown_id(k, &s.title);
+            let b = strsim::jaro_winkler(query, &id);
+            (a.max(b), format!("{id} ({})", s.title))
         })
         .filter(|(s, _)| *s > 0.75)
         .collect();

@@ -57,7 +57,7 @@ pub fn record(
     );
     FeedRecord {
         rank,
-        id: c.key.trim_start_matches("title:").to_string(),
+        id: super::candidates::shown_id(&c.key, &c.paper.title),
         title: c.paper.title.clone(),
         score: (f64::from(s.score) * 1000.0).round() / 1000.0,
         interest: lib.interests[s.interest].name.clone(),
