@@ -198,45 +198,97 @@ fn cache_key(text: &str, role: Role) -> String {
     }
 }
 
-/// Vectors of `texts` as `role`, from the vector cache of `home` where it has them, the rest
-/// embedded; with the cache, which holds them all for the caller to save, and how many were
-/// embedded.
+/// Vectors of each batch of texts as its role, from the vector cache of `home` where it has
+/// them (read once for all batches), the rest embedded; with the cache, which holds them all
+/// for the caller to save.
 fn vectors(
     session: &recommend::session::Session,
     home: &dyn Home,
-    texts: &[String],
-    role: Role,
-) -> Result<(Vec<Vec<f32>>, Cache, usize)> {
-    let keys: Vec<String> = texts.iter().map(|t| cache_key(t, role)).collect();
-    let (mut cache, why_not) = home.vectors(&keys);
+    batches: &[(&[String], Role)],
+) -> Result<(Vec<Batch>, Cache)> {
+    let keys: Vec<Vec<String>> = batches
+        .iter()
+        .map(|(texts, role)| texts.iter().map(|t| cache_key(t, *role)).collect())
+        .collect();
+    let (mut cache, why_not) = home.vectors(&keys.concat());
     if let Some(why) = why_not {
         eprintln!("note: the vector cache was not used ({why})");
     }
-    let missing: Vec<usize> = (0..texts.len())
-        .filter(|&i| !cache.vectors.contains_key(&keys[i]))
-        .collect();
-    if !missing.is_empty() {
-        let embedder = session.embedder()?;
-        match role {
-            Role::Query => eprintln!(
-                "embedding {} new title(s) as searches of the library",
-                missing.len()
-            ),
-            _ => eprintln!("embedding {} new candidate(s)", missing.len()),
-        }
-        for chunk in missing.chunks(64) {
-            let refs: Vec<&str> = chunk.iter().map(|&i| texts[i].as_str()).collect();
-            let vs = embedder.embed(&refs, role)?;
-            for (&i, v) in chunk.iter().zip(vs) {
-                cache.vectors.insert(keys[i].clone(), v);
+    let mut out = Vec::new();
+    for ((texts, role), keys) in batches.iter().zip(&keys) {
+        let missing: Vec<usize> = (0..texts.len())
+            .filter(|&i| !cache.vectors.contains_key(&keys[i]))
+            .collect();
+        if !missing.is_empty() {
+            let embedder = session.embedder()?;
+            match role {
+                Role::Query => eprintln!(
+                    "embedding {} new title(s) as searches of the library",
+                    missing.len()
+                ),
+                _ => eprintln!("embedding {} new candidate(s)", missing.len()),
+            }
+            for chunk in missing.chunks(64) {
+                let refs: Vec<&str> = chunk.iter().map(|&i| texts[i].as_str()).collect();
+                let vs = embedder.embed(&refs, *role)?;
+                for (&i, v) in chunk.iter().zip(vs) {
+                    cache.vectors.insert(keys[i].clone(), v);
+                }
             }
         }
+        let vectors = keys
+            .iter()
+            .map(|k| cache.vectors.get(k).cloned().unwrap_or_default())
+            .collect();
+        out.push((vectors, missing.len()));
     }
-    let out = keys
+    Ok((out, cache))
+}
+
+/// One batch's vectors, in its texts' order, and how many of them were embedded (not cached).
+type Batch = (Vec<Vec<f32>>, usize);
+
+/// What the feed embeds of its candidates, through the vector cache.
+struct Embedded {
+    /// Each candidate's passage text and vector (what ranks).
+    texts: Vec<String>,
+    vectors: Vec<Vec<f32>>,
+    /// Each candidate's search text ([`candidates::searched_as`], what tells it far).
+    titles: Vec<String>,
+    cache: Cache,
+    /// Passages and titles embedded, not read from the cache.
+    passages_embedded: usize,
+    titles_embedded: usize,
+}
+
+/// The candidates' passage vectors, and each marked far from the library or not
+/// ([`candidates::mark_far`]) by its search text embedded as a query.
+fn embed_candidates(
+    session: &recommend::session::Session,
+    home: &dyn Home,
+    candidates: &mut [Candidate],
+) -> Result<Embedded> {
+    let texts: Vec<String> = candidates.iter().map(|c| passage_text(&c.paper)).collect();
+    let titles: Vec<String> = candidates
         .iter()
-        .map(|k| cache.vectors.get(k).cloned().unwrap_or_default())
+        .map(|c| candidates::searched_as(&c.paper))
         .collect();
-    Ok((out, cache, missing.len()))
+    let (mut out, cache) = vectors(
+        session,
+        home,
+        &[(&texts, Role::Passage), (&titles, Role::Query)],
+    )?;
+    let (title_vectors, titles_embedded) = out.pop().unwrap_or_default();
+    let (vectors, passages_embedded) = out.pop().unwrap_or_default();
+    candidates::mark_far(session.searcher(), candidates, &title_vectors);
+    Ok(Embedded {
+        texts,
+        vectors,
+        titles,
+        cache,
+        passages_embedded,
+        titles_embedded,
+    })
 }
 
 pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
@@ -312,9 +364,14 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
             index.len()
         );
     }
-    let texts: Vec<String> = kept.iter().map(|c| passage_text(&c.paper)).collect();
-    let (vecs, mut cache, embedded) = vectors(&session, &*home, &texts, Role::Passage)?;
-    let (titles, titles_embedded) = far_marks(&session, &*home, &mut kept, &mut cache)?;
+    let Embedded {
+        texts,
+        vectors: vecs,
+        titles,
+        cache,
+        passages_embedded: embedded,
+        titles_embedded,
+    } = embed_candidates(&session, &*home, &mut kept)?;
     let lib = Library::of_index(index);
     if let Some(name) = &o.args.interest
         && !lib
@@ -447,25 +504,6 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     })
 }
 
-/// Marks the `candidates` far from the library ([`candidates::mark_far`]), their titles
-/// embedded as queries through the vector cache, whose entries are added to `cache`; returns
-/// the texts searched (what the cache keeps them by) and how many were embedded.
-fn far_marks(
-    session: &recommend::session::Session,
-    home: &dyn Home,
-    candidates: &mut [Candidate],
-    cache: &mut Cache,
-) -> Result<(Vec<String>, usize)> {
-    let titles: Vec<String> = candidates
-        .iter()
-        .map(|c| candidates::searched_as(&c.paper))
-        .collect();
-    let (vectors, titled, embedded) = vectors(session, home, &titles, Role::Query)?;
-    cache.vectors.extend(titled.vectors);
-    candidates::mark_far(session.searcher(), candidates, &vectors);
-    Ok((titles, embedded))
-}
-
 /// The candidates of `recommend serve --feed FILE...`: new to the library, embedded once
 /// through the vector cache of `home` (the files beside the index, or the store's shared one).
 pub(crate) fn inbox(
@@ -479,10 +517,9 @@ pub(crate) fn inbox(
     let (fresh, mut skipped) = candidates::new_papers(index.papers(), gathered);
     skipped.repeated += merged;
     let mut fresh = fresh;
-    let texts: Vec<String> = fresh.iter().map(|c| passage_text(&c.paper)).collect();
-    let (vecs, mut cache, mut embedded) = vectors(session, home, &texts, Role::Passage)?;
-    let (_, titles_embedded) = far_marks(session, home, &mut fresh, &mut cache)?;
-    embedded += titles_embedded;
+    let e = embed_candidates(session, home, &mut fresh)?;
+    let (vecs, cache) = (e.vectors, e.cache);
+    let embedded = e.passages_embedded + e.titles_embedded;
     if embedded > 0 {
         let keep = cache.vectors.keys().cloned().collect();
         if let Err(e) = home.save_vectors(&cache, &keep) {

@@ -6,6 +6,7 @@
 use super::candidates;
 use super::home::Home;
 use super::state::{Rating, Shown, State, StateError, Verdict};
+use crate::engine::resolve::ResolveError;
 use crate::index::Searcher;
 use crate::text::name_key;
 use crate::util::date::today;
@@ -62,19 +63,12 @@ fn rated_key(index: &Searcher, state: &State, wanted: &str, extra: Extra<'_>) ->
         .map(|(k, _)| k.clone())
         .or_else(|| shown_as(state, wanted).and_then(|(k, _)| named(k)))
         .or_else(|| extra(wanted).and_then(|(k, _, _)| named(&k)))
-        .or_else(|| {
-            let i = crate::engine::resolve::resolve(index, wanted).ok()?;
-            named(&candidates::key(&index.papers()[i]))
-        })
-        .or_else(|| {
-            let unknown = matches!(
-                crate::engine::resolve::resolve(index, wanted),
-                Err(crate::engine::resolve::ResolveError::Unknown { .. })
-            );
-            unknown
-                .then(|| shown_containing(state, wanted))
-                .flatten()
-                .and_then(|(k, _)| named(k))
+        .or_else(|| match crate::engine::resolve::resolve(index, wanted) {
+            Ok(i) => named(&candidates::key(&index.papers()[i])),
+            Err(ResolveError::Unknown { .. }) => {
+                shown_containing(state, wanted).and_then(|(k, _)| named(k))
+            }
+            Err(_) => None,
         })
 }
 
@@ -119,13 +113,14 @@ pub fn rate(
         home.save_state(&mut state)?;
         return Ok(title);
     };
-    let resolved = crate::engine::resolve::resolve(index, wanted);
-    let shown = shown_as(&state, wanted)
+    let exact = shown_as(&state, wanted);
+    // The library is looked at only when no shown paper has this name.
+    let resolved = exact
+        .is_none()
+        .then(|| crate::engine::resolve::resolve(index, wanted));
+    let unknown = matches!(resolved, Some(Err(ResolveError::Unknown { .. })));
+    let shown = exact
         .or_else(|| {
-            let unknown = matches!(
-                resolved,
-                Err(crate::engine::resolve::ResolveError::Unknown { .. })
-            );
             (unknown && extra(wanted).is_none())
                 .then(|| shown_containing(&state, wanted))
                 .flatten()
@@ -143,7 +138,7 @@ pub fn rate(
     } else if let Some(found) = extra(wanted) {
         found
     } else {
-        match resolved {
+        match resolved.unwrap_or_else(|| crate::engine::resolve::resolve(index, wanted)) {
             Ok(i) => {
                 let p = &index.papers()[i];
                 (
