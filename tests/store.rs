@@ -164,7 +164,21 @@ fn like_syn7(url: &str) -> String {
     ok(&["--store", url, "like", "syn-7", "-f", "json"])
 }
 
+/// The store tests are compiled as skipped only where no PostgreSQL is found: a build that
+/// missed an install (or kept one that is gone) fails here rather than skip or fail every store
+/// test.
 #[test]
+fn store_tests_are_skipped_only_where_postgresql_is_missing() {
+    assert_eq!(
+        needs_postgres::installed!(),
+        pg::bin_dir().is_some(),
+        "the store tests were built for another PostgreSQL install than this one (found: {:?}); \
+         `touch tests/needs-postgres/build.rs` and run the tests again",
+        pg::bin_dir()
+    );
+}
+
+#[needs_postgres::test]
 fn store_answers_equal_the_index_answers() {
     let pg = Pg::start();
     let url = pg.url("postgres");
@@ -225,7 +239,7 @@ fn store_answers_equal_the_index_answers() {
     assert_eq!(published_version(&pg), "1");
 }
 
-#[test]
+#[needs_postgres::test]
 fn an_incremental_push_writes_only_new_and_changed_papers() {
     let (pg, dir, url) = started();
     let a = synthetic_index(dir.path(), "a.bin", 60, |i| i < 50, |_, _| {});
@@ -266,7 +280,7 @@ fn an_incremental_push_writes_only_new_and_changed_papers() {
     assert!(shown.contains("(revised)"), "{shown}");
 }
 
-#[test]
+#[needs_postgres::test]
 fn a_failed_push_changes_no_answer() {
     let (pg, dir, url) = started();
     let (a, b) = versions(dir.path(), 1800, 600, retitled(0..600, " v2"));
@@ -296,7 +310,7 @@ fn a_failed_push_changes_no_answer() {
     assert_ne!(like_syn7(&url), before);
 }
 
-#[test]
+#[needs_postgres::test]
 fn a_push_while_another_runs_is_refused_and_changes_nothing() {
     // Two overlapping pushes removed each other's rows (a bad-input probe: a published version
     // left with half its papers, both pushes exiting 0).
@@ -323,7 +337,7 @@ fn a_push_while_another_runs_is_refused_and_changes_nothing() {
     assert_eq!(published_version(&pg), "2");
 }
 
-#[test]
+#[needs_postgres::test]
 fn a_damaged_plan_is_repaired_by_pushing_the_index_again() {
     // The error says "push the index again"; a probe found that push a no-op (the store's
     // record of the plan's hash was trusted, not its rows).
@@ -346,7 +360,7 @@ fn a_damaged_plan_is_repaired_by_pushing_the_index_again() {
     assert!(report.contains("nothing to write"), "{report}");
 }
 
-#[test]
+#[needs_postgres::test]
 fn a_query_behind_another_sessions_lock_fails_in_bounded_time() {
     // A probe's `like` waited for ever behind an ACCESS EXCLUSIVE lock (an admin's DDL).
     let (pg, dir, url) = started();
@@ -383,7 +397,7 @@ fn a_server_that_takes_the_connection_and_never_answers_is_given_up_on() {
     assert!(err.contains("did not answer within"), "{err}");
 }
 
-#[test]
+#[needs_postgres::test]
 fn bad_stores_fail_clearly_without_the_password() {
     // The help shows that RECOMMEND_STORE is set, never its value.
     for args in [&["--help"][..], &["serve", "--help"][..]] {
@@ -506,7 +520,7 @@ fn bad_stores_fail_clearly_without_the_password() {
     assert_eq!(code, 2, "{err}");
 }
 
-#[test]
+#[needs_postgres::test]
 fn the_password_comes_from_pgpassword_or_pgpass() {
     let pg = Pg::start();
     let url = pg.url_without_password("postgres");
@@ -537,7 +551,7 @@ fn the_password_comes_from_pgpassword_or_pgpass() {
         .success();
 }
 
-#[test]
+#[needs_postgres::test]
 fn libpq_environment_fills_in_what_the_url_leaves_out() {
     let (pg, dir, url) = started();
     let a = synthetic_index(dir.path(), "a.bin", 40, |_| true, |_, _| {});
@@ -618,7 +632,7 @@ fn libpq_environment_fills_in_what_the_url_leaves_out() {
 }
 
 #[cfg(unix)]
-#[test]
+#[needs_postgres::test]
 fn a_password_file_others_may_read_is_ignored_with_a_warning() {
     use std::os::unix::fs::PermissionsExt;
     let (pg, dir, url) = started();
@@ -676,7 +690,7 @@ fn terminate_recommend_sessions(pg: &Pg) -> usize {
     .len()
 }
 
-#[test]
+#[needs_postgres::test]
 fn a_terminated_connection_is_said_so_and_the_next_use_connects_again() {
     use recommend::store::{Store, StoreError, query::identity};
     let (pg, dir, url) = started();
@@ -702,7 +716,7 @@ fn a_terminated_connection_is_said_so_and_the_next_use_connects_again() {
     assert!(version().is_ok(), "no new connection");
 }
 
-#[test]
+#[needs_postgres::test]
 fn serve_answers_again_after_its_sessions_are_terminated() {
     let (pg, dir, url) = started();
     let (a, b) = renamed_pair(dir.path());
@@ -766,7 +780,7 @@ fn serve_store(url: &str) -> crate::support::server::Server {
     crate::support::server::Server::start_args(&["serve", "--addr", "127.0.0.1:0", "--store", url])
 }
 
-#[test]
+#[needs_postgres::test]
 fn serve_store_sees_a_push_and_survives_a_restart_of_the_store() {
     let (mut pg, dir, url) = started();
     let (a, b) = renamed_pair(dir.path());
@@ -830,7 +844,7 @@ fn serve_store_sees_a_push_and_survives_a_restart_of_the_store() {
     }
 }
 
-#[test]
+#[needs_postgres::test]
 fn serve_follows_a_store_dropped_and_made_again() {
     // Made again, its versions start at 1: a probe's server kept answering from the dropped
     // store, "ok", for 18 minutes.
@@ -866,7 +880,7 @@ fn serve_follows_a_store_dropped_and_made_again() {
     assert_eq!(list["papers"].as_array().map(Vec::len), Some(2), "{list}");
 }
 
-#[test]
+#[needs_postgres::test]
 fn serve_answers_503_while_the_store_is_frozen_and_recovers() {
     // A frozen PostgreSQL (SIGSTOP: a host swapping, a stuck VM) accepts and never answers; a
     // probe's request waited the whole outage while /healthz said "ok".
@@ -900,7 +914,7 @@ fn serve_answers_503_while_the_store_is_frozen_and_recovers() {
     }
 }
 
-#[test]
+#[needs_postgres::test]
 fn two_servers_on_one_store_answer_without_error_while_a_push_runs() {
     let (_pg, dir, url) = started();
     // Large enough for the graph path: candidates from pgvector's HNSW index.
@@ -958,7 +972,7 @@ fn two_servers_on_one_store_answer_without_error_while_a_push_runs() {
     assert!(answered.load(Ordering::Relaxed) > 20);
 }
 
-#[test]
+#[needs_postgres::test]
 fn on_a_large_store_a_like_reads_its_seeds_stored_nearest() {
     let (pg, dir, url) = started();
     let a = synthetic_index(dir.path(), "a.bin", 3000, |_| true, |_, _| {});
@@ -1117,7 +1131,7 @@ fn on_a_large_store_a_like_reads_its_seeds_stored_nearest() {
     held.rollback().unwrap();
 }
 
-#[test]
+#[needs_postgres::test]
 fn a_push_whose_connection_is_cut_changes_no_answer() {
     let (pg, dir, url) = started();
     let (a, b) = versions(dir.path(), 8000, 40, |_, _| {});
@@ -1180,7 +1194,7 @@ fn feed_top10(place: &[&str], extra: &[&str]) -> (Vec<String>, String) {
     (ids, err)
 }
 
-#[test]
+#[needs_postgres::test]
 fn feed_and_rate_on_a_store_keep_each_readers_state_apart() {
     let (pg, dir, url) = started();
     let index = dir.path().join("library.bin");
@@ -1258,7 +1272,7 @@ fn feed_and_rate_on_a_store_keep_each_readers_state_apart() {
     assert_eq!(ratings("ann"), "0");
 }
 
-#[test]
+#[needs_postgres::test]
 fn tls_is_used_when_the_url_asks_and_the_servers_certificate_is_verified() {
     let (pg, dir, url) = started();
     let a = synthetic_index(dir.path(), "a.bin", 40, |_| true, |_, _| {});
@@ -1330,7 +1344,7 @@ fn post(url: &str) -> (u16, Value) {
     (status, serde_json::from_str(&body).unwrap_or(Value::Null))
 }
 
-#[test]
+#[needs_postgres::test]
 fn the_inbox_on_a_store_keeps_each_readers_ratings_apart() {
     let (pg, dir, url) = started();
     let index = dir.path().join("library.bin");

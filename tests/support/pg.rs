@@ -3,9 +3,9 @@
 //!
 //! The binaries come from `$RECOMMEND_PG_BIN`, else from where `scripts/setup.sh` unpacks the
 //! pinned `pgserver` wheel (`$RECOMMEND_PG_HOME`, else `${XDG_CACHE_HOME:-~/.cache}/recommend/
-//! pgserver`, then `pgserver/pginstall/bin`). Missing binaries fail the test, naming the set-up
-//! script and `RECOMMEND_PG_BIN` (for a machine the wheel does not cover), so a store test never
-//! passes without a server.
+//! pgserver`, then `pgserver/pginstall/bin`). Where they are missing, the store tests are compiled
+//! as ignored ("skipped: no PostgreSQL", `#[needs_postgres::test]`), so a store test never passes
+//! without a server; binaries gone after the build fail the test, naming the set-up script.
 //!
 //! PostgreSQL refuses to run as root. As root the server runs in a user namespace that maps the
 //! caller to an unprivileged uid (`unshare --map-user`): it reads the binaries and owns its data
@@ -35,8 +35,11 @@ pub const LIBPQ_ENV: [&str; 7] = [
 
 /// Where the PostgreSQL binaries are, if anywhere.
 pub fn bin_dir() -> Option<PathBuf> {
+    let complete = |bin: PathBuf| {
+        (bin.join("postgres").is_file() && bin.join("initdb").is_file()).then_some(bin)
+    };
     if let Some(dir) = std::env::var_os("RECOMMEND_PG_BIN") {
-        return Some(PathBuf::from(dir));
+        return complete(PathBuf::from(dir));
     }
     let home = match std::env::var_os("RECOMMEND_PG_HOME") {
         Some(h) => PathBuf::from(h),
@@ -47,8 +50,7 @@ pub fn bin_dir() -> Option<PathBuf> {
             cache.join("recommend").join("pgserver")
         }
     };
-    let bin = home.join("pgserver").join("pginstall").join("bin");
-    bin.join("postgres").exists().then_some(bin)
+    complete(home.join("pgserver").join("pginstall").join("bin"))
 }
 
 /// A running server; stopped and deleted on drop.
