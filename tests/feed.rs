@@ -162,6 +162,13 @@ fn a_feed_ranks_new_papers_by_interest_and_never_shows_one_twice() {
         let title = r["title"].as_str().unwrap().to_lowercase();
         assert!(!title.contains("agent"), "{r}");
     }
+    // What a filter left out stays in the vector cache: the next run embeds nothing.
+    let (code, _, err) = run(&index, &["feed", &candidates(), "--all", "-f", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("(0 embedded") && !err.contains("embedded as searches"),
+        "{err}"
+    );
     let floor = scores[4];
     let above = feed_again(&index, &["--min-score", &floor.to_string()]);
     assert!(above.iter().all(|r| r["score"].as_f64().unwrap() >= floor));

@@ -95,11 +95,6 @@ fn index_never_overwrites_its_corpus_or_a_file_that_is_not_an_index() {
         // an existing file that is not an index
         (vec!["--corpus", "corpus", "--out", "notes.txt"], "--force"),
         (vec!["--corpus", "corpus", "--out", "corpus"], "directory"),
-        // a place no file can be made: found before any paper is read or embedded
-        (
-            vec!["--corpus", "corpus", "--out", "notes.txt/deeper/index.bin"],
-            "cannot create a file in notes.txt",
-        ),
     ];
     for (args, why) in refused {
         recommend(d)
@@ -110,6 +105,22 @@ fn index_never_overwrites_its_corpus_or_a_file_that_is_not_an_index() {
             .stderr(contains(why).and(contains("refusing").or(contains("cannot write"))));
         assert_eq!(fs::read(&corpus).unwrap(), before, "{args:?}");
     }
+    // A place no file can be made: found before any paper is read or embedded, and a runtime
+    // failure (exit 1) as every other output that cannot be written (`map --out`, the feed).
+    recommend(d)
+        .args([
+            "index",
+            "--corpus",
+            "corpus",
+            "--out",
+            "notes.txt/deeper/index.bin",
+        ])
+        .assert()
+        .code(1)
+        .stderr(
+            contains("cannot write the index to")
+                .and(contains("cannot create a file in notes.txt")),
+        );
     assert_eq!(
         fs::read_to_string(d.join("notes.txt")).unwrap(),
         "my notes\n"

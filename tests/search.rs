@@ -231,6 +231,25 @@ fn a_query_about_another_field_is_called_a_weak_match() {
             .success()
             .stderr(contains("may have nothing").not());
     }
+    // A filter that removes the papers a query is about leaves weaker results, but the list
+    // has the query's subject: not "a weak match for this list".
+    let query = "GUI agents that operate a phone screen";
+    let filtered = [
+        "search",
+        query,
+        "--topic",
+        "Creative & long-form writing",
+        "-k",
+        "2",
+    ];
+    for r in json_rows(&filtered) {
+        assert!(r.get("weak_match").is_none(), "{r}");
+    }
+    recommend()
+        .args(filtered)
+        .assert()
+        .success()
+        .stderr(contains("may have nothing").not());
     // Lexical search has no reference: a query none of whose words the list holds is answered
     // by nothing, and the note says so (an empty JSON list cannot).
     recommend()

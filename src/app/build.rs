@@ -150,7 +150,12 @@ pub(super) fn build_index(
     let out = out.unwrap_or(&common.index);
     // Before anything loads: a refused --out should cost nothing.
     for path in corpus_paths {
-        recommend::index::check_output(path, out, force).map_err(|e| usage(e.to_string()))?;
+        // Refusals are the user's choice of --out (exit 2); a folder that takes no file is the
+        // machine's state, as for every other output (exit 1).
+        recommend::index::check_output(path, out, force).map_err(|e| match e {
+            recommend::index::OutputError::FolderRefuses { .. } => anyhow::anyhow!(e.to_string()),
+            _ => usage(e.to_string()),
+        })?;
     }
     let options = load_options(read);
     let mut corpus = load_corpus(corpus_paths, &options)?;

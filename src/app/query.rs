@@ -142,6 +142,11 @@ pub(super) fn list(
     corpus: &[PathBuf],
     read: ReadArgs,
 ) -> Result<()> {
+    if limit == Some(0) {
+        return Err(usage(
+            "-n/--limit must be at least 1 (leave it out to list every paper)",
+        ));
+    }
     let papers: Vec<Paper> = if !corpus.is_empty() {
         super::build::load_corpus(corpus, &super::build::load_options(read))?.papers
     } else if common.index.exists() || !Path::new("corpus").exists() {

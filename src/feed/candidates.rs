@@ -140,20 +140,24 @@ pub fn new_papers(library: &[Paper], candidates: Vec<Candidate>) -> (Vec<Candida
 
 /// A `--since` date: `YYYY-MM-DD`, `YYYY-MM` or `YYYY`; `None` unless it is one.
 pub fn parse_since(s: &str) -> Option<String> {
-    let parts: Vec<&str> = s.trim().split('-').collect();
-    let ok = match parts[..] {
-        [y] => y.len() == 4,
-        [y, m] => y.len() == 4 && m.len() == 2,
-        [y, m, d] => y.len() == 4 && m.len() == 2 && d.len() == 2,
-        _ => false,
-    } && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()));
-    let month_ok = parts
-        .get(1)
-        .is_none_or(|m| (1..=12).contains(&m.parse::<u32>().unwrap_or(0)));
-    let day_ok = parts
-        .get(2)
-        .is_none_or(|d| (1..=31).contains(&d.parse::<u32>().unwrap_or(0)));
-    (ok && month_ok && day_ok).then(|| s.trim().to_string())
+    let s = s.trim();
+    let iso = |n: usize| {
+        s.len() == n
+            && s.bytes().enumerate().all(|(i, b)| {
+                if i == 4 || i == 7 {
+                    b == b'-'
+                } else {
+                    b.is_ascii_digit()
+                }
+            })
+    };
+    if iso(4) {
+        return Some(s.to_string());
+    }
+    // A month or a day that exists (`2025-02-30` is refused, not read as March).
+    (iso(7) || iso(10))
+        .then(|| crate::util::date::finer_than_year(s))
+        .flatten()
 }
 
 /// Whether a candidate dated `date` is on or after `since`: compared on the precision both
@@ -282,6 +286,17 @@ mod tests {
     fn dates_compare_on_the_precision_both_have() {
         assert_eq!(parse_since("2025-03-01").as_deref(), Some("2025-03-01"));
         assert!(parse_since("2025-13-01").is_none() && parse_since("yesterday").is_none());
+        assert_eq!(parse_since("2024-02-29").as_deref(), Some("2024-02-29"));
+        assert_eq!(parse_since(" 2025 ").as_deref(), Some("2025"));
+        for no in [
+            "2025-02-30",
+            "2025-04-31",
+            "2025/03/01",
+            "2025-3-1",
+            "20250301",
+        ] {
+            assert_eq!(parse_since(no), None, "{no}");
+        }
         assert!(on_or_after(Some("2025-03-02"), "2025-03-01"));
         assert!(!on_or_after(Some("2025-02-28"), "2025-03-01"));
         assert!(on_or_after(Some("2025"), "2025-03-01"));

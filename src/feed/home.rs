@@ -50,18 +50,14 @@ impl Files {
     }
 }
 
-impl Home for Files {
-    fn state(&self) -> Result<State, StateError> {
-        let s = State::load(&state::state_path(&self.index), &self.model_id)?;
-        *self.read.lock().unwrap_or_else(|e| e.into_inner()) = Some(s.clone());
-        Ok(s)
-    }
+/// The most vectors the cache file keeps beyond a run's own and the shown papers' (about
+/// 1.5 KB each at 384 dimensions: 30 MB).
+pub const MAX_OTHER_VECTORS: usize = 20_000;
 
-    /// Under an exclusive lock on `<index>.feed.lock`: the state kept now, read again, takes
-    /// this run's changes since [`Home::state`] ([`state::merged`]), and is written atomically;
-    /// `s` becomes that merged state.
-    fn save_state(&self, s: &mut State) -> Result<(), StateError> {
-        let path = state::state_path(&self.index);
+impl Files {
+    /// An exclusive lock on `<index>.feed.lock`, held until the file is dropped: runs at once
+    /// take turns to read and write the state and the cache.
+    fn locked(&self) -> Result<std::fs::File, StateError> {
         let lock_path = state::lock_path(&self.index);
         let failed = |e: std::io::Error| StateError::Write {
             path: lock_path.clone(),
@@ -74,6 +70,23 @@ impl Home for Files {
             .open(&lock_path)
             .map_err(failed)?;
         lock.lock().map_err(failed)?;
+        Ok(lock)
+    }
+}
+
+impl Home for Files {
+    fn state(&self) -> Result<State, StateError> {
+        let s = State::load(&state::state_path(&self.index), &self.model_id)?;
+        *self.read.lock().unwrap_or_else(|e| e.into_inner()) = Some(s.clone());
+        Ok(s)
+    }
+
+    /// Under an exclusive lock on `<index>.feed.lock`: the state kept now, read again, takes
+    /// this run's changes since [`Home::state`] ([`state::merged`]), and is written atomically;
+    /// `s` becomes that merged state.
+    fn save_state(&self, s: &mut State) -> Result<(), StateError> {
+        let path = state::state_path(&self.index);
+        let _lock = self.locked()?;
         let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
         let before = read.clone().unwrap_or_else(|| State::new(&self.model_id));
         let mut kept = state::merged(&before, s, State::load(&path, &self.model_id)?);
@@ -95,19 +108,41 @@ impl Home for Files {
         (cache, why.map(|w| format!("{}: {w}", path.display())))
     }
 
-    /// The file keeps only `keep` (what later runs can use), so it never grows past the
-    /// candidates of one run and the papers shown.
+    /// The file keeps `keep` (this run's candidates and the papers shown), and what it holds
+    /// when this run saves (other runs' candidates, papers this run's filters left out) up to
+    /// [`MAX_OTHER_VECTORS`] more: read again under the feed's lock, so that runs at once keep
+    /// each other's vectors and a filter never costs the next run an embedding.
     fn save_vectors(&self, cache: &Cache, keep: &HashSet<String>) -> Result<(), StateError> {
         let path = state::cache_path(&self.index);
+        let _lock = self.locked()?;
+        let (now, _) = Cache::load(&path, &self.model_id, self.dim);
+        let mut vectors: std::collections::BTreeMap<String, Vec<f32>> = cache
+            .vectors
+            .iter()
+            .filter(|(k, _)| keep.contains(*k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let others: Vec<(String, Vec<f32>)> = now
+            .vectors
+            .into_iter()
+            .chain(cache.vectors.iter().map(|(k, v)| (k.clone(), v.clone())))
+            .filter(|(k, _)| !keep.contains(k))
+            .collect();
+        let room = MAX_OTHER_VECTORS;
+        let mut added = 0;
+        for (k, v) in others {
+            if added == room {
+                break;
+            }
+            if let std::collections::btree_map::Entry::Vacant(e) = vectors.entry(k) {
+                e.insert(v);
+                added += 1;
+            }
+        }
         let kept = Cache {
             model_id: cache.model_id.clone(),
             dim: cache.dim,
-            vectors: cache
-                .vectors
-                .iter()
-                .filter(|(k, _)| keep.contains(*k))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
+            vectors,
         };
         kept.save(&path).map_err(|e| StateError::Write {
             path,

@@ -33,6 +33,10 @@ pub enum OutputError {
     NotAnIndex { out: PathBuf },
     #[error("cannot write the index to {}: {detail}", out.display())]
     Unwritable { out: PathBuf, detail: String },
+    /// The folder takes no new file (read-only, full, a path through a file): the machine's
+    /// state rather than a wrong argument, as for every other output that cannot be written.
+    #[error("cannot write the index to {}: {detail}", out.display())]
+    FolderRefuses { out: PathBuf, detail: String },
 }
 
 /// Whether two metadata describe the same file (device and inode), which also catches hard
@@ -128,7 +132,10 @@ pub fn check_output(corpus: &Path, out: &Path, force: bool) -> Result<(), Output
             });
         }
     }
-    writable_folder(&target).map_err(unwritable)?;
+    writable_folder(&target).map_err(|detail| OutputError::FolderRefuses {
+        out: out.to_path_buf(),
+        detail,
+    })?;
     let Some(meta) = target_meta else {
         return Ok(());
     };

@@ -164,37 +164,21 @@ pub(super) fn year(key: &str, v: &Value) -> Result<Option<u16>, String> {
     }
 }
 
-/// A publication date finer than its year, as `YYYY-MM-DD` or `YYYY-MM`: a text that opens
-/// with one (`2025-03-18`, `2025-03-18T09:00:00Z`, `2025-03`), or a CSL JSON date with a month
-/// (`{"date-parts": [[2025, 3, 18]]}`); `None` for a year alone or anything else. A feed's
-/// `--since` compares on it, where the year alone would let a whole year through.
+/// A publication date finer than its year, as `YYYY-MM-DD` or `YYYY-MM`: a text holding one
+/// in a form exports write ([`crate::util::date::finer_than_year`]: `2025-03-18`,
+/// `2025/03/18`, `18.03.2025`, `June 9, 2025`, a time after it), or a CSL JSON date with a
+/// month (`{"date-parts": [[2025, 3, 18]]}`); `None` for a year alone, a date that does not
+/// exist, or anything else. A feed's `--since` compares on it, where the year alone would let
+/// a whole year through.
 pub(super) fn iso_date(v: &Value) -> Option<String> {
     let valid = |y: u64, m: u64, d: Option<u64>| {
+        let days = u64::from(crate::util::date::days_in_month(y as u32, m as u32));
         (1000..=2999).contains(&y)
             && (1..=12).contains(&m)
-            && d.is_none_or(|d| (1..=31).contains(&d))
+            && d.is_none_or(|d| (1..=days).contains(&d))
     };
     match v {
-        Value::String(s) => {
-            let s = s.trim();
-            let b = s.as_bytes();
-            let digits = |r: std::ops::Range<usize>| {
-                b.get(r.clone())
-                    .filter(|x| x.iter().all(u8::is_ascii_digit))
-                    .and_then(|_| s[r].parse::<u64>().ok())
-            };
-            let (y, m) = (digits(0..4)?, digits(5..7)?);
-            if b.get(4) != Some(&b'-') {
-                return None;
-            }
-            let day = (b.get(7) == Some(&b'-')).then(|| digits(8..10)).flatten();
-            // Whatever follows the day must not continue it as a number (`2025-03-181`).
-            let end = if day.is_some() { 10 } else { 7 };
-            if b.get(end).is_some_and(u8::is_ascii_digit) || !valid(y, m, day) {
-                return None;
-            }
-            Some(s[..end].to_string())
-        }
+        Value::String(s) => crate::util::date::finer_than_year(s),
         Value::Object(date) => {
             let parts = date.get("date-parts")?.get(0)?.as_array()?;
             let n = |i: usize| parts.get(i).and_then(Value::as_u64);
@@ -293,6 +277,10 @@ mod tests {
             Some("2025-03-18")
         );
         assert_eq!(date(json!("2025-03")).as_deref(), Some("2025-03"));
+        assert_eq!(date(json!("March 2025")).as_deref(), Some("2025-03"));
+        assert_eq!(date(json!("2025/01/02")).as_deref(), Some("2025-01-02"));
+        assert_eq!(date(json!("02.01.2025")).as_deref(), Some("2025-01-02"));
+        assert_eq!(date(json!("June 9 2025")).as_deref(), Some("2025-06-09"));
         assert_eq!(
             date(json!({"date-parts": [[2025, 3, 8]]})).as_deref(),
             Some("2025-03-08")
@@ -304,7 +292,9 @@ mod tests {
         for year_only in [
             json!("2025"),
             json!(2025),
-            json!("March 2025"),
+            json!("01/02/2025"),
+            json!("2025-02-30"),
+            json!({"date-parts": [[2025, 2, 30]]}),
             json!("2025-13-01"),
             json!("2025-03-32"),
             json!("2025-03-181"),

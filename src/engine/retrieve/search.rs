@@ -65,6 +65,12 @@ pub fn search(
     candidates.extend(best_positive(&bm25, lex_pool));
     candidates.sort_unstable();
     candidates.dedup();
+    // Whether the list has anything on the query is asked of the whole list: a filter that
+    // removes the paper a query is about does not make the list weak on it.
+    let best_in_list = candidates
+        .iter()
+        .map(|&i| dense[i])
+        .fold(f32::NEG_INFINITY, f32::max);
     candidates.retain(|&i| filters.accepts_at(index, i));
     if graph && let Some(q) = query_vector.filter(|_| mode != Mode::Lexical) {
         for &i in &candidates {
@@ -119,7 +125,9 @@ pub fn search(
             .match_reference(crate::index::Reference::Neighbours, script)
             .map(|cuts| fusion::share_below(cuts, best))
     });
-    let weak_match = best.and_then(|best| super::super::reference::weak_match(index, script, best));
+    let weak_match = best.and_then(|best| {
+        super::super::reference::weak_match(index, script, best.max(best_in_list))
+    });
     ranked(&candidates, &score, &d, &l, k)
         .into_iter()
         .map(|mut h| {
