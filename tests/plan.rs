@@ -393,3 +393,95 @@ fn above_2000_bare_titles_spelling_reads_each_papers_closest_spellings_stored_at
     let described = build(synthetic::corpus(n, 32, 40, 23).0);
     assert!(described.pooled_spelling().is_none() && !described.has_spelling());
 }
+
+/// The shipped papers as a user's mixed list holds them: the even rows described by their
+/// Chinese highlight, the odd rows by their English summary, nothing curated.
+fn mixed_language_list(dir: &std::path::Path) -> (std::path::PathBuf, Vec<bool>) {
+    let text = std::fs::read_to_string(crate::support::root().join("corpus/papers.jsonl")).unwrap();
+    let mut out = String::new();
+    let mut chinese = Vec::new();
+    for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
+        let p: serde_json::Value = serde_json::from_str(line).unwrap();
+        let zh = i % 2 == 0;
+        let notes = if zh { &p["highlight"] } else { &p["summary"] };
+        let row = serde_json::json!({"id": p["id"], "title": p["title"], "year": p["year"], "summary": notes});
+        out.push_str(&row.to_string());
+        out.push('\n');
+        chinese.push(zh);
+    }
+    let path = dir.join("mixed.jsonl");
+    std::fs::write(&path, out).unwrap();
+    (path, chinese)
+}
+
+/// Share of each paper's 5 nearest by centred cosine (`centroid`) described in its language.
+fn same_language_share(
+    index: &Searcher,
+    centroid: &recommend::index::evidence::Centroid,
+    chinese: &[bool],
+) -> f64 {
+    let (mut same, mut all) = (0usize, 0usize);
+    for a in 0..index.len() {
+        let sims = index.similarities(index.vector(a).as_slice().unwrap());
+        let centred = centroid.center(a, &sims);
+        let mut order: Vec<usize> = (0..index.len()).filter(|&i| i != a).collect();
+        order.sort_by(|&x, &y| centred[y].total_cmp(&centred[x]));
+        for &b in &order[..5] {
+            same += usize::from(chinese[a] == chinese[b]);
+            all += 1;
+        }
+    }
+    same as f64 / all as f64
+}
+
+/// A list described half in Chinese and half in English: its plan removes the direction between
+/// the two groups from related work's dense similarity, so a paper's nearest are not picked by
+/// the language of its notes; a list in one language (the shipped one) keeps the plain cosine.
+#[test]
+fn on_a_list_described_in_two_languages_the_language_axis_is_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (list, chinese) = mixed_language_list(dir.path());
+    let out = dir.path().join("mixed.bin");
+    let mut build = crate::support::recommend_in(dir.path());
+    crate::support::with_model(&mut build).args([
+        "index",
+        "--corpus",
+        list.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let built = crate::support::ok_stderr(&mut build);
+    let zh = chinese.iter().filter(|&&c| c).count();
+    let counts = format!(
+        "notes wholly in Chinese / English: {zh} / {}",
+        chinese.len() - zh
+    );
+    assert!(built.contains(&counts), "{built}");
+    assert!(built.contains("language axis on"), "{built}");
+
+    let index = Searcher::new(Index::load(&out).unwrap());
+    let axis = index
+        .plan()
+        .unwrap()
+        .language_axis
+        .clone()
+        .expect("a language axis");
+    assert_eq!(axis.len(), index.dim());
+    let rows: Vec<f32> = (0..index.len())
+        .flat_map(|i| index.vector(i).to_vec())
+        .collect();
+    let plain = recommend::index::evidence::Centroid::new(&rows, index.dim());
+    let before = same_language_share(&index, &plain, &chinese);
+    let after = same_language_share(&index, index.centroid(), &chinese);
+    assert!(
+        before > 0.9,
+        "the plain centred cosine groups by language: {before:.3}"
+    );
+    assert!(
+        after < before - 0.15,
+        "with the axis removed: {before:.3} -> {after:.3}"
+    );
+
+    let shipped = Searcher::new(Index::load(std::path::Path::new("index.bin")).unwrap());
+    assert!(shipped.plan().unwrap().language_axis.is_none());
+}

@@ -83,6 +83,7 @@ struct Scopes {
 /// The plan of `index`, derived from its [`Profile`] by the rules of [`super::fusion`].
 pub fn derive(index: &Searcher) -> Plan {
     let profile = profile(index);
+    let language_axis = index.language_axis().map(|a| a.into_owned());
     let curated = profile.curated();
     let related = RelatedWeights::derive(index);
     let spelling = related.spelling > 0.0;
@@ -129,6 +130,25 @@ pub fn derive(index: &Searcher) -> Plan {
             on_off(related.dense),
             [sc.every, sc.sampled],
             "always",
+        ),
+        line(
+            ["related", "language axis (off the dense cosine)"],
+            if language_axis.is_some() { "on" } else { "off" }.to_string(),
+            ["every paper", "direction computed at build"],
+            &if language_axis.is_some() {
+                format!(
+                    "{} papers have notes in Chinese and {} in English: the direction between \
+                     their means is removed, so a paper's notes' language does not decide its \
+                     related work",
+                    profile.described_chinese, profile.described_english
+                )
+            } else {
+                format!(
+                    "needs at least {} papers with notes in Chinese and {} in English",
+                    crate::index::evidence::LANGUAGE_AXIS_MIN_PAPERS,
+                    crate::index::evidence::LANGUAGE_AXIS_MIN_PAPERS
+                )
+            },
         ),
         line(
             ["related", "lexical (TF-IDF of specific terms)"],
@@ -321,6 +341,7 @@ pub fn derive(index: &Searcher) -> Plan {
         related,
         signals,
         scope,
+        language_axis,
     }
 }
 
@@ -345,6 +366,7 @@ pub fn profile(index: &Searcher) -> Profile {
     let table = index.table();
     let n = index.len();
     let own = index.own_tags(true);
+    let languages = crate::index::evidence::languages(&table);
     let cjk = (0..n)
         .filter(|&i| {
             table.highlight(i).chars().any(crate::text::is_cjk)
@@ -363,6 +385,8 @@ pub fn profile(index: &Searcher) -> Profile {
         ),
         bare_titles: crate::index::evidence::Spelling::is_for(&table),
         cjk_share: cjk as f32 / n.max(1) as f32,
+        described_chinese: languages.iter().filter(|l| **l == Some(true)).count(),
+        described_english: languages.iter().filter(|l| **l == Some(false)).count(),
         graph: index.len() >= crate::index::GRAPH_MIN_PAPERS && index.graph().is_some(),
     }
 }

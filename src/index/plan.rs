@@ -35,6 +35,10 @@ pub struct Profile {
     pub bare_titles: bool,
     /// Share of papers whose text has Chinese (CJK) characters.
     pub cjk_share: f32,
+    /// Papers whose notes are in Chinese, and in English
+    /// (`index::evidence::described_in_chinese`); mixed notes and bare titles count in neither.
+    pub described_chinese: usize,
+    pub described_english: usize,
     /// Whether queries take candidates from the stored HNSW graph (2,000 papers or more;
     /// `--exact` turns the graph off at query time and changes nothing else).
     pub graph: bool,
@@ -45,13 +49,16 @@ impl Profile {
     fn line(&self) -> String {
         format!(
             "plan for {} papers: {} with curated tags, {} with builds_on links, {} with own tags \
-             shared by 2 to half the list; {}; {:.0}% with Chinese text\n",
+             shared by 2 to half the list; {}; {:.0}% with Chinese text; notes wholly in \
+             Chinese / English: {} / {}\n",
             self.papers,
             self.curated_tagged,
             self.linked,
             self.own_tagged,
             self.text_kind(),
             100.0 * self.cjk_share,
+            self.described_chinese,
+            self.described_english,
         )
     }
 
@@ -114,6 +121,10 @@ pub struct Plan {
     pub signals: Vec<SignalLine>,
     /// Which candidates a query scores and over which papers each signal is standardized.
     pub scope: String,
+    /// On a list described partly in Chinese and partly in English, the unit direction
+    /// between the two groups' mean vectors, removed from the dense similarity of related work
+    /// (`index::evidence::language_axis`); `None` on a list in one language.
+    pub language_axis: Option<Vec<f32>>,
 }
 
 impl Plan {
@@ -155,7 +166,7 @@ impl Plan {
 
 /// The stored plan's revision: bump it when the plan's shape or the rules that derive it
 /// (`engine::plan`, `engine::fusion`) change, so that an index keeps no outdated plan.
-pub const PLAN_VERSION: u32 = 1;
+pub const PLAN_VERSION: u32 = 2;
 
 /// The section's JSON: the revision first, so that another revision is told apart before its
 /// plan is decoded.

@@ -111,8 +111,26 @@ impl Searcher {
 
     /// The mean passage vector and each paper's dot product with it, computed on first use.
     pub fn centroid(&self) -> &evidence::Centroid {
-        self.centroid
-            .get_or_init(|| evidence::Centroid::new(self.slice(&self.layout.vectors), self.dim()))
+        self.centroid.get_or_init(|| {
+            let rows = self.slice(&self.layout.vectors);
+            let axis = self.language_axis();
+            evidence::Centroid::with_axis(rows, self.dim(), axis.as_deref())
+        })
+    }
+
+    /// The direction related work's dense similarity is projected off: the stored plan's
+    /// (`Plan::language_axis`), else, for an index being built, measured from its papers'
+    /// notes and vectors as the plan will store it ([`evidence::language_axis`]).
+    pub fn language_axis(&self) -> Option<Cow<'_, [f32]>> {
+        match self.plan() {
+            Some(plan) => plan.language_axis.as_deref().map(Cow::Borrowed),
+            None => evidence::language_axis(
+                &evidence::languages(&self.table()),
+                self.slice(&self.layout.vectors),
+                self.dim(),
+            )
+            .map(Cow::Owned),
+        }
     }
 
     /// The curated tags as weighted vectors, read on first use.
