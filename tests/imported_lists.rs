@@ -570,3 +570,43 @@ fn a_list_with_abstracts_is_aligned_token_by_token_once_per_change() {
         "nor matched token by token"
     );
 }
+
+/// `bench`'s same-section agreement does not read the sections it is scored against: on a list
+/// whose sections are drawn at random (5 of them, by position), ours agrees with them about as
+/// often as chance, where a ranking that took the sections as the papers' own tags would put
+/// same-section papers first.
+#[test]
+fn bench_section_agreement_does_not_read_the_sections() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        fs::read_to_string(root().join("bench/corpora/awesome-rl-for-agents.jsonl")).unwrap();
+    let mut out = String::new();
+    for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
+        let mut p: Value = serde_json::from_str(line).unwrap();
+        p["topic"] = Value::from(format!("Section {}", (i * 7 + 3) % 5));
+        out.push_str(&p.to_string());
+        out.push('\n');
+    }
+    let list = dir.path().join("random-sections.jsonl");
+    fs::write(&list, out).unwrap();
+    let r = ok_json(recommend().current_dir(dir.path()).args([
+        "bench",
+        "--quick",
+        "--corpus",
+        list.to_str().unwrap(),
+        "--index",
+        "list.bin",
+        "--format",
+        "json",
+    ]));
+    let ours = r["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["mode"] == "ours (hybrid)")
+        .unwrap()["precision_at_5"]
+        .as_f64()
+        .unwrap();
+    // Chance: a paper's 10 section-mates among the other 54 papers, 0.19.
+    assert!(ours < 0.35, "same-section P@5 {ours} on random sections");
+}

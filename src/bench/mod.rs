@@ -177,11 +177,21 @@ pub struct BenchReport {
     pub notes: Vec<String>,
 }
 
-/// Same-topic precision@5 and MRR of every system of [`judged::like_systems`].
+/// Same-topic precision@5 and MRR of every system of [`judged::like_systems`]. Ours ranks
+/// without the sections as its own tags (`engine::retrieve::related_without_sections`): the
+/// sections are what this measures agreement with.
 pub fn related_qualities(index: &Searcher) -> Vec<RelatedQuality> {
     judged::like_systems(index)
         .iter()
-        .map(|(name, rank)| quality::related_quality_with(index, name, rank.as_ref()))
+        .map(|(name, rank)| {
+            if *name == judged::OURS {
+                let blind =
+                    |s: usize| crate::engine::retrieve::related_without_sections(index, s, 10);
+                quality::related_quality_with(index, name, &blind)
+            } else {
+                quality::related_quality_with(index, name, rank.as_ref())
+            }
+        })
         .collect()
 }
 

@@ -175,6 +175,24 @@ pub fn related(
 
 /// [`related`]'s ranking alone: the hits with their scores, without link strengths or
 /// explanations (what measuring the link strengths needs, 2,000 times per build).
+/// The `k` papers [`related`] ranks first for `seed` when the sections the list files papers
+/// under do not count as its own tags: what `bench` compares with those sections (a ranking
+/// that reads them would be scored against its own input).
+pub fn related_without_sections(index: &Searcher, seed: usize, k: usize) -> Vec<usize> {
+    let scope = if index.uses_graph() {
+        Scope::candidates_of(index, &[seed], POOL, false, |i| i != seed)
+    } else {
+        let mut all = Scope::everything(index, |i| i != seed);
+        all.sections = false;
+        all
+    };
+    let (score, dense, lexical) = pool_scores(index, &scope, &[seed], &[], Mode::Hybrid);
+    ranked(&scope.pool, &score, &dense, &lexical, k)
+        .into_iter()
+        .map(|h| h.paper)
+        .collect()
+}
+
 fn scored_related(
     index: &Searcher,
     seeds: &[usize],
