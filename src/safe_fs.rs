@@ -344,10 +344,20 @@ impl Drop for ChildGuard {
     }
 }
 
+/// Set once the process is being ended by a signal ([`cleanup_registered`]): work still running
+/// on other threads (an ONNX Runtime batch) fails as the process exits, and says nothing.
+static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a signal is ending the process.
+pub fn ending() -> bool {
+    ENDING.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// Kill the registered children (their process groups) and remove the registered temp paths;
 /// returns how many of each. Called by the binary's signal handler before it exits; safe to
 /// call from any thread.
 pub fn cleanup_registered() -> (usize, usize) {
+    ENDING.store(true, std::sync::atomic::Ordering::SeqCst);
     let (children, paths) = {
         let r = registry();
         (

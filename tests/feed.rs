@@ -363,6 +363,13 @@ fn library_papers_rated_down_stop_bringing_their_likes_up_and_clear_by_name() {
             .unwrap();
     assert_eq!(state["ratings"], serde_json::json!({}), "{state}");
     assert_eq!(position(&feed_again(&index, &["-n", "500"])), 0);
+    // A name several library papers answer to is said to be ambiguous, not unknown.
+    let (code, _, err) = run(&index, &["rate", "Search", "up"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("\"Search\" matches") && !err.contains("neither"),
+        "{err}"
+    );
     // A candidate named as `arXiv:ID` is the one its bare id names.
     assert!(
         rows[0]["arxiv"] == top.as_str(),

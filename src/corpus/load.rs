@@ -314,9 +314,21 @@ pub fn validate(entries: &[((PathBuf, usize), Paper)]) -> Vec<Problem> {
                 message,
             })
         };
-        if let Some(message) = id_problem(&p.id) {
-            problem(message);
-        } else if let Some(&first) = ids.get(p.id.as_str()) {
+        // A record's own problems first: a record that has any is left out (a feed ranks the
+        // rest), so its id and names do not make a later record a duplicate or ambiguous.
+        let mut own_problems: Vec<String> = id_problem(&p.id).into_iter().collect();
+        if p.title.trim().is_empty() {
+            own_problems.push(format!("paper {:?} has an empty title", p.id));
+        }
+        own_problems.extend(field_problems(p));
+        if p.aliases.iter().any(|a| name_key(a).is_empty()) {
+            own_problems.push(format!("paper {:?} has an empty alias", p.id));
+        }
+        if !own_problems.is_empty() {
+            own_problems.into_iter().for_each(&mut problem);
+            continue;
+        }
+        if let Some(&first) = ids.get(p.id.as_str()) {
             let (fp, fl) = &entries[first].0;
             problem(format!(
                 "duplicate id {:?} (first used at {}:{})",
@@ -326,17 +338,6 @@ pub fn validate(entries: &[((PathBuf, usize), Paper)]) -> Vec<Problem> {
             ));
         } else {
             ids.insert(&p.id, i);
-        }
-        if p.title.trim().is_empty() {
-            problem(format!("paper {:?} has an empty title", p.id));
-        }
-        for message in field_problems(p) {
-            problem(message);
-        }
-        for alias in &p.aliases {
-            if name_key(alias).is_empty() {
-                problem(format!("paper {:?} has an empty alias", p.id));
-            }
         }
         // A title or alias may repeat within its own paper, never across papers.
         let mut own: Vec<(String, String)> =
@@ -468,4 +469,53 @@ fn builds_on_problems(
         }
     }
     problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record left out for its own problem does not make a later record of the same title
+    /// ambiguous: the feed then ranked neither (a probe's Atom entry with a `javascript:` link).
+    #[test]
+    fn a_record_left_out_names_nothing_for_the_others() {
+        let paper = |id: &str, url: &str| Paper {
+            id: id.into(),
+            title: "Same Title Of Two Entries".into(),
+            url: Some(url.into()),
+            ..Paper::default()
+        };
+        let at = |line| (PathBuf::from("new.atom"), line);
+        let entries = vec![
+            (at(3), paper("2501.00001", "javascript:alert(1)")),
+            (
+                at(9),
+                paper("2501.00002", "https://arxiv.org/abs/2501.00002"),
+            ),
+        ];
+        let problems = validate(&entries);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].line, 3);
+        assert!(
+            problems[0].message.contains("http(s) address"),
+            "{problems:?}"
+        );
+        // Two sound records of one title are still ambiguous.
+        let entries = vec![
+            (
+                at(3),
+                paper("2501.00001", "https://arxiv.org/abs/2501.00001"),
+            ),
+            (
+                at(9),
+                paper("2501.00002", "https://arxiv.org/abs/2501.00002"),
+            ),
+        ];
+        let problems = validate(&entries);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.line == 9 && p.message.contains("ambiguous"))
+        );
+    }
 }

@@ -30,6 +30,8 @@ pub enum RateError {
         /// "; shown in a feed: ..." with the closest shown papers, or empty.
         hint: String,
     },
+    #[error("{0} (ids of papers a feed showed are what `recommend feed` printed)")]
+    Ambiguous(String),
     #[error(transparent)]
     State(#[from] StateError),
 }
@@ -147,6 +149,10 @@ pub fn rate(
                     index.vector(i).to_vec(),
                 )
             }
+            // In the library, but under more than one paper: the library's message says which.
+            Err(e @ ResolveError::Ambiguous { .. }) => {
+                return Err(RateError::Ambiguous(e.to_string()));
+            }
             Err(e) => {
                 let close = suggestions(&state, wanted);
                 return Err(RateError::Unknown {
@@ -181,7 +187,13 @@ fn suggestions(state: &State, query: &str) -> Vec<String> {
         .shown
         .iter()
         .map(|(k, s)| {
-            let a = strsim::jaro_winkler(&q, &name_key(&s.title));
+            // A title holding the query (a word of it, "Sparse") is as close as a near spelling.
+            let holds = q.chars().count() >= 4 && name_key(&s.title).contains(&q);
+            let a = if holds {
+                1.0
+            } else {
+                strsim::jaro_winkler(&q, &name_key(&s.title))
+            };
             let id = candidates::shown_id(k, &s.title);
             let b = strsim::jaro_winkler(query, &id);
             (a.max(b), format!("{id} ({})", s.title))

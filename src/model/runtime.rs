@@ -31,8 +31,20 @@ pub(crate) fn environment(lib: &Path) -> Result<Environment, ModelError> {
         }
         let builder = ort::init_from(lib)
             .map_err(|e| format!("cannot load ONNX Runtime from {}: {e}", lib.display()))?;
+        // ONNX Runtime's warnings and errors as it prints them by default, except while a
+        // signal ends the process: a batch cut short then logged a kernel error after
+        // "interrupted" (a blind probe).
+        let logger: ort::logging::LoggerFunction = std::sync::Arc::new(
+            |level: ort::logging::LogLevel, _category: &str, _id: &str, at: &str, message: &str| {
+                use ort::logging::LogLevel::{Error, Fatal, Warning};
+                if matches!(level, Warning | Error | Fatal) && !crate::safe_fs::ending() {
+                    eprintln!("onnxruntime ({level:?}, {at}): {message}");
+                }
+            },
+        );
         let env = builder
             .with_name("recommend")
+            .with_logger(logger)
             .with_telemetry(false)
             .build()
             .map_err(|e| format!("cannot create the ONNX Runtime environment: {e}"))?;

@@ -142,6 +142,7 @@ impl Reading<'_> {
                 let status = match &e {
                     RateError::Unknown { .. } | RateError::NoRating(_) => StatusCode::NOT_FOUND,
                     RateError::NotCached(_) => StatusCode::CONFLICT,
+                    RateError::Ambiguous(_) => StatusCode::BAD_REQUEST,
                     RateError::State(_) => StatusCode::INTERNAL_SERVER_ERROR,
                 };
                 ApiError(status, json!({"error": e.to_string(), "parameter": "id"}))

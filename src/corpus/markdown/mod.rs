@@ -272,18 +272,42 @@ impl List {
             return;
         }
         let before = item[..at].trim_end_matches('[');
-        if before.trim().trim_matches(['*', '_']).is_empty() {
+        // The link is the title: what follows it describes the paper.
+        let titled_by_link = |this: &mut Self| {
             let desc = after
                 .trim_start_matches(['*', '_'])
                 .trim()
                 .trim_start_matches(['-', ':', '–', '—']);
-            self.push(
+            this.push(
                 line_no,
                 text,
                 topic,
                 &plain(desc),
                 Some(url.trim().to_string()),
             );
+        };
+        if before.trim().trim_matches(['*', '_']).is_empty() {
+            titled_by_link(self);
+            return;
+        }
+        // `**Name**: [Full title](url) (venue)`: a short name, then the link whose text is the
+        // paper's title (three words or more and longer than the name; not a bracketed
+        // `[[paper](url)]` nor `[Project page](url)`); the name is kept as an alias, so both
+        // find the paper.
+        let (name, _) = quoted_title(before);
+        let words = |t: &str| t.split_whitespace().count();
+        if !item[..at].ends_with('[')
+            && words(text) >= 3
+            && words(text) > words(&name)
+            && name.chars().any(char::is_alphanumeric)
+        {
+            titled_by_link(self);
+            if let Some((_, p)) = self.out.last_mut()
+                && !p.aliases.contains(&name)
+                && crate::text::name_key(&name) != crate::text::name_key(&p.title)
+            {
+                p.aliases.push(name);
+            }
             return;
         }
         // `Title [[paper](url)] [[code](url)]`, `"Title" *venue*. [[pdf](url)]`
@@ -443,6 +467,8 @@ mod tests {
             - [Parens](https://en.wikipedia.org/wiki/Foo_(bar)) - wiki\n\
             - [[2401.00002] Bracketed Title](https://arxiv.org/abs/2401.00002)\n\
             - [x] [Checklist Paper](https://example.com/check) - done ![badge](https://img.shields.io/b) see [notes](https://n.io) at https://x.io\n\
+            - **Latent Diffusion**: [High-Resolution Image Synthesis with Latent Diffusion Models](https://arxiv.org/abs/2112.10752) (CVPR 2022)\n\
+            - Some Method Title [Project page here](https://example.com/p)\n\
             - A prose bullet without a link\n\
             ```\n\
             - [Code Block Paper](https://example.com/fake)\n\
@@ -487,6 +513,12 @@ mod tests {
                 "done see notes at",
                 "https://example.com/check",
             ),
+            (
+                "High-Resolution Image Synthesis with Latent Diffusion Models",
+                "(CVPR 2022)",
+                "https://arxiv.org/abs/2112.10752",
+            ),
+            ("Some Method Title", "", "https://example.com/p"),
         ];
         let want: Vec<(String, String, String)> = want
             .iter()
@@ -497,6 +529,9 @@ mod tests {
         let parsed = parse(Path::new("list.md"), text);
         assert_eq!(parsed.papers[0].1.topic, "Numbered");
         assert_eq!(parsed.papers[1].0, 3, "lines are the file's");
+        // A name before the title's link stays a way to find the paper.
+        let named = &parsed.papers[9].1;
+        assert_eq!(named.aliases, ["Latent Diffusion"], "{named:?}");
     }
 
     #[test]
