@@ -100,7 +100,7 @@ impl Centroid {
     }
 
     /// Paper `i`'s projection on the language axis (0 without one).
-    fn on_axis(&self, i: usize) -> f32 {
+    pub fn on_axis(&self, i: usize) -> f32 {
         self.axis.get(i).copied().unwrap_or(0.0)
     }
 

@@ -82,12 +82,31 @@ pub fn search(
     if mode == Mode::Lexical || !with_dense {
         candidates.retain(|&i| bm25[i] > 0.0);
     }
+    // On a list described in two languages the ranking's cosine is taken off the plan's
+    // language axis, as related work's is: a Chinese query otherwise prefers the papers
+    // described in Chinese. The plain cosine stays for the weak-match check, whose references
+    // are plain cosines.
+    let ranking_dense: std::borrow::Cow<'_, [f32]> =
+        match (index.language_axis(), query_vector.filter(|_| with_dense)) {
+            (Some(axis), Some(q)) => {
+                let qd = crate::index::ann::dot(q, &axis);
+                let centroid = index.centroid();
+                let mut projected = dense.clone();
+                for &i in &candidates {
+                    let pd = centroid.on_axis(i);
+                    let norm = ((1.0 - qd * qd) * (1.0 - pd * pd)).max(1e-12).sqrt();
+                    projected[i] = (dense[i] - qd * pd) / norm;
+                }
+                std::borrow::Cow::Owned(projected)
+            }
+            _ => std::borrow::Cow::Borrowed(&dense),
+        };
     let named = match mode {
         Mode::Hybrid => index.tags().named_in(query, &index.lexical()),
         Mode::Dense | Mode::Lexical => Vec::new(),
     };
     let score: Vec<f32> = match mode {
-        Mode::Dense => candidates.iter().map(|&i| dense[i]).collect(),
+        Mode::Dense => candidates.iter().map(|&i| ranking_dense[i]).collect(),
         Mode::Lexical => candidates.iter().map(|&i| bm25[i]).collect(),
         Mode::Hybrid => {
             // Token matching (`alignment::query_match`) where the index and the query have
@@ -106,7 +125,7 @@ pub fn search(
                 &candidates,
                 &index.lexical(),
                 query,
-                &dense,
+                &ranking_dense,
                 &bm25,
                 &tokens,
                 &tags,
