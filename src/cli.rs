@@ -90,6 +90,7 @@ pub struct QueryArgs {
     #[arg(
         short = 'n',
         long = "limit",
+        allow_negative_numbers = true,
         short_alias = 'k',
         alias = "top",
         default_value_t = 10
@@ -174,7 +175,13 @@ pub enum Command {
     /// Print the papers of the index (or of a corpus).
     List {
         /// At most this many papers, in list order (all by default).
-        #[arg(short = 'n', long = "limit", short_alias = 'k', alias = "top")]
+        #[arg(
+            short = 'n',
+            long = "limit",
+            short_alias = 'k',
+            alias = "top",
+            allow_negative_numbers = true
+        )]
         limit: Option<usize>,
         #[arg(long)]
         topic: Option<String>,
@@ -235,7 +242,13 @@ pub enum Command {
     /// Topic clusters with labels and keywords.
     Topics {
         /// Number of clusters (default: chosen automatically; `-k`/`--k` are accepted too).
-        #[arg(short = 'n', long = "limit", short_alias = 'k', alias = "k")]
+        #[arg(
+            short = 'n',
+            long = "limit",
+            short_alias = 'k',
+            alias = "k",
+            allow_negative_numbers = true
+        )]
         k: Option<usize>,
         /// Print agreement (NMI, ARI) with the corpus's own topics, against a TF-IDF baseline.
         #[arg(long)]
@@ -257,7 +270,12 @@ pub enum Command {
         #[arg(long, value_name = "TITLE")]
         to: Option<String>,
         /// Number of papers on the path (without --to).
-        #[arg(short = 'n', long = "limit", default_value_t = 8)]
+        #[arg(
+            short = 'n',
+            long = "limit",
+            default_value_t = 8,
+            allow_negative_numbers = true
+        )]
         n: usize,
     },
     /// A 2-D map of the papers, coloured by topic (self-contained HTML or SVG).
@@ -349,6 +367,7 @@ pub struct FeedArgs {
     #[arg(
         short = 'n',
         long = "limit",
+        allow_negative_numbers = true,
         short_alias = 'k',
         alias = "top",
         default_value_t = 20

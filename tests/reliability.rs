@@ -893,3 +893,26 @@ fn an_empty_environment_variable_counts_as_unset() {
     );
     assert_eq!(rows.as_array().map(Vec::len), Some(3));
 }
+
+/// A count of results below 1 is a usage error on every command that takes one, said in
+/// its own terms (clap's "use '-- -1'" tip would not work here: -n takes a number).
+#[test]
+fn a_result_count_below_one_is_refused_on_every_command() {
+    for args in [
+        &["like", "GRPO", "-n", "-1"][..],
+        &["list", "-n", "-1"],
+        &["list", "-n", "0"],
+        &["like", "GRPO", "-n", "0"],
+        &["topics", "-n", "-1"],
+        &["path", "GRPO", "-n", "-1"],
+    ] {
+        crate::support::recommend()
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(
+                (contains("invalid value '-1'").or(contains("must be at least 1")))
+                    .and(contains("-- -1").not()),
+            );
+    }
+}

@@ -132,6 +132,19 @@ impl State {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(State::new(model_id)),
             Err(e) => return Err(unreadable(e.to_string())),
         };
+        // The version first: a state another build wrote may have other fields, and "missing
+        // field" would hide that it is another format.
+        #[derive(Deserialize)]
+        struct Version {
+            version: Option<u32>,
+        }
+        if let Ok(Version { version: Some(v) }) = serde_json::from_slice::<Version>(&bytes)
+            && v != STATE_VERSION
+        {
+            return Err(unreadable(format!(
+                "format {v} (this build reads {STATE_VERSION})"
+            )));
+        }
         let state: State = serde_json::from_slice(&bytes).map_err(|e| unreadable(e.to_string()))?;
         if state.version != STATE_VERSION {
             return Err(unreadable(format!(
@@ -294,6 +307,9 @@ mod tests {
             State::load(&path, "other"),
             Err(StateError::OtherModel { .. })
         ));
+        std::fs::write(&path, b"{\"version\": 99}").unwrap();
+        let err = State::load(&path, "m").unwrap_err().to_string();
+        assert!(err.contains("format 99 (this build reads 1)"), "{err}");
         std::fs::write(&path, b"{\"version\": 1, \"ratings\": ").unwrap();
         let err = State::load(&path, "m").unwrap_err().to_string();
         assert!(
