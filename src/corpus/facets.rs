@@ -89,19 +89,36 @@ pub fn parse(file: &Path, text: &str) -> (Vec<FacetLine>, Vec<Problem>) {
     (lines, problems)
 }
 
-/// Adds each line's tags to the keywords of the paper with that id; a line naming no paper of
-/// `papers` is a problem at its line.
+/// How a facet line's id is compared: an arXiv id or a DOI in the forms lists write them
+/// (`arXiv:2305.18290v2`, a `doi.org` address), as the paper's own; any other id as written.
+fn facet_key(id: &str) -> String {
+    use crate::corpus::fields::{normalize_arxiv, normalize_doi};
+    if let Some(a) = normalize_arxiv(id) {
+        format!("arxiv:{a}")
+    } else if let Some(d) = normalize_doi(id) {
+        format!("doi:{}", d.to_ascii_lowercase())
+    } else {
+        id.trim().to_string()
+    }
+}
+
+/// Adds each line's tags to the keywords of the paper it names (by id, arXiv id or DOI); a
+/// line naming no paper of `papers` is a problem at its line.
 pub fn apply<'a>(
     lines: &[FacetLine],
     papers: impl Iterator<Item = &'a mut super::Paper>,
 ) -> Vec<Problem> {
-    let mut by_id: hashbrown::HashMap<&str, Vec<&FacetLine>> = hashbrown::HashMap::new();
+    let mut by_id: hashbrown::HashMap<String, Vec<&FacetLine>> = hashbrown::HashMap::new();
     for l in lines {
-        by_id.entry(l.id.as_str()).or_default().push(l);
+        by_id.entry(facet_key(&l.id)).or_default().push(l);
     }
     let mut used: hashbrown::HashSet<(PathBuf, usize)> = hashbrown::HashSet::new();
     for p in papers {
-        if let Some(ls) = by_id.get(p.id.as_str()) {
+        let mut names = vec![facet_key(&p.id)];
+        names.extend(p.arxiv.iter().map(|a| facet_key(a)));
+        names.extend(p.doi.iter().map(|d| facet_key(d)));
+        names.dedup();
+        for ls in names.iter().filter_map(|n| by_id.get(n)) {
             for l in ls {
                 for t in &l.tags {
                     if !p.keywords.contains(t) {
@@ -119,8 +136,8 @@ pub fn apply<'a>(
             path: l.file.clone(),
             line: l.line,
             message: format!(
-                "no paper of the corpus has the id {:?} (facets name papers by id, exactly; \
-                 `recommend list` shows the ids)",
+                "no paper of the corpus has the id {:?} (facets name papers by id, arXiv id or \
+                 DOI; `recommend list` shows the ids)",
                 l.id
             ),
         })
@@ -156,5 +173,18 @@ mod tests {
         assert!(unknown[0].message.contains("\"nope\""));
         assert_eq!(papers[0].keywords, vec!["web agents", "credit assignment"]);
         assert!(papers[1].keywords.is_empty());
+        // A paper is named by its arXiv id or DOI too, in the forms lists write them.
+        let text = "arXiv:2305.18290v2\tpreference\nhttps://doi.org/10.1000/ABC\tjournal\n";
+        let (lines, problems) = parse(Path::new("f.facets"), text);
+        assert!(problems.is_empty(), "{problems:?}");
+        let mut papers = [Paper {
+            id: "dpo".into(),
+            title: "DPO".into(),
+            arxiv: Some("2305.18290".into()),
+            doi: Some("10.1000/abc".into()),
+            ..Paper::default()
+        }];
+        assert!(apply(&lines, papers.iter_mut()).is_empty());
+        assert_eq!(papers[0].keywords, vec!["preference", "journal"]);
     }
 }
