@@ -87,12 +87,13 @@ pub fn parse(text: &str, delimiter: u8) -> (Vec<Row>, Vec<(usize, String)>) {
             }
         }
     }
-    if let Some(p) = records
+    let unclosed = records
         .last()
-        .and_then(|last| unclosed_quote(&mut lines, last))
-    {
-        problems.push(p);
-        return (Vec::new(), problems);
+        .and_then(|last| unclosed_quote(&mut lines, last));
+    if unclosed.is_some() {
+        // The last record swallowed the rest of the file; the rows before it are still checked,
+        // so every problem is reported at once.
+        records.pop();
     }
     let mut rows = Vec::new();
     for record in records {
@@ -107,6 +108,10 @@ pub fn parse(text: &str, delimiter: u8) -> (Vec<Row>, Vec<(usize, String)>) {
             }),
             Err(message) => problems.push((line, message)),
         }
+    }
+    if let Some(p) = unclosed {
+        problems.push(p);
+        return (Vec::new(), problems);
     }
     (rows, problems)
 }
@@ -238,4 +243,19 @@ fn row_record(
         fields.insert(name, Value::String(cell.to_string()));
     }
     Ok(fields)
+}
+
+#[cfg(test)]
+mod tests {
+    /// A row of too many cells and a quote never closed after it are both reported, at their
+    /// lines, in one run (the quote's problem alone was).
+    #[test]
+    fn every_problem_is_reported_with_an_unclosed_quote_after_it() {
+        let text = "title,year,note\n\"A paper\",2024,ok\n\"C\",2024,a,b,c\n\"D paper,2024,open\n\"E\",2024,x\n";
+        let (rows, problems) = super::parse(text, b',');
+        assert!(rows.is_empty(), "a broken file gives no papers");
+        let at: Vec<usize> = problems.iter().map(|p| p.0).collect();
+        assert_eq!(at, [3, 4], "{problems:?}");
+        assert!(problems[1].1.contains("never closed"), "{problems:?}");
+    }
 }
