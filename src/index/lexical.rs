@@ -103,7 +103,21 @@ fn term_frequencies(doc: &[(String, f32)], vocab: &[&str]) -> Vec<(u32, f32)> {
 
 impl LexicalData {
     pub fn build(papers: &[Paper]) -> LexicalData {
-        let docs: Vec<Vec<(String, f32)>> = papers.iter().map(weighted_terms).collect();
+        let both = described_in_both_languages(papers);
+        let docs: Vec<Vec<(String, f32)>> = papers
+            .iter()
+            .map(|p| {
+                let mut terms = weighted_terms(p);
+                if both {
+                    terms.extend(
+                        english_notes_in_chinese(p)
+                            .into_iter()
+                            .map(|t| (t, TRANSLATION_WEIGHT)),
+                    );
+                }
+                terms
+            })
+            .collect();
         let mut vocab: Vec<&str> = docs.iter().flatten().map(|(t, _)| t.as_str()).collect();
         vocab.sort_unstable();
         vocab.dedup();
@@ -584,6 +598,35 @@ fn weighted_terms(p: &Paper) -> Vec<(String, f32)> {
 /// translation would only count the same concept twice (docs/experiments.md). Measured: on the
 /// shipped list as titles + Chinese highlights, judged related@5 0.489 -> 0.511, English search
 /// MRR 0.758 -> 0.887; every list with English notes unchanged.
+/// Whether the list describes papers in both languages, as the plan's language axis counts
+/// them (`evidence::language_axis`): at least 5 papers with notes wholly in each.
+fn described_in_both_languages(papers: &[Paper]) -> bool {
+    let (mut zh, mut en) = (0, 0);
+    for p in papers {
+        match super::evidence::described_in_chinese(&format!("{} {}", p.summary, p.highlight)) {
+            Some(true) => zh += 1,
+            Some(false) => en += 1,
+            None => {}
+        }
+    }
+    zh.min(en) >= super::evidence::LANGUAGE_AXIS_MIN_PAPERS
+}
+
+/// The Chinese terms the glossary gives for a paper's notes when they are wholly in English,
+/// on a list that describes others in Chinese ([`described_in_both_languages`]): the other
+/// direction of [`chinese_notes_in_english`], so that the two halves of such a list share terms
+/// both ways.
+fn english_notes_in_chinese(p: &Paper) -> Vec<String> {
+    let notes = format!("{} {}", p.summary, p.highlight);
+    if super::evidence::described_in_chinese(&notes) != Some(false) {
+        return Vec::new();
+    }
+    terms(&crate::text::glossary::translations(&notes))
+        .into_iter()
+        .filter(|t| t.chars().any(crate::text::is_cjk))
+        .collect()
+}
+
 fn chinese_notes_in_english(p: &Paper) -> Vec<String> {
     let notes = format!("{} {}", p.summary, p.highlight);
     let cjk = notes.chars().filter(|&c| crate::text::is_cjk(c)).count();
@@ -658,6 +701,41 @@ mod tests {
         assert!(chinese_notes_in_english(&list[2]).is_empty());
         assert!(chinese_notes_in_english(&list[0]).is_empty());
         assert_eq!(lex.pair(1, 3), 0.0);
+    }
+
+    /// On a list described in both languages the glossary works both ways: a paper with
+    /// English notes also gets their Chinese terms, and meets a paper whose Chinese notes share
+    /// no English word with it. A list in one language is left as it is.
+    #[test]
+    fn on_a_list_in_two_languages_english_notes_meet_chinese_ones() {
+        let mut list = papers(&[
+            "Alpha", "Beta", "Gamma", "Delta", "Epsilon", "Zeta", "Eta", "Theta", "Iota", "Kappa",
+        ]);
+        for (i, p) in list.iter_mut().enumerate() {
+            p.summary = if i < 5 {
+                format!("第{i}篇：关于奖励模型的研究")
+            } else {
+                format!("study number {i} of reward models for agents")
+            };
+        }
+        assert!(described_in_both_languages(&list));
+        assert!(english_notes_in_chinese(&list[5]).contains(&"奖励模型".to_string()));
+        assert!(english_notes_in_chinese(&list[0]).is_empty());
+        let english_only: Vec<Paper> = list[5..].to_vec();
+        assert!(!described_in_both_languages(&english_only));
+        let both = LexicalData::build(&list);
+        let one = LexicalData::build(&english_only);
+        assert!(
+            both.view()
+                .shared_terms(5, 0, 5)
+                .contains(&"奖励模型".to_string())
+        );
+        let shared = one.view().shared_terms(0, 1, 5);
+        assert!(!shared.is_empty(), "the English notes share words");
+        assert!(
+            shared.iter().all(|t| !t.chars().any(crate::text::is_cjk)),
+            "{shared:?}"
+        );
     }
 
     #[test]
