@@ -83,7 +83,7 @@ struct Scopes {
 /// The plan of `index`, derived from its [`Profile`] by the rules of [`super::fusion`].
 pub fn derive(index: &Searcher) -> Plan {
     let profile = profile(index);
-    let language_axis = index.language_axis().map(|a| a.into_owned());
+    let language_axis = index.language_axis().map(<[f32]>::to_vec);
     let curated = profile.curated();
     let related = RelatedWeights::derive(index);
     let spelling = related.spelling > 0.0;

@@ -16,6 +16,8 @@ pub struct Searcher {
     index: Index,
     ann: OnceLock<Ann>,
     centroid: OnceLock<evidence::Centroid>,
+    /// The language axis measured from the papers, for an index without a stored plan.
+    measured_axis: OnceLock<Option<Vec<f32>>>,
     tags: OnceLock<evidence::Tags>,
     /// The list's own tags, with its sections and without ([`super::own_tags`]).
     own_tags: [OnceLock<super::own_tags::OwnTags>; 2],
@@ -88,6 +90,7 @@ impl Searcher {
             index,
             ann: OnceLock::new(),
             centroid: OnceLock::new(),
+            measured_axis: OnceLock::new(),
             tags: OnceLock::new(),
             own_tags: [OnceLock::new(), OnceLock::new()],
             relations: OnceLock::new(),
@@ -114,22 +117,27 @@ impl Searcher {
         self.centroid.get_or_init(|| {
             let rows = self.slice(&self.layout.vectors);
             let axis = self.language_axis();
-            evidence::Centroid::with_axis(rows, self.dim(), axis.as_deref())
+            evidence::Centroid::with_axis(rows, self.dim(), axis)
         })
     }
 
     /// The direction related work's dense similarity is projected off: the stored plan's
     /// (`Plan::language_axis`), else, for an index being built, measured from its papers'
     /// notes and vectors as the plan will store it ([`evidence::language_axis`]).
-    pub fn language_axis(&self) -> Option<Cow<'_, [f32]>> {
+    pub fn language_axis(&self) -> Option<&[f32]> {
         match self.plan() {
-            Some(plan) => plan.language_axis.as_deref().map(Cow::Borrowed),
-            None => evidence::language_axis(
-                &evidence::languages(&self.table()),
-                self.slice(&self.layout.vectors),
-                self.dim(),
-            )
-            .map(Cow::Owned),
+            Some(plan) => plan.language_axis.as_deref(),
+            // Measured once: search asks for it on every query.
+            None => self
+                .measured_axis
+                .get_or_init(|| {
+                    evidence::language_axis(
+                        &evidence::languages(&self.table()),
+                        self.slice(&self.layout.vectors),
+                        self.dim(),
+                    )
+                })
+                .as_deref(),
         }
     }
 

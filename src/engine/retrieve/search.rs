@@ -89,7 +89,7 @@ pub fn search(
     let ranking_dense: std::borrow::Cow<'_, [f32]> =
         match (index.language_axis(), query_vector.filter(|_| with_dense)) {
             (Some(axis), Some(q)) => {
-                let qd = crate::index::ann::dot(q, &axis);
+                let qd = crate::index::ann::dot(q, axis);
                 let centroid = index.centroid();
                 let mut projected = dense.clone();
                 for &i in &candidates {
