@@ -3,7 +3,8 @@
 //! after embedding: what `recommend feed` spends between the vectors and the output. Criterion
 //! times the lexical side as the feed computes it (`feed::lexical_similarities` over the
 //! library's own lexical index, built beforehand as `index.bin` holds it: only the candidates
-//! are analysed), beside the way it was first computed (a TF-IDF index over library and
+//! are analysed) and the library's scales (its own sampled papers through the same index and
+//! scored against it, once per feed), beside the way the lexical side was first computed (a TF-IDF index over library and
 //! candidates together, every candidate against every paper); then `feed::rank_with` with it,
 //! without ratings, with a Rocchio profile of 10 ratings, with the linear model and with the
 //! nearest rated neighbours (the default learner), and the
@@ -43,7 +44,18 @@ fn bench(c: &mut Criterion) {
             members: (k..LIBRARY).step_by(INTERESTS).collect(),
         })
         .collect();
-    let lib = Library::new(&refs, &centroid, interests);
+    let library_index = LexicalData::build(library_papers);
+    // The library's own lexical side, which sets the feed's scales (`Library::of_index`).
+    let calibrated = |lib: Library| {
+        let sample: Vec<_> = lib
+            .calibration_papers()
+            .iter()
+            .map(|&i| &library_papers[i])
+            .collect();
+        let own = lexical_similarities(library_index.view(), &sample);
+        lib.with_lexical(own)
+    };
+    let lib = calibrated(Library::new(&refs, &centroid, interests.clone()));
     let cands: Vec<Vec<f32>> = candidates.iter().map(|v| lib.center(v)).collect();
     let feedback = Feedback {
         up: cands[..5].to_vec(),
@@ -52,7 +64,18 @@ fn bench(c: &mut Criterion) {
     };
     let mut g = c.benchmark_group("feed 1000 candidates x 5000 papers");
     g.sample_size(20);
-    let library_index = LexicalData::build(library_papers);
+    g.bench_function(
+        "library: built, its scales from 256 of its papers (own index, scored against it)",
+        |b| {
+            b.iter(|| {
+                black_box(calibrated(Library::new(
+                    &refs,
+                    &centroid,
+                    interests.clone(),
+                )))
+            })
+        },
+    );
     g.bench_function(
         "lexical side: candidates through the library's index",
         |b| b.iter(|| black_box(lexical_similarities(library_index.view(), &candidate_refs))),

@@ -6,6 +6,13 @@
 //! A [`session::Session`] holds an opened index and the model for the commands that query it.
 //! The library never prints and never exits; `main.rs` owns the terminal and the exit codes.
 
+/// Standard error's `eprintln!`, without its panic on a closed pipe ([`util::note`]).
+macro_rules! eprintln {
+    ($($arg:tt)*) => {
+        $crate::util::note(format_args!($($arg)*))
+    };
+}
+
 pub mod bench;
 pub mod corpus;
 pub mod engine;

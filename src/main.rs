@@ -1,6 +1,13 @@
 //! The `recommend` binary: parse arguments, run the command, map errors to exit codes
 //! (0 ok, 1 runtime error, 2 usage or input error).
 
+/// Standard error's `eprintln!`, without its panic on a closed pipe (`recommend::util::note`).
+macro_rules! eprintln {
+    ($($arg:tt)*) => {
+        recommend::util::note(format_args!($($arg)*))
+    };
+}
+
 mod app;
 mod cli;
 mod serve;

@@ -231,16 +231,66 @@ fn signal(child: &std::process::Child, sig: i32) {
     assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
 }
 
+/// A folder holding `user.jsonl`, the three-paper list of `tests/fixtures/`.
+fn user_list() -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    fs::copy(
+        root().join("tests/fixtures/user.jsonl"),
+        t.path().join("user.jsonl"),
+    )
+    .unwrap();
+    t
+}
+
+/// model. Notes go to stderr; a reader who pipes them into `head` closes it early. The run goes
+/// on: the index is written and the command exits 0, where `eprintln!` panicked (exit 101).
+#[test]
+fn a_closed_stderr_never_stops_a_run() {
+    use std::os::fd::FromRawFd;
+    let t = user_list();
+    let d = t.path();
+    // A pipe whose reading end is closed before the run starts: every write to it fails.
+    let closed_pipe = || {
+        let mut fds = [0i32; 2];
+        // SAFETY: `fds` has room for the two descriptors `pipe` writes.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: `fds[0]` was just opened here and is closed once; `fds[1]` is owned once.
+        unsafe {
+            libc::close(fds[0]);
+            Stdio::from(std::os::fd::OwnedFd::from_raw_fd(fds[1]))
+        }
+    };
+    let run = |args: &[&str]| {
+        let mut cmd = std::process::Command::new(bin());
+        cmd.current_dir(d)
+            .env("RECOMMEND_MODEL_DIR", model_dir())
+            .env_remove("RECOMMEND_INDEX")
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(closed_pipe());
+        cmd.status().unwrap().code()
+    };
+    let built = run(&["index", "--corpus", "user.jsonl", "--out", "user.bin"]);
+    assert_eq!(built, Some(0));
+    assert!(d.join("user.bin").is_file());
+    assert!(leftovers(d).is_empty(), "{:?}", leftovers(d));
+    // A query whose answer comes with a note on stderr (a name resolved with a guess).
+    assert_eq!(
+        run(&["--index", "user.bin", "like", "Alpha Learning to Plan"]),
+        Some(0)
+    );
+    // An error still exits with its code, its message lost.
+    assert_eq!(
+        run(&["--index", "user.bin", "like", "no such paper at all"]),
+        Some(2)
+    );
+}
+
 /// model
 #[test]
 fn an_interrupted_index_write_leaves_the_old_index_and_no_temp_file() {
-    let t = tempfile::tempdir().unwrap();
+    let t = user_list();
     let d = t.path();
-    fs::copy(
-        root().join("tests/fixtures/user.jsonl"),
-        d.join("user.jsonl"),
-    )
-    .unwrap();
     // A first, complete build; also replaces a non-index file when asked to (--force).
     fs::write(d.join("mine.bin"), "not an index").unwrap();
     recommend(d)

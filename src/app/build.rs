@@ -118,7 +118,10 @@ fn index_corpus(
     let index = index.with_corpus_read(read)?;
     index.save(out)?;
     let index = recommend::index::Searcher::new(index);
-    eprint!("{}", recommend::engine::plan::of(&index).summary());
+    eprintln!(
+        "{}",
+        recommend::engine::plan::of(&index).summary().trim_end()
+    );
     Ok((n, reuse))
 }
 

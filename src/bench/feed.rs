@@ -184,10 +184,35 @@ pub fn report(index: &Searcher) -> Option<FeedReport> {
     let earlier: Vec<usize> = (0..papers.len()).filter(|&i| before(i)).collect();
     let earlier_papers: Vec<Paper> = earlier.iter().map(|&i| papers[i].clone()).collect();
     let candidate_papers: Vec<&Paper> = candidates.iter().map(|&c| &papers[c]).collect();
-    let lex_earlier = lexical_similarities(
-        LexicalData::build(&earlier_papers).view(),
-        &candidate_papers,
-    );
+    let earlier_lexical = LexicalData::build(&earlier_papers);
+    let lex_earlier = lexical_similarities(earlier_lexical.view(), &candidate_papers);
+
+    // The index a reader's library is part of (the list before the split, its sections as
+    // interests), whose papers set the feed's scales as `recommend feed` reads them from the
+    // whole `index.bin`.
+    let whole = {
+        let vectors: Vec<Vec<f32>> = earlier.iter().map(|&i| vector(i)).collect();
+        let refs: Vec<&[f32]> = vectors.iter().map(Vec::as_slice).collect();
+        let mut interests: Vec<Interest> = Vec::new();
+        for (k, &i) in earlier.iter().enumerate() {
+            let name = papers[i].topic.trim();
+            match interests.iter_mut().find(|x| x.name == name) {
+                Some(x) => x.members.push(k),
+                None => interests.push(Interest {
+                    name: name.to_string(),
+                    members: vec![k],
+                }),
+            }
+        }
+        let whole = Library::new(&refs, &centroid, interests);
+        let sample: Vec<&Paper> = whole
+            .calibration_papers()
+            .iter()
+            .map(|&k| &earlier_papers[k])
+            .collect();
+        let own = lexical_similarities(earlier_lexical.view(), &sample);
+        std::sync::Arc::new(whole.with_lexical(own))
+    };
 
     let names = [
         "ours (several interests)",
@@ -225,6 +250,7 @@ pub fn report(index: &Searcher) -> Option<FeedReport> {
             })
             .collect();
         let lib = Library::new(&refs, &centroid, interests);
+        let lib = lib.within(whole.clone());
         let cands: Vec<Vec<f32>> = candidates.iter().map(|&c| lib.center(&vector(c))).collect();
         let columns: Vec<usize> = library
             .iter()

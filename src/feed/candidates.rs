@@ -79,9 +79,8 @@ pub fn searched_as(p: &Paper) -> String {
 
 /// Marks each of `candidates` far from the library of `index` whose [`searched_as`] text's
 /// query vector (`titles[i]`, of the index's model) comes no closer to the library than most
-/// queries about other fields ([`crate::engine::reference::unrelated`]). Scores are relative to the day's
-/// candidates, so on a day of papers from another field the best still scores high; this says
-/// so. Measured with six judged lists as libraries (`bench/runs/2026-12-07-feed-far/`): 14-23
+/// queries about other fields ([`crate::engine::reference::unrelated`]): a score says how well
+/// a paper serves its closest interest, this says the paper is from another field. Measured with six judged lists as libraries (`bench/runs/2026-12-07-feed-far/`): 14-23
 /// of the 58 off-topic queries as titles marked, 0-3 of 84-133 papers with abstracts of another
 /// list of the field.
 pub fn mark_far(index: &Searcher, candidates: &mut [Candidate], titles: &[Vec<f32>]) {

@@ -2,10 +2,12 @@
 //! the nearest rated neighbours of [`super::Learner::Neighbours`], over the signals [`super::rank_with`]
 //! gathers for each candidate.
 
-use super::{Feedback, Signals, moments};
+use super::nearest::moments;
+use super::{Feedback, Signals};
 
 /// [`super::Learner::Neighbours`]: the weight of the closeness to the nearest paper rated up, in standard
-/// deviations of the interest score per standard deviation of that closeness over the candidates.
+/// deviations of the interest score per standard deviation of that closeness (both over the
+/// library's own papers, [`super::calibration`]).
 /// On the time split (56 readers of six lists) 0.25 / 0.5 / 0.75 / 1.0 gave precision@10 0.286 /
 /// 0.291 / 0.291 / 0.289 (no ratings 0.255): a plateau, and 0.5 is in its middle.
 pub const NEIGHBOUR_UP: f32 = 0.5;
@@ -65,10 +67,11 @@ impl Linear {
     }
 }
 
-/// The scale [`super::Learner::Neighbours`] weighs its evidence on, measured over the candidates: the
-/// spread of the interest scores, and the mean and spread of the closeness to papers rated up,
-/// and the spread of the closeness to papers rated down. The evidence is added in units of the
-/// interest scores' spread, so a score stays on the scale `--min-score` reads.
+/// The scale [`super::Learner::Neighbours`] weighs its evidence on, measured over the library's own
+/// papers ([`super::calibration`]), never over the candidates: the spread of the interest
+/// scores, the mean and spread of the closeness to papers rated up, and the spread of the
+/// closeness to papers rated down. The evidence is added in units of the interest scores'
+/// spread, so a score stays on the scale `--min-score` reads.
 pub(super) struct Neighbours {
     spread: f32,
     up: Option<(f32, f32)>,
@@ -76,11 +79,11 @@ pub(super) struct Neighbours {
 }
 
 impl Neighbours {
-    pub(super) fn of(all: &[Signals], feedback: &Feedback) -> Neighbours {
+    pub(super) fn of(own: &[Signals], feedback: &Feedback) -> Neighbours {
         Neighbours {
-            spread: moments(all.iter().map(|s| s.base)).1,
-            up: (!feedback.up.is_empty()).then(|| moments(all.iter().map(|s| s.up))),
-            down: (!feedback.down.is_empty()).then(|| moments(all.iter().map(|s| s.down)).1),
+            spread: moments(own.iter().map(|s| s.base)).1,
+            up: (!feedback.up.is_empty()).then(|| moments(own.iter().map(|s| s.up))),
+            down: (!feedback.down.is_empty()).then(|| moments(own.iter().map(|s| s.down)).1),
         }
     }
 

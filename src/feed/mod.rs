@@ -19,10 +19,12 @@
 //! Like the engine, this module never loads the model and never prints: callers hand it
 //! vectors, and the time-split benchmark (`bench::feed`) runs the very same [`rank`].
 
+mod calibration;
 pub mod candidates;
 pub mod home;
 pub mod inbox;
 mod learners;
+mod nearest;
 pub mod rating;
 pub mod records;
 pub mod state;
@@ -34,6 +36,7 @@ use crate::index::Lexical;
 use crate::util::vector::dot;
 use learners::{Linear, Neighbours};
 pub use learners::{NEIGHBOUR_DOWN, NEIGHBOUR_UP};
+use nearest::{Nearest, PerInterest, per_interest};
 
 /// Papers of an interest a candidate is compared with: the mean of its closest this many.
 pub const NEAREST: usize = 3;
@@ -58,6 +61,15 @@ pub struct Library {
     /// order they lie in memory, not interest by interest (in `per_interest`: 43% of
     /// `rank_with`'s time when it read them by interest, benches/feed.rs).
     memberships: Vec<(usize, usize)>,
+    /// The papers whose own scores set the feed's scales ([`calibration`]), ascending.
+    sample: Vec<usize>,
+    /// Their lexical similarities with every library paper (sample x papers), once given
+    /// ([`Library::with_lexical`]): without them the lexical side is not used.
+    own_lexical: Option<ndarray::Array2<f32>>,
+    /// The lexical side's `(scale, offset)` ([`calibration::lexical_scale`]).
+    lexical_scale: (f32, f32),
+    /// The library the scales are read from, when not this one ([`Library::within`]).
+    whole: Option<std::sync::Arc<Library>>,
 }
 
 /// `v - centroid`, normalized (zero when `v` is the centroid).
@@ -98,15 +110,54 @@ impl Library {
             .collect();
         memberships.sort_unstable();
         Library {
+            sample: calibration::sample(rows.nrows()),
             rows,
             centroid: centroid.to_vec(),
             interests,
             memberships,
+            own_lexical: None,
+            lexical_scale: (0.0, 0.0),
+            whole: None,
         }
     }
 
+    /// The library papers whose own scores set the feed's scales: all of them, or an even
+    /// sample of [`calibration::SAMPLE`] (row positions, ascending).
+    pub fn calibration_papers(&self) -> &[usize] {
+        &self.sample
+    }
+
+    /// This library with a lexical side: `own` holds the TF-IDF cosines of its
+    /// [`Self::calibration_papers`] with every library paper (sample x papers, as
+    /// [`lexical_similarities`] gives them), which put the candidates' lexical scores on an
+    /// absolute scale. A matrix of another shape is ignored.
+    pub fn with_lexical(mut self, own: ndarray::Array2<f32>) -> Library {
+        if own.dim() == (self.sample.len(), self.len()) {
+            self.own_lexical = Some(own.as_standard_layout().into_owned());
+            let none = Feedback::default();
+            let (own, _) = calibration::own(&self, true, &|_| Vec::new(), &none);
+            self.lexical_scale = calibration::lexical_scale(&own);
+        }
+        self
+    }
+
+    /// The lexical side's `(scale, offset)`: a candidate's lexical score `l` adds
+    /// `scale * (l - offset)` to its dense one.
+    pub fn lexical_scale(&self) -> (f32, f32) {
+        self.lexical_scale
+    }
+
+    /// This library as part of `whole` (a reader's few sections of a larger index): every scale
+    /// is read from the whole, as `recommend feed` reads it from the whole `index.bin`; 3 to 17
+    /// papers give a lexical scale anywhere from 1.1 to 15 (`bench/runs/2026-12-07-feed-absolute-scores/`).
+    pub fn within(mut self, whole: std::sync::Arc<Library>) -> Library {
+        self.lexical_scale = whole.lexical_scale;
+        self.whole = Some(whole);
+        self
+    }
+
     /// The whole index as a library: its papers, centred on their own mean, with its interests
-    /// ([`candidates::interests`]).
+    /// ([`candidates::interests`]) and its lexical side (the index's own lexical data).
     pub fn of_index(index: &crate::index::Searcher) -> Library {
         let n = index.len().max(1) as f32;
         let mut centroid = vec![0.0f32; index.dim()];
@@ -117,7 +168,10 @@ impl Library {
         }
         let vectors: Vec<Vec<f32>> = (0..index.len()).map(|i| index.vector(i).to_vec()).collect();
         let refs: Vec<&[f32]> = vectors.iter().map(Vec::as_slice).collect();
-        Library::new(&refs, &centroid, candidates::interests(index))
+        let library = Library::new(&refs, &centroid, candidates::interests(index));
+        let papers: Vec<&Paper> = library.sample.iter().map(|&i| &index.papers()[i]).collect();
+        let own = lexical_similarities(index.lexical(), &papers);
+        library.with_lexical(own)
     }
 
     /// The library's papers.
@@ -259,120 +313,15 @@ fn closest(rows: &[Vec<f32>], v: &[f32]) -> f32 {
     rows.iter().map(|r| dot(r, v)).fold(0.0f32, f32::max)
 }
 
-/// The [`NEAREST`] largest scores of an interest's members, best first (ties by member), kept
-/// in place: an interest's nearest papers are found for every candidate and interest (70,000
-/// times in benches/feed.rs), so they are never collected first.
-#[derive(Debug, Clone, Copy)]
-struct Nearest {
-    best: [(usize, f32); NEAREST],
-    len: usize,
-}
-
-/// A member that seeds add to an interest ([`Learner::Seeds`]): it counts, but is no paper.
-const SEED: usize = usize::MAX;
-
-impl Nearest {
-    /// Their mean (0 without members).
-    fn score(&self) -> f32 {
-        self.best[..self.len].iter().map(|n| n.1).sum::<f32>() / self.len.max(1) as f32
-    }
-
-    /// The library papers among them, best first.
-    fn papers(&self) -> Vec<(usize, f32)> {
-        self.best[..self.len]
-            .iter()
-            .copied()
-            .filter(|n| n.0 != SEED)
-            .collect()
-    }
-}
-
-impl Nearest {
-    const NONE: Nearest = Nearest {
-        best: [(0, 0.0); NEAREST],
-        len: 0,
-    };
-
-    /// Counts `x` (member, score) in.
-    fn push(&mut self, x: (usize, f32)) {
-        let before = |a: &(usize, f32), b: &(usize, f32)| {
-            b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)) == std::cmp::Ordering::Less
-        };
-        // Most members are below the third: one float comparison says so (exact: `<` of
-        // two non-NaN floats implies `total_cmp` Less, and NaN takes the full comparison).
-        if self.len == NEAREST
-            && (x.1 < self.best[NEAREST - 1].1 || !before(&x, &self.best[NEAREST - 1]))
-        {
-            return;
-        }
-        self.len = (self.len + 1).min(NEAREST);
-        let mut i = self.len - 1;
-        while i > 0 && before(&x, &self.best[i - 1]) {
-            self.best[i] = self.best[i - 1];
-            i -= 1;
-        }
-        self.best[i] = x;
-    }
-}
-
-/// One candidate against every interest: the dense nearest papers, and the lexical score, per
-/// interest.
-struct PerInterest {
-    dense: Vec<Nearest>,
-    lexical: Vec<f32>,
-}
-
-/// A candidate against every interest, its cosines with the library's papers being `sims`
-/// and its lexical similarities `lex` (empty without a lexical side). `seeds[k]` are
-/// cosines with the papers rated up that serve interest `k` (empty without seeds): they join
-/// its members.
-fn per_interest(
-    library: &Library,
-    (sims, lex): (&[f32], &[f32]),
-    seeds: &[Vec<f32>],
-    dropped: &[usize],
-) -> PerInterest {
-    let k = library.interests.len();
-    let mut dense = vec![Nearest::NONE; k];
-    let mut lexical = vec![Nearest::NONE; if lex.is_empty() { 0 } else { k }];
-    for &(m, i) in &library.memberships {
-        if !dropped.is_empty() && dropped.binary_search(&m).is_ok() {
-            continue;
-        }
-        dense[i].push((m, sims[m]));
-        if let Some(l) = lexical.get_mut(i) {
-            l.push((m, lex[m]));
-        }
-    }
-    for (near, extra) in dense.iter_mut().zip(seeds) {
-        extra.iter().for_each(|&x| near.push((SEED, x)));
-    }
-    PerInterest {
-        dense,
-        lexical: lexical.iter().map(Nearest::score).collect(),
-    }
-}
-
-/// Mean and standard deviation of `xs` (standard deviation floored above zero).
-fn moments(xs: impl Iterator<Item = f32> + Clone) -> (f32, f32) {
-    let n = xs.clone().count().max(1) as f32;
-    let mean = xs.clone().sum::<f32>() / n;
-    let var = xs.map(|x| (x - mean) * (x - mean)).sum::<f32>() / n;
-    (mean, var.sqrt().max(1e-6))
-}
-
 /// Picks each candidate's best interest: the dense score plus, with a lexical side, the lexical
-/// one rescaled to the dense scores' spread over every (candidate, interest) ([`LEXICAL_WEIGHT`]),
-/// as the engine fuses its signals on one scale.
-fn choose(all: Vec<PerInterest>, feedback: &Feedback, cands: &[Vec<f32>]) -> Vec<Signals> {
-    let lexical = all.iter().any(|p| !p.lexical.is_empty());
-    let (scale, offset) = if lexical {
-        let (_, sd_d) = moments(all.iter().flat_map(|p| p.dense.iter().map(Nearest::score)));
-        let (mu_l, sd_l) = moments(all.iter().flat_map(|p| p.lexical.iter().copied()));
-        (LEXICAL_WEIGHT * sd_d / sd_l, mu_l)
-    } else {
-        (0.0, 0.0)
-    };
+/// one as `scale * (lexical - offset)` ([`calibration::lexical_scale`]: in units of the dense
+/// scores' spread over the library's own papers), as the engine fuses its signals on one scale.
+fn choose(
+    all: Vec<PerInterest>,
+    (scale, offset): (f32, f32),
+    feedback: &Feedback,
+    cands: &[Vec<f32>],
+) -> Vec<Signals> {
     all.into_iter()
         .zip(cands)
         .map(|(p, v)| {
@@ -404,15 +353,20 @@ fn choose(all: Vec<PerInterest>, feedback: &Feedback, cands: &[Vec<f32>]) -> Vec
 /// The signals of a candidate whose cosines with the library's papers are `sims` (dense only).
 fn signals(library: &Library, v: &[f32], sims: &[f32], feedback: &Feedback) -> Signals {
     let p = per_interest(library, (sims, &[]), &[], &[]);
-    choose(vec![p], feedback, std::slice::from_ref(&v.to_vec()))
-        .pop()
-        .unwrap_or(Signals {
-            interest: 0,
-            base: 0.0,
-            near: Vec::new(),
-            up: 0.0,
-            down: 0.0,
-        })
+    choose(
+        vec![p],
+        (0.0, 0.0),
+        feedback,
+        std::slice::from_ref(&v.to_vec()),
+    )
+    .pop()
+    .unwrap_or(Signals {
+        interest: 0,
+        base: 0.0,
+        near: Vec::new(),
+        up: 0.0,
+        down: 0.0,
+    })
 }
 
 /// Candidates per matrix product: a block's cosines with 5,000 papers hold 5 MB.
@@ -486,6 +440,22 @@ pub fn rank_with(
     } else {
         Vec::new()
     };
+    let measured = match &library.whole {
+        Some(whole) => whole.own_lexical.is_some(),
+        None => library.own_lexical.is_some(),
+    };
+    let lexical = lexical.filter(|_| measured);
+    // The papers rated up that serve each interest, as cosines with `v` (empty without seeds).
+    let seeds_of = |v: &[f32]| -> Vec<Vec<f32>> {
+        let mut seeds = Vec::new();
+        if !up_interest.is_empty() {
+            seeds = vec![Vec::new(); library.interests.len()];
+            for (u, &k) in feedback.up.iter().zip(&up_interest) {
+                seeds[k].push(dot(u, v));
+            }
+        }
+        seeds
+    };
     let per: Vec<PerInterest> = candidates
         .par_chunks(BLOCK)
         .enumerate()
@@ -501,24 +471,38 @@ pub fn rank_with(
                         .as_ref()
                         .and_then(|l| l.row(c).to_slice())
                         .unwrap_or(&[]);
-                    let mut seeds = Vec::new();
-                    if !up_interest.is_empty() {
-                        seeds = vec![Vec::new(); library.interests.len()];
-                        for (u, &k) in feedback.up.iter().zip(&up_interest) {
-                            seeds[k].push(dot(u, v));
-                        }
-                    }
                     per_interest(
                         library,
                         (s.as_slice().unwrap_or(&[]), lex),
-                        &seeds,
+                        &seeds_of(v),
                         &feedback.dropped,
                     )
                 })
                 .collect::<Vec<_>>()
         })
         .collect();
-    let all = choose(per, feedback, candidates);
+    // Every scale is read from the library's own papers, never from the candidates: a paper
+    // scores the same alone as among a day's listing, so `--min-score` is one threshold.
+    let (own, own_rows) = match &library.whole {
+        None => calibration::own(library, lexical.is_some(), &seeds_of, feedback),
+        // The whole's papers are scored with the same ratings, but none of its papers left out
+        // and no seeds: both name this library's rows and interests.
+        Some(whole) => {
+            let ratings = Feedback {
+                up: feedback.up.clone(),
+                down: feedback.down.clone(),
+                dropped: Vec::new(),
+            };
+            calibration::own(whole, lexical.is_some(), &|_| Vec::new(), &ratings)
+        }
+    };
+    let scale = if lexical.is_some() {
+        library.lexical_scale
+    } else {
+        (0.0, 0.0)
+    };
+    let own = choose(own, scale, feedback, &own_rows);
+    let all = choose(per, scale, feedback, candidates);
     let learner = if feedback.is_empty() {
         Learner::None
     } else {
@@ -560,7 +544,7 @@ pub fn rank_with(
         }
         Linear::fit(&examples)
     });
-    let neighbours = (learner == Learner::Neighbours).then(|| Neighbours::of(&all, feedback));
+    let neighbours = (learner == Learner::Neighbours).then(|| Neighbours::of(&own, feedback));
     let mut out: Vec<Scored> = all
         .into_iter()
         .enumerate()
@@ -746,7 +730,9 @@ mod tests {
         }];
         let flat: Vec<Vec<f32>> = (0..24).map(|_| vec![1.0, 0.0]).collect();
         let rows: Vec<&[f32]> = flat.iter().map(Vec::as_slice).collect();
-        let lib = Library::new(&rows, &[0.0, 1.0], interests);
+        let own_papers: Vec<&Paper> = library.iter().collect();
+        let own = lexical_similarities(data.view(), &own_papers);
+        let lib = Library::new(&rows, &[0.0, 1.0], interests).with_lexical(own);
         let same: Vec<Vec<f32>> = (0..4).map(|_| lib.center(&[1.0, 0.0])).collect();
         let ranked = rank_with(&lib, &same, Some(&lex), &Feedback::default(), Learner::None);
         assert_eq!(ranked.last().map(|s| s.candidate), Some(2), "{ranked:?}");
@@ -766,7 +752,10 @@ mod tests {
                 members: vec![1],
             },
         ];
-        let lib = Library::new(&refs, &[0.0; 3], interests);
+        let own = ndarray::arr2(&[[1.0, 0.2], [0.2, 1.0]]);
+        let lib = Library::new(&refs, &[0.0; 3], interests.clone()).with_lexical(own.clone());
+        // Without its own lexical similarities a library has no lexical scale: the side is unused.
+        let bare = Library::new(&refs, &[0.0; 3], interests);
         // Three candidates equally close (dense) to both interests; the last shares words
         // with the second paper.
         let same = lib.center(&unit(&[1.0, 1.0, 0.0]));
@@ -790,5 +779,82 @@ mod tests {
         // A lexical matrix of the wrong shape is ignored rather than misread.
         let r = fused_with(&ndarray::Array2::<f32>::ones((2, 2)));
         assert_eq!(r[0].candidate, 0);
+        let unscaled = rank_with(
+            &bare,
+            &cands,
+            Some(&lexical),
+            &Feedback::default(),
+            Learner::None,
+        );
+        assert_eq!(order(&unscaled), order(&dense));
+        // So is an own matrix of the wrong shape.
+        let wrong = Library::new(&refs, &[0.0; 3], Vec::new())
+            .with_lexical(own.slice(ndarray::s![..1, ..]).to_owned());
+        assert_eq!(wrong.lexical_scale(), (0.0, 0.0));
+    }
+
+    /// A paper's score depends on the library and the ratings, never on the other candidates:
+    /// alone or among others, with the lexical side and every learner, it is the same.
+    #[test]
+    fn a_score_does_not_depend_on_the_other_candidates() {
+        let papers: Vec<Vec<f32>> = (0..12)
+            .map(|i| {
+                let t = i as f32 * 0.5;
+                unit(&[t.cos(), t.sin(), 0.3 * (i % 3) as f32, 0.1 * (i % 4) as f32])
+            })
+            .collect();
+        let refs: Vec<&[f32]> = papers.iter().map(Vec::as_slice).collect();
+        let interests = vec![
+            Interest {
+                name: "a".into(),
+                members: (0..6).collect(),
+            },
+            Interest {
+                name: "b".into(),
+                members: (6..12).collect(),
+            },
+        ];
+        // Lexical cosines of the papers with each other, from words they share.
+        let words = |i: usize| [i % 3, 3 + i % 4, 7 + i / 6];
+        let cosine =
+            |a: [usize; 3], b: [usize; 3]| a.iter().filter(|w| b.contains(w)).count() as f32 / 3.0;
+        let own = ndarray::Array2::from_shape_fn((12, 12), |(i, j)| cosine(words(i), words(j)));
+        let lib = Library::new(&refs, &[0.0; 4], interests).with_lexical(own);
+        assert_eq!(lib.calibration_papers().len(), 12);
+        let cands: Vec<Vec<f32>> = (0..9)
+            .map(|i| {
+                let t = i as f32 * 0.7 + 0.2;
+                lib.center(&unit(&[t.cos(), t.sin(), 0.2, 0.05 * i as f32]))
+            })
+            .collect();
+        let lexical = ndarray::Array2::from_shape_fn((9, 12), |(c, j)| {
+            cosine([c % 3, 3 + c % 4, 7 + c % 2], words(j))
+        });
+        let feedback = Feedback {
+            up: vec![cands[1].clone(), cands[4].clone()],
+            down: vec![cands[7].clone()],
+            dropped: vec![3],
+        };
+        for learner in [
+            Learner::None,
+            Learner::Rocchio,
+            Learner::Linear,
+            Learner::Seeds,
+            Learner::Neighbours,
+        ] {
+            let together = rank_with(&lib, &cands, Some(&lexical), &feedback, learner);
+            for s in &together {
+                let c = s.candidate;
+                let one = lexical.slice(ndarray::s![c..c + 1, ..]).to_owned();
+                let alone = rank_with(&lib, &cands[c..=c], Some(&one), &feedback, learner);
+                assert!(
+                    (alone[0].score - s.score).abs() < 1e-5,
+                    "{learner:?}, candidate {c}: {} alone, {} among the others",
+                    alone[0].score,
+                    s.score
+                );
+                assert_eq!(alone[0].interest, s.interest);
+            }
+        }
     }
 }
