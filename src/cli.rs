@@ -41,6 +41,34 @@ pub struct Cli {
 /// empty one as unset.
 pub const ENV_OPTIONS: [&str; 3] = ["RECOMMEND_INDEX", "RECOMMEND_MODEL_DIR", "RECOMMEND_STORE"];
 
+/// A usage error's text without the options that came from the environment: clap lists every
+/// option it was given in the usage line, so with `RECOMMEND_MODEL_DIR` set (as the README
+/// sets it) `recommend like` read `Usage: recommend like --model-dir <DIR> <TITLE>...`, as if
+/// the flag were needed.
+pub fn usage_without_env(text: &str) -> String {
+    let given: Vec<String> = [
+        ("RECOMMEND_INDEX", "--index <INDEX>"),
+        ("RECOMMEND_MODEL_DIR", "--model-dir <DIR>"),
+        ("RECOMMEND_STORE", "--store <URL>"),
+    ]
+    .into_iter()
+    .filter(|(var, _)| std::env::var_os(var).is_some())
+    .map(|(_, flag)| format!(" {flag}"))
+    .collect();
+    text.lines()
+        .map(|line| {
+            if line.trim_start().starts_with("Usage:") {
+                given
+                    .iter()
+                    .fold(line.to_string(), |l, f| l.replace(f.as_str(), ""))
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The ids of the query flags [`Cli`] takes for `--like` itself: given before a command
 /// (`recommend -k 3 search ...`) they would be silently ignored, so they are refused there.
 pub const LIKE_ONLY_FLAGS: [&str; 5] = ["top", "topic", "kind", "open_source", "mode"];
@@ -312,7 +340,9 @@ pub enum Command {
     ///
     /// Endpoints: GET / (the page), /map, /api/like?title=X (repeatable; unlike, k, mode, topic,
     /// kind, open_source), /api/search?q=TEXT (k, mode, filters), /api/path?like=X (to, n),
-    /// /api/topics, /api/papers (topic, kind, offset, limit), /api/papers/{id}, /healthz.
+    /// /api/topics, /api/papers (topic, kind, offset, limit), /api/papers/{id} (a DOI's `/`
+    /// as it is), /healthz; with `--feed`: GET /inbox (the page), /api/feed (k, interest, all),
+    /// POST /api/rate (id, verdict up|down|clear).
     /// Results are the records of `--format json`; errors are JSON: 400 names the bad parameter,
     /// 404 an unknown paper (with suggestions). Stops cleanly on Ctrl-C or SIGTERM.
     Serve {
@@ -324,7 +354,8 @@ pub enum Command {
         port: Option<u16>,
         /// Candidate papers for the Inbox page (`/inbox`): files as `recommend feed` reads
         /// them, embedded once at start; ratings go to the same state file as `recommend rate`.
-        #[arg(long, value_name = "FILE")]
+        /// Several files after one `--feed`, or `--feed` repeated.
+        #[arg(long, value_name = "FILE", num_args = 1..)]
         feed: Vec<PathBuf>,
     },
     /// Write the index (--index) into a PostgreSQL store with pgvector, for `--store` queries

@@ -39,9 +39,16 @@ fn main() -> ExitCode {
         .and_then(|m| cli::Cli::from_arg_matches(&m).map(|c| (m, c)));
     let (matches, cli) = match parsed {
         Ok(p) => p,
+        Err(e) if e.use_stderr() => {
+            eprintln!(
+                "{}",
+                cli::usage_without_env(&e.render().to_string()).trim_end()
+            );
+            return ExitCode::from(2);
+        }
         Err(e) => {
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            return ExitCode::SUCCESS;
         }
     };
     if let Some(command) = matches.subcommand_name() {

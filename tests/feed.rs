@@ -225,6 +225,23 @@ fn a_feed_ranks_new_papers_by_interest_and_never_shows_one_twice() {
     );
     assert_eq!(code, 0);
     assert!(out.contains("no new paper passes the filters"), "{out}");
+    let (code, html, _) = run(
+        &index,
+        &[
+            "feed",
+            &candidates(),
+            "--all",
+            "--min-score",
+            "100",
+            "-f",
+            "html",
+        ],
+    );
+    assert_eq!(code, 0);
+    assert!(
+        html.contains("<p>No new paper passes the filters: stderr counts what each left out.</p>"),
+        "{html}"
+    );
     let (code, _, err) = run(
         &index,
         &["feed", &candidates(), "--interest", "no such interest"],
@@ -785,6 +802,7 @@ fn a_paper_far_from_the_library_is_marked_far() {
         &csv,
         "title,abstract\n\
          A Survey of Exoplanet Atmospheres,We review transit spectroscopy of exoplanet atmospheres.\n\
+         Exoplanet Catalogue: Hot Jupiter Atmospheres,A catalogue of hot Jupiters.\n\
          Web Agents Trained with Multi-Turn Reinforcement Learning,We train browser agents end to end with RL.\n",
     )
     .unwrap();
@@ -828,6 +846,15 @@ fn a_paper_far_from_the_library_is_marked_far() {
     }
     let (code, _, err) = run(&index, &["rate", "Exo", "down"]);
     assert_eq!(code, 2, "too short to name a paper: {err}");
+    // Part of two shown titles names neither: it is ambiguous, and both are listed.
+    let (code, _, err) = run(&index, &["rate", "Exoplanet", "down"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("\"Exoplanet\" matches 2 papers a feed showed")
+            && err.contains("Exoplanet Catalogue")
+            && !err.contains("neither"),
+        "{err}"
+    );
     // The id shown rates it, and clears it.
     for verdict in ["up", "clear"] {
         let (code, _, err) = run(

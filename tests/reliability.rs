@@ -944,6 +944,23 @@ fn an_empty_environment_variable_counts_as_unset() {
     assert_eq!(rows.as_array().map(Vec::len), Some(3));
 }
 
+/// Options set in the environment (as the README sets `RECOMMEND_MODEL_DIR`) are not shown in
+/// a usage error as if they were needed.
+#[test]
+fn a_usage_error_does_not_ask_for_what_the_environment_gives() {
+    crate::support::recommend()
+        .env("RECOMMEND_MODEL_DIR", model_dir())
+        .env("RECOMMEND_INDEX", "index.bin")
+        .arg("like")
+        .assert()
+        .code(2)
+        .stderr(
+            contains("Usage: recommend like <TITLE>...")
+                .and(contains("--model-dir").not())
+                .and(contains("--index <INDEX>").not()),
+        );
+}
+
 /// A count of results below 1 is a usage error on every command that takes one, said in
 /// its own terms (clap's "use '-- -1'" tip would not work here: -n takes a number).
 #[test]

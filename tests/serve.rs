@@ -168,6 +168,61 @@ fn the_api_answers_what_the_cli_answers() {
     assert!(by_title["title"].as_str().unwrap().contains("WebAgent-R1"));
 }
 
+/// `serve --feed` takes several files after one flag, as the README writes it; a file it
+/// cannot read stops the start with its name (exit 2).
+#[test]
+fn serve_feed_takes_several_files() {
+    let out = recommend()
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--feed",
+            "no-such-1.jsonl",
+            "no-such-2.jsonl",
+        ])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot read no-such-1.jsonl"), "{err}");
+    assert!(!err.contains("unexpected argument"), "{err}");
+}
+
+/// A paper whose id is its DOI is found at `/api/papers/<DOI>`, its `/` as it is or encoded.
+#[test]
+fn a_doi_id_is_found_with_its_slash() {
+    let t = tempfile::tempdir().unwrap();
+    let list = t.path().join("list.jsonl");
+    std::fs::write(
+        &list,
+        "{\"title\":\"Human-level control through deep reinforcement learning\",\"doi\":\"10.1038/nature14236\"}\n\
+         {\"title\":\"ReAct: Synergizing Reasoning and Acting in Language Models\"}\n",
+    )
+    .unwrap();
+    let index = t.path().join("doi.bin");
+    let mut cmd = recommend();
+    crate::support::with_model(&mut cmd);
+    cmd.args(["index", "--corpus"])
+        .arg(&list)
+        .arg("--out")
+        .arg(&index)
+        .assert()
+        .success();
+    let s = Server::start(&index);
+    for target in [
+        "/api/papers/10.1038/nature14236",
+        "/api/papers/10.1038%2Fnature14236",
+    ] {
+        let (code, paper) = s.get(target);
+        assert_eq!(code, 200, "{target}: {paper}");
+        assert_eq!(paper["id"], "10.1038/nature14236");
+    }
+    let (code, body) = s.get("/api/papers/10.1038/nature00000");
+    assert_eq!(code, 404, "{body}");
+}
+
 #[test]
 fn bad_parameters_are_400_naming_the_parameter_and_unknown_papers_404() {
     let s = Server::start(shipped());

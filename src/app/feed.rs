@@ -30,16 +30,28 @@ pub(crate) struct FeedOptions {
     pub learner: Learner,
 }
 
+/// The days of the month of `s` when `s` is `YYYY-MM-DD` in form but names a day that month
+/// does not have (`2025-02-30`).
+fn no_such_day(s: &str) -> Option<u32> {
+    let mut parts = s.trim().splitn(3, '-').map(|p| p.parse::<u32>().ok());
+    let (y, m, d) = (parts.next()??, parts.next()??, parts.next()??);
+    let days = recommend::util::date::days_in_month(y, m);
+    ((1..=12).contains(&m) && d > days).then_some(days)
+}
+
 impl FeedOptions {
     pub(crate) fn new(mut args: FeedArgs) -> Result<FeedOptions> {
         if args.limit == 0 || args.limit > 1000 {
-            return Err(usage("--limit must be between 1 and 1000"));
+            return Err(usage(
+                "-k/--limit/-n must be between 1 and 1000 (the papers a feed shows)",
+            ));
         }
         args.since = match args.since {
             Some(s) => Some(candidates::parse_since(&s).ok_or_else(|| {
-                usage(format!(
-                    "--since {s:?}: give a date as YYYY-MM-DD, YYYY-MM or YYYY"
-                ))
+                usage(match no_such_day(&s) {
+                    Some(days) => format!("--since {s:?}: that month has {days} days"),
+                    None => format!("--since {s:?}: give a date as YYYY-MM-DD, YYYY-MM or YYYY"),
+                })
             })?),
             None => None,
         };

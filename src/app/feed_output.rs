@@ -17,7 +17,7 @@ pub(super) fn render_feed(
     empty: &str,
 ) -> Result<()> {
     if common.format == Some(FormatArg::Html) {
-        return emit(&html_digest(lib, records, &rate_command(common)));
+        return emit(&html_digest(lib, records, &rate_command(common), empty));
     }
     let format = format_of(common, Format::Table);
     if matches!(format, Format::Json | Format::Jsonl) {
@@ -120,7 +120,9 @@ fn flat(records: &[FeedRecord]) -> Document {
 
 /// A self-contained page (no scripts, no remote resources), grouped by interest, every piece of
 /// data escaped and only http(s) addresses linked: a digest a cron job can mail.
-fn html_digest(lib: &Library, records: &[FeedRecord], rate: &str) -> String {
+/// The self-contained HTML digest; `empty` is what it says when no paper is left (the table's
+/// words, without their parentheses).
+fn html_digest(lib: &Library, records: &[FeedRecord], rate: &str, empty: &str) -> String {
     use recommend::map::escape_xml as esc;
     let mut body = String::new();
     for interest in by_best_result(lib, records) {
@@ -156,7 +158,13 @@ fn html_digest(lib: &Library, records: &[FeedRecord], rate: &str) -> String {
         body.push_str("</ol>\n");
     }
     if records.is_empty() {
-        body.push_str("<p>No new papers for this library.</p>\n");
+        let said = empty.trim_start_matches('(').trim_end_matches(')');
+        let mut said = said.chars();
+        let first = said
+            .next()
+            .map(|c| c.to_uppercase().to_string())
+            .unwrap_or_default();
+        body.push_str(&format!("<p>{}.</p>\n", esc(&(first + said.as_str()))));
     }
     format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\

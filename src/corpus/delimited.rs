@@ -87,6 +87,11 @@ pub fn parse(text: &str, delimiter: u8) -> (Vec<Row>, Vec<(usize, String)>) {
             }
         }
     }
+    // Where each record starts, the one a quote never closed included: it bounds the row before.
+    let starts: Vec<usize> = records
+        .iter()
+        .map(|r| r.position().map_or(0, |p| p.byte() as usize))
+        .collect();
     let unclosed = records
         .last()
         .and_then(|last| unclosed_quote(&mut lines, last));
@@ -95,9 +100,37 @@ pub fn parse(text: &str, delimiter: u8) -> (Vec<Row>, Vec<(usize, String)>) {
         // so every problem is reported at once.
         records.pop();
     }
+    let mut strays = stray_quotes(text, delimiter).into_iter().peekable();
     let mut rows = Vec::new();
-    for record in records {
+    for (k, record) in records.into_iter().enumerate() {
         let line = record.position().map_or(0, |p| lines.line_of(p.byte()));
+        // A quote that closes a cell in the middle of its text: the rows between were read
+        // into that cell, so the row is reported rather than kept with another row's text.
+        let end = starts.get(k + 1).copied().unwrap_or(text.len());
+        let mut stray = None;
+        while let Some(&q) = strays.peek().filter(|&&q| q < end) {
+            strays.next();
+            stray = stray.or((q >= starts[k]).then_some(q));
+        }
+        if let Some(q) = stray {
+            let at = lines.line_of(q as u64);
+            let shown: String = text[q..]
+                .chars()
+                .take(24)
+                .take_while(|c| *c != '\n')
+                .collect();
+            let message = if at > line {
+                format!(
+                    "a quoted cell opened in this row is closed on line {at} in the middle of text                      (`{shown}`): a `\"` missing here? The lines between were read into it"
+                )
+            } else {
+                format!(
+                    "a quoted cell in this row is closed in the middle of its text (`{shown}`): a                      `\"` missing or one too many? Inside a quoted cell a quote is written `\"\"`"
+                )
+            };
+            problems.push((line, message));
+            continue;
+        }
         if record.iter().all(str::is_empty) {
             continue;
         }
@@ -195,6 +228,40 @@ impl<'a> Lines<'a> {
     }
 }
 
+/// Byte offsets of the quotes that close a quoted cell and are followed by more text rather
+/// than the delimiter or the end of the row (`"Paper two, 2023` left open takes the next row's
+/// opening quote as its end). The `csv` reader accepts them and goes on, which merges rows
+/// silently. A quote counts as opening a cell only as its first character, as the reader
+/// reads it; `""` inside a quoted cell is a quote.
+fn stray_quotes(text: &str, delimiter: u8) -> Vec<usize> {
+    #[derive(Clone, Copy)]
+    enum At {
+        Start,
+        Plain,
+        Quoted,
+        QuoteInQuoted,
+    }
+    let mut state = At::Start;
+    let mut out = Vec::new();
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        let ends = b == delimiter || b == b'\n' || b == b'\r';
+        state = match (state, b) {
+            (At::Start, b'"') => At::Quoted,
+            (At::Start | At::Plain, _) if ends => At::Start,
+            (At::Start | At::Plain, _) => At::Plain,
+            (At::Quoted, b'"') => At::QuoteInQuoted,
+            (At::Quoted, _) => At::Quoted,
+            (At::QuoteInQuoted, b'"') => At::Quoted,
+            (At::QuoteInQuoted, _) if ends => At::Start,
+            (At::QuoteInQuoted, _) => {
+                out.push(i - 1);
+                At::Plain
+            }
+        };
+    }
+    out
+}
+
 /// A quote opened and never closed makes the reader take the rest of the file as one cell;
 /// the last record's raw text then holds an odd number of quotes.
 fn unclosed_quote(lines: &mut Lines, last: &csv::StringRecord) -> Option<(usize, String)> {
@@ -256,6 +323,38 @@ mod tests {
         assert!(rows.is_empty(), "a broken file gives no papers");
         let at: Vec<usize> = problems.iter().map(|p| p.0).collect();
         assert_eq!(at, [3, 4], "{problems:?}");
+        assert!(problems[0].1.contains("row has 5 cells"), "{problems:?}");
         assert!(problems[1].1.contains("never closed"), "{problems:?}");
+    }
+
+    /// A quote left open takes the next row's opening quote as its end: the merged row is
+    /// reported at its line, naming where the cell was closed, and the rows around it are kept.
+    #[test]
+    fn a_quote_left_open_in_a_row_is_reported_not_merged_into_the_next() {
+        let text = "title,abstract,year\n\"Paper one\",\"fine\",2023\n\"Paper two, with a typo,2023\n\"Paper three\",\"ok\",2022\n\"Paper four\",\"ok\",2021\n";
+        let (rows, problems) = super::parse(text, b',');
+        let titles: Vec<&str> = rows
+            .iter()
+            .map(|r| r.record["title"].as_str().unwrap())
+            .collect();
+        assert_eq!(titles, ["Paper one", "Paper four"], "{problems:?}");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].0, 3);
+        assert!(problems[0].1.contains("closed on line 4"), "{problems:?}");
+        // A cell closed early in its own row.
+        let text = "title,abstract,year\n\"Broken quote paper,\"never closed,2023\nOk,fine,2020\n";
+        let (rows, problems) = super::parse(text, b',');
+        assert_eq!(rows.len(), 1);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].0, 2);
+        assert!(problems[0].1.contains("`\"never closed"), "{problems:?}");
+        // Quotes that are text: doubled inside a quoted cell, or inside a cell that does not
+        // open with one; a quoted cell with a line break in it.
+        let text = "title,note\n\"Say \"\"hi\"\"\",a 5\" disk\n\"Two\nlines\",x\n";
+        let (rows, problems) = super::parse(text, b',');
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].record["title"], "Say \"hi\"");
+        assert_eq!(rows[1].record["title"], "Two\nlines");
     }
 }

@@ -34,9 +34,10 @@ pub enum CorpusError {
         expected: &'static str,
     },
     #[error(
-        "{}: unknown corpus format; use .jsonl (one JSON object per line), .json (a list of \
-         them), .bib (BibTeX), .ris (RIS), .csv or .tsv (with a header row), .md (an \
-         awesome-list), or a directory of such files; --corpus-format says the format of a file \
+        "{}: unknown corpus format; use .jsonl or .ndjson (one JSON object per line), .json (a \
+         list of them), .bib (BibTeX), .ris (RIS), .csv or .tsv (with a header row), .md (an \
+         awesome-list), .atom, .rss or .xml (an arXiv feed), .facets (tags for ids), \
+         zotero.sqlite, or a directory of such files; --corpus-format says the format of a file \
          with another extension",
         path.display()
     )]

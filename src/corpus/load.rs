@@ -118,8 +118,8 @@ impl Corpus {
                 const SHOWN: usize = 8;
                 let more = unread.len().saturating_sub(SHOWN);
                 notes.push(format!(
-                    "{}: not read: {}{} (a directory reads its .jsonl, .bib, .ris, .csv, .tsv, \
-                     .atom, .rss and .facets files, and .xml files that are Atom or RSS; give \
+                    "{}: not read: {}{} (a directory reads its .jsonl, .ndjson, .bib, .ris, .csv, \
+                     .tsv, .atom, .rss and .facets files, and .xml files that are Atom or RSS; give \
                      another file by its own path)",
                     path.display(),
                     unread[..unread.len().min(SHOWN)].join(", "),

@@ -143,10 +143,18 @@ pub struct Paper {
 }
 
 impl Paper {
-    /// The keys a name resolves by ([`crate::text::name_key`]): of the title, each alias and
-    /// the id, empty ones left out.
+    /// The keys a name resolves by ([`crate::text::name_key`]): of the title, the name before
+    /// its colon (of one to four words), each alias and the id, empty ones left out.
     pub fn name_keys(&self) -> Vec<String> {
+        // The name before a title's colon ("Reflexion" of "Reflexion: Language Agents with
+        // ...") is what a reader types, misspelt too: a user's list has no aliases to carry it.
+        let named = self
+            .title
+            .split_once(':')
+            .map(|(name, _)| name)
+            .filter(|name| (1..=4).contains(&name.split_whitespace().count()));
         std::iter::once(crate::text::name_key(&self.title))
+            .chain(named.map(crate::text::name_key))
             .chain(self.aliases.iter().map(|a| crate::text::name_key(a)))
             .chain(std::iter::once(crate::text::name_key(&self.id)))
             .filter(|k| !k.is_empty())

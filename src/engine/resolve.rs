@@ -540,6 +540,51 @@ mod tests {
         }
     }
 
+    /// A user's list has no aliases: a misspelt name before a title's colon still finds it.
+    #[test]
+    fn a_misspelt_name_before_a_titles_colon_is_found_without_aliases() {
+        let c = vec![
+            paper(
+                "a",
+                "ReAct: Synergizing Reasoning and Acting in Language Models",
+                &[],
+            ),
+            paper(
+                "b",
+                "Reflexion: Language Agents with Verbal Reinforcement Learning",
+                &[],
+            ),
+            paper(
+                "c",
+                "Voyager: An Open-Ended Embodied Agent with Large Language Models",
+                &[],
+            ),
+            paper(
+                "d",
+                "Toolformer: Language Models Can Teach Themselves to Use Tools",
+                &[],
+            ),
+        ];
+        for (typed, want) in [("Reflexon", 1), ("Voyagr", 2), ("Toolformr", 3)] {
+            let r = resolve_match_in(&c, typed);
+            assert_eq!(
+                r,
+                Ok(Resolved {
+                    paper: want,
+                    matched: Matched::Fuzzy
+                }),
+                "{typed}"
+            );
+        }
+        // A long text before a colon is no name.
+        let long = paper(
+            "e",
+            "What we learned from five years of agents: a survey",
+            &[],
+        );
+        assert_eq!(long.name_keys().len(), 2, "{:?}", long.name_keys());
+    }
+
     #[test]
     fn how_a_name_matched_is_reported_and_many_containers_are_listed() {
         let c = corpus();

@@ -79,16 +79,21 @@ fn rated_key(index: &Searcher, state: &State, wanted: &str, extra: Extra<'_>) ->
 /// what a reader can copy is the start of a title. Tried only after the library and the
 /// caller's candidates, so a paper's own name never rates a shown paper that mentions it.
 fn shown_containing<'s>(state: &'s State, wanted: &str) -> Option<(&'s String, &'s Shown)> {
+    let found = all_shown_containing(state, wanted);
+    (found.len() == 1).then(|| found[0])
+}
+
+/// Every paper a feed showed whose title contains `wanted` (as [`shown_containing`] reads it).
+fn all_shown_containing<'s>(state: &'s State, wanted: &str) -> Vec<(&'s String, &'s Shown)> {
     let part = name_key(wanted);
     if part.chars().count() < 4 {
-        return None;
+        return Vec::new();
     }
-    let mut found = state
+    state
         .shown
         .iter()
-        .filter(|(_, s)| name_key(&s.title).contains(&part));
-    let first = found.next()?;
-    found.next().is_none().then_some(first)
+        .filter(|(_, s)| name_key(&s.title).contains(&part))
+        .collect()
 }
 
 /// Records `verdict` (`None`: forget the rating) for the paper `id` names, in the reader's state
@@ -154,6 +159,21 @@ pub fn rate(
                 return Err(RateError::Ambiguous(e.to_string()));
             }
             Err(e) => {
+                // Part of the titles of several shown papers: the reader meant one of them.
+                let several = all_shown_containing(&state, wanted);
+                if several.len() > 1 {
+                    let named: Vec<String> = several
+                        .iter()
+                        .map(|(k, s)| {
+                            format!("{} ({})", candidates::shown_id(k, &s.title), s.title)
+                        })
+                        .collect();
+                    return Err(RateError::Ambiguous(format!(
+                        "{wanted:?} matches {} papers a feed showed: {}; give one's id",
+                        named.len(),
+                        named.join(", ")
+                    )));
+                }
                 let close = suggestions(&state, wanted);
                 return Err(RateError::Unknown {
                     wanted: wanted.to_string(),

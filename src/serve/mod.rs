@@ -152,7 +152,8 @@ fn shared_routes<B: Backend>() -> Router<Arc<B>> {
         .route("/api/search", get(search::<B>))
         .route("/api/path", get(path::<B>))
         .route("/api/papers", get(papers::<B>))
-        .route("/api/papers/{id}", get(paper::<B>))
+        // `{*id}`: a DOI id (`10.1038/nature14236`) keeps its `/`, as `--like` takes it.
+        .route("/api/papers/{*id}", get(paper::<B>))
         .fallback(not_found)
         .method_not_allowed_fallback(only_get)
 }
