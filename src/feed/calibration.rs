@@ -46,10 +46,17 @@ pub(super) fn own(
         .collect();
     let sims = super::similarities(library, &rows);
     let own_lexical = library.own_lexical.as_ref().filter(|_| lexical);
+    // On every core, as the candidates are: the default learner does this on every feed.
+    use rayon::prelude::*;
+    let sims: Vec<&[f32]> = sims
+        .rows()
+        .into_iter()
+        .map(|r| r.to_slice().unwrap_or(&[]))
+        .collect();
     let per = kept
-        .iter()
+        .par_iter()
         .zip(&rows)
-        .zip(sims.rows())
+        .zip(&sims)
         .map(|((&k, v), s)| {
             let m = library.sample[k];
             let lex = own_lexical.and_then(|l| l.row(k).to_slice()).unwrap_or(&[]);
@@ -57,12 +64,7 @@ pub(super) fn own(
             if let Err(at) = dropped.binary_search(&m) {
                 dropped.insert(at, m);
             }
-            per_interest(
-                library,
-                (s.as_slice().unwrap_or(&[]), lex),
-                &seeds_of(v),
-                &dropped,
-            )
+            per_interest(library, (s, lex), &seeds_of(v), &dropped)
         })
         .collect();
     (per, rows)

@@ -483,25 +483,11 @@ pub fn rank_with(
         .collect();
     // Every scale is read from the library's own papers, never from the candidates: a paper
     // scores the same alone as among a day's listing, so `--min-score` is one threshold.
-    let (own, own_rows) = match &library.whole {
-        None => calibration::own(library, lexical.is_some(), &seeds_of, feedback),
-        // The whole's papers are scored with the same ratings, but none of its papers left out
-        // and no seeds: both name this library's rows and interests.
-        Some(whole) => {
-            let ratings = Feedback {
-                up: feedback.up.clone(),
-                down: feedback.down.clone(),
-                dropped: Vec::new(),
-            };
-            calibration::own(whole, lexical.is_some(), &|_| Vec::new(), &ratings)
-        }
-    };
     let scale = if lexical.is_some() {
         library.lexical_scale
     } else {
         (0.0, 0.0)
     };
-    let own = choose(own, scale, feedback, &own_rows);
     let all = choose(per, scale, feedback, candidates);
     let learner = if feedback.is_empty() {
         Learner::None
@@ -544,7 +530,24 @@ pub fn rank_with(
         }
         Linear::fit(&examples)
     });
-    let neighbours = (learner == Learner::Neighbours).then(|| Neighbours::of(&own, feedback));
+    // The spreads the rated neighbours weigh their evidence by: the library's own papers
+    // scored as candidates, with the same ratings.
+    let neighbours = (learner == Learner::Neighbours).then(|| {
+        let (own, own_rows) = match &library.whole {
+            None => calibration::own(library, lexical.is_some(), &seeds_of, feedback),
+            // The whole's papers, with none of them left out and no seeds: both name this
+            // library's rows and interests.
+            Some(whole) => {
+                let ratings = Feedback {
+                    up: feedback.up.clone(),
+                    down: feedback.down.clone(),
+                    dropped: Vec::new(),
+                };
+                calibration::own(whole, lexical.is_some(), &|_| Vec::new(), &ratings)
+            }
+        };
+        Neighbours::of(&choose(own, scale, feedback, &own_rows), feedback)
+    });
     let mut out: Vec<Scored> = all
         .into_iter()
         .enumerate()
