@@ -827,6 +827,8 @@ fn a_paper_far_from_the_library_is_marked_far() {
             .starts_with("far from your library"),
         "{exo}"
     );
+    // Its nearest library papers are named as the nearest, not as close.
+    assert!(!exo["why"].as_str().unwrap().contains("close to"), "{exo}");
     let agents = far("Web Agents Trained");
     assert!(agents.get("far").is_none(), "{agents}");
     assert!(!agents["why"].as_str().unwrap().contains("far from"));

@@ -40,15 +40,15 @@ pub fn record(
     rank: usize,
 ) -> FeedRecord {
     let near: Vec<&Paper> = s.near.iter().map(|&(i, _)| &index.papers()[i]).collect();
-    // First, where a table's cut cannot hide it.
-    let far = if c.far {
+    // First, where a table's cut cannot hide it; a far paper's nearest papers are not close.
+    let lead = if c.far {
         "far from your library (its title comes no closer to it than most searches about other \
-         fields); "
+         fields); nearest there: "
     } else {
-        ""
+        "close to "
     };
     let why = format!(
-        "{far}close to {}",
+        "{lead}{}",
         near.iter()
             .take(2)
             .map(|p| p.title.as_str())
