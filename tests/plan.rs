@@ -414,11 +414,25 @@ fn mixed_language_list(dir: &std::path::Path) -> (std::path::PathBuf, Vec<bool>)
     (path, chinese)
 }
 
-/// Share of each paper's 5 nearest by centred cosine (`centroid`) described in its language.
-fn same_language_share(
+/// `recommend index --corpus list --out out` with the real model; what it printed on stderr.
+fn index_of(list: &std::path::Path, out: &std::path::Path) -> String {
+    let mut build = crate::support::recommend_in(out.parent().unwrap());
+    crate::support::with_model(&mut build).args([
+        "index",
+        "--corpus",
+        list.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    crate::support::ok_stderr(&mut build)
+}
+
+/// Share of each paper's 5 nearest by centred cosine (`centroid`) in its own group
+/// (`group[i]`: its notes' language, or whether it is described at all).
+fn same_group_share(
     index: &Searcher,
     centroid: &recommend::index::evidence::Centroid,
-    chinese: &[bool],
+    group: &[bool],
 ) -> f64 {
     let (mut same, mut all) = (0usize, 0usize);
     for a in 0..index.len() {
@@ -427,7 +441,7 @@ fn same_language_share(
         let mut order: Vec<usize> = (0..index.len()).filter(|&i| i != a).collect();
         order.sort_by(|&x, &y| centred[y].total_cmp(&centred[x]));
         for &b in &order[..5] {
-            same += usize::from(chinese[a] == chinese[b]);
+            same += usize::from(group[a] == group[b]);
             all += 1;
         }
     }
@@ -442,15 +456,7 @@ fn on_a_list_described_in_two_languages_the_language_axis_is_removed() {
     let dir = tempfile::tempdir().unwrap();
     let (list, chinese) = mixed_language_list(dir.path());
     let out = dir.path().join("mixed.bin");
-    let mut build = crate::support::recommend_in(dir.path());
-    crate::support::with_model(&mut build).args([
-        "index",
-        "--corpus",
-        list.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let built = crate::support::ok_stderr(&mut build);
+    let built = index_of(&list, &out);
     let zh = chinese.iter().filter(|&&c| c).count();
     let counts = format!(
         "notes wholly in Chinese / English: {zh} / {}",
@@ -471,8 +477,8 @@ fn on_a_list_described_in_two_languages_the_language_axis_is_removed() {
         .flat_map(|i| index.vector(i).to_vec())
         .collect();
     let plain = recommend::index::evidence::Centroid::new(&rows, index.dim());
-    let before = same_language_share(&index, &plain, &chinese);
-    let after = same_language_share(&index, index.centroid(), &chinese);
+    let before = same_group_share(&index, &plain, &chinese);
+    let after = same_group_share(&index, index.centroid(), &chinese);
     assert!(
         before > 0.9,
         "the plain centred cosine groups by language: {before:.3}"
@@ -516,6 +522,61 @@ fn on_a_list_described_in_two_languages_the_language_axis_is_removed() {
 
     let shipped = Searcher::new(Index::load(std::path::Path::new("index.bin")).unwrap());
     assert!(shipped.plan().unwrap().language_axis.is_none());
+}
+
+/// A list of the shipped papers, every other one a bare title and the rest described by
+/// their English summary: its plan removes the direction between the two groups, so a bare
+/// title's nearest papers are not picked for being bare titles too.
+#[test]
+fn on_a_list_of_described_papers_and_bare_titles_the_shape_axis_is_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(crate::support::root().join("corpus/papers.jsonl")).unwrap();
+    let mut out = String::new();
+    let mut described = Vec::new();
+    for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
+        let p: serde_json::Value = serde_json::from_str(line).unwrap();
+        let mut row = serde_json::json!({"id": p["id"], "title": p["title"], "year": p["year"]});
+        if i % 2 == 1 {
+            row["summary"] = p["summary"].clone();
+        }
+        out.push_str(&row.to_string());
+        out.push('\n');
+        described.push(i % 2 == 1);
+    }
+    let list = dir.path().join("shapes.jsonl");
+    std::fs::write(&list, out).unwrap();
+    let built_at = dir.path().join("shapes.bin");
+    let built = index_of(&list, &built_at);
+    let long = described.iter().filter(|&&d| d).count();
+    let counts = format!(
+        "described at length / bare titles: {long} / {}",
+        described.len() - long
+    );
+    assert!(built.contains(&counts), "{built}");
+    assert!(built.contains("shape axis on"), "{built}");
+    assert!(built.contains("off: language axis"), "{built}");
+
+    let index = Searcher::new(Index::load(&built_at).unwrap());
+    let plan = index.plan().unwrap();
+    assert_eq!(plan.shape_axis.as_ref().map(Vec::len), Some(index.dim()));
+    assert!(plan.language_axis.is_none());
+    let rows: Vec<f32> = (0..index.len())
+        .flat_map(|i| index.vector(i).to_vec())
+        .collect();
+    let plain = recommend::index::evidence::Centroid::new(&rows, index.dim());
+    let before = same_group_share(&index, &plain, &described);
+    let after = same_group_share(&index, index.centroid(), &described);
+    // 1.000 -> 0.691 when written (0.5 would be blind to the shape).
+    assert!(
+        before > 0.95,
+        "the plain centred cosine groups by shape: {before:.3}"
+    );
+    assert!(
+        after < 0.8,
+        "with the axis removed: {before:.3} -> {after:.3}"
+    );
+    let shipped = Searcher::new(Index::load(std::path::Path::new("index.bin")).unwrap());
+    assert!(shipped.plan().unwrap().shape_axis.is_none());
 }
 
 /// The ids of a JSONL list, in its order.

@@ -84,6 +84,7 @@ struct Scopes {
 pub fn derive(index: &Searcher) -> Plan {
     let profile = profile(index);
     let language_axis = index.language_axis().map(<[f32]>::to_vec);
+    let shape_axis = index.shape_axis().map(<[f32]>::to_vec);
     let curated = profile.curated();
     let related = RelatedWeights::derive(index);
     let spelling = related.spelling > 0.0;
@@ -145,6 +146,25 @@ pub fn derive(index: &Searcher) -> Plan {
             } else {
                 format!(
                     "needs at least {} papers with notes in Chinese and {} in English",
+                    crate::index::evidence::LANGUAGE_AXIS_MIN_PAPERS,
+                    crate::index::evidence::LANGUAGE_AXIS_MIN_PAPERS
+                )
+            },
+        ),
+        line(
+            ["related", "shape axis (off the dense cosine)"],
+            if shape_axis.is_some() { "on" } else { "off" }.to_string(),
+            ["every paper", "direction computed at build"],
+            &if shape_axis.is_some() {
+                format!(
+                    "{} papers are described at length and {} are bare titles: the direction \
+                     between their means is removed, so being a bare title does not decide a \
+                     paper's related work",
+                    profile.described_at_length, profile.bare
+                )
+            } else {
+                format!(
+                    "needs at least {} papers described in 20+ words and {} bare titles",
                     crate::index::evidence::LANGUAGE_AXIS_MIN_PAPERS,
                     crate::index::evidence::LANGUAGE_AXIS_MIN_PAPERS
                 )
@@ -342,6 +362,7 @@ pub fn derive(index: &Searcher) -> Plan {
         signals,
         scope,
         language_axis,
+        shape_axis,
     }
 }
 
@@ -367,6 +388,7 @@ pub fn profile(index: &Searcher) -> Profile {
     let n = index.len();
     let own = index.own_tags(true);
     let languages = crate::index::evidence::languages(&table);
+    let shapes = crate::index::evidence::shapes(&table);
     let cjk = (0..n)
         .filter(|&i| {
             table.highlight(i).chars().any(crate::text::is_cjk)
@@ -387,6 +409,8 @@ pub fn profile(index: &Searcher) -> Profile {
         cjk_share: cjk as f32 / n.max(1) as f32,
         described_chinese: languages.iter().filter(|l| **l == Some(true)).count(),
         described_english: languages.iter().filter(|l| **l == Some(false)).count(),
+        described_at_length: shapes.iter().filter(|l| **l == Some(true)).count(),
+        bare: shapes.iter().filter(|l| **l == Some(false)).count(),
         graph: index.len() >= crate::index::GRAPH_MIN_PAPERS && index.graph().is_some(),
     }
 }

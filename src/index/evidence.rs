@@ -22,28 +22,39 @@ use crate::text::{WordForms, name_key};
 /// `(a.b - a.m - b.m + m.m) / sqrt((1 - 2 a.m + m.m) (1 - 2 b.m + m.m))`, computed from the
 /// plain dot products with no second copy of the vectors.
 ///
-/// With a language axis (a unit direction `d`, [`language_axis`]) every vector is first
-/// projected off `d` (`u = v - (v.d) d`), so two papers are not close for being described in
-/// the same language. The same closed form holds with `u.u' = v.v' - p p'` (`p = v.d`),
-/// `u.mu = v.m - p q` (`q = m.d`, `mu` the projected mean) and `mu.mu = m.m - q q`.
+/// With axes (unit directions: [`language_axis`], [`shape_axis`]) every vector is first
+/// projected off the plane they span (`u = v - sum_k (v.e_k) e_k`, `e_k` the axes made
+/// orthonormal), so two papers are not close for being described in the same language, or for
+/// both being bare titles. The same closed form holds with `u.u' = v.v' - p.p'` (`p` the
+/// vector's coordinates on the axes), `u.mu = v.m - p.q` (`q` the mean's, `mu` the projected
+/// mean) and `mu.mu = m.m - q.q`.
 #[derive(Debug, Clone)]
 pub struct Centroid {
     pub mean: Vec<f32>,
-    /// `dots[i]` = vector `i` . mean (projected off the axis when there is one).
+    /// `dots[i]` = vector `i` . mean (projected off the axes when there are any).
     pub dots: Vec<f32>,
     /// mean . mean (projected)
     pub norm2: f32,
-    /// `axis[i]` = vector `i` . the language axis; empty without one.
-    axis: Vec<f32>,
+    /// Each vector's coordinates on the orthonormal axes, `axes` per vector; empty without.
+    coords: Vec<f32>,
+    axes: usize,
+    /// Whether the first axis is the language axis ([`Centroid::on_language_axis`]).
+    language: bool,
 }
 
 impl Centroid {
     pub fn new(rows: &[f32], dim: usize) -> Centroid {
-        Centroid::with_axis(rows, dim, None)
+        Centroid::with_axes(rows, dim, None, None)
     }
 
-    /// [`Centroid::new`] with every vector projected off `axis` (a unit vector of `dim`).
-    pub fn with_axis(rows: &[f32], dim: usize, axis: Option<&[f32]>) -> Centroid {
+    /// [`Centroid::new`] with every vector projected off the language axis and the shape axis
+    /// (unit vectors of `dim`, either or both absent).
+    pub fn with_axes(
+        rows: &[f32],
+        dim: usize,
+        language: Option<&[f32]>,
+        shape: Option<&[f32]>,
+    ) -> Centroid {
         let n = rows.len() / dim.max(1);
         let mut mean = vec![0.0f64; dim];
         for row in rows.chunks_exact(dim) {
@@ -52,30 +63,34 @@ impl Centroid {
             }
         }
         let mean: Vec<f32> = mean.iter().map(|m| (m / n.max(1) as f64) as f32).collect();
-        let dots = rows
+        let dots: Vec<f32> = rows
             .chunks_exact(dim)
             .map(|r| super::ann::dot(r, &mean))
             .collect();
         let norm2 = super::ann::dot(&mean, &mean);
-        let Some(axis) = axis.filter(|a| a.len() == dim) else {
-            return Centroid {
-                mean,
-                dots,
-                norm2,
-                axis: Vec::new(),
-            };
-        };
-        let p: Vec<f32> = rows
+        let language = language.filter(|a| a.len() == dim);
+        let axes = orthonormal(language.into_iter().chain(shape.filter(|a| a.len() == dim)));
+        let k = axes.len();
+        let coords: Vec<f32> = rows
             .chunks_exact(dim)
-            .map(|r| super::ann::dot(r, axis))
+            .flat_map(|r| axes.iter().map(move |e| super::ann::dot(r, e)))
             .collect();
-        let q = super::ann::dot(&mean, axis);
-        let dots = dots.iter().zip(&p).map(|(d, p)| d - p * q).collect();
+        let q: Vec<f32> = axes.iter().map(|e| super::ann::dot(&mean, e)).collect();
+        let dots = if k == 0 {
+            dots
+        } else {
+            dots.iter()
+                .zip(coords.chunks_exact(k))
+                .map(|(d, p)| d - super::ann::dot(p, &q))
+                .collect()
+        };
         Centroid {
             mean,
             dots,
-            norm2: norm2 - q * q,
-            axis: p,
+            norm2: norm2 - super::ann::dot(&q, &q),
+            coords,
+            axes: k,
+            language: language.is_some(),
         }
     }
 
@@ -99,27 +114,58 @@ impl Centroid {
             .collect()
     }
 
+    /// Paper `i`'s coordinates on the axes (empty without any).
+    fn coords(&self, i: usize) -> &[f32] {
+        self.coords
+            .get(i * self.axes..(i + 1) * self.axes)
+            .unwrap_or(&[])
+    }
+
     /// Paper `i`'s projection on the language axis (0 without one).
-    pub fn on_axis(&self, i: usize) -> f32 {
-        self.axis.get(i).copied().unwrap_or(0.0)
+    pub fn on_language_axis(&self, i: usize) -> f32 {
+        if self.language {
+            self.coords(i).first().copied().unwrap_or(0.0)
+        } else {
+            0.0
+        }
     }
 
     /// Length of paper `i`'s vector minus the centroid.
     fn len(&self, i: usize) -> f32 {
-        let p = self.on_axis(i);
-        (1.0 - p * p - 2.0 * self.dots[i] + self.norm2)
+        let p = self.coords(i);
+        (1.0 - super::ann::dot(p, p) - 2.0 * self.dots[i] + self.norm2)
             .max(1e-12)
             .sqrt()
     }
 
     fn centered(&self, a: usize, la: f32, i: usize, s: f32) -> f32 {
-        let s = s - self.on_axis(a) * self.on_axis(i);
+        let s = s - super::ann::dot(self.coords(a), self.coords(i));
         (s - self.dots[a] - self.dots[i] + self.norm2) / (la * self.len(i))
     }
 }
 
-/// The fewest papers described in each language for a [`language_axis`]: the mean of fewer
-/// is one topic's as much as one language's.
+/// `axes` made orthonormal in their order (Gram-Schmidt): the first stays as it is; one that
+/// adds no direction of its own is dropped.
+fn orthonormal<'a>(axes: impl Iterator<Item = &'a [f32]>) -> Vec<Vec<f32>> {
+    let mut out: Vec<Vec<f32>> = Vec::new();
+    for a in axes {
+        let mut v: Vec<f64> = a.iter().map(|&x| f64::from(x)).collect();
+        for e in &out {
+            let d: f64 = v.iter().zip(e).map(|(x, y)| x * f64::from(*y)).sum();
+            v.iter_mut()
+                .zip(e)
+                .for_each(|(x, y)| *x -= d * f64::from(*y));
+        }
+        let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if norm > 1e-6 {
+            out.push(v.iter().map(|x| (x / norm) as f32).collect());
+        }
+    }
+    out
+}
+
+/// The fewest papers in each of the two groups an axis runs between ([`language_axis`],
+/// [`shape_axis`]): the mean of fewer is one topic's as much as the group's.
 pub const LANGUAGE_AXIS_MIN_PAPERS: usize = 5;
 
 /// The language a paper is described in, from its notes (summary and highlight; titles of
@@ -151,6 +197,26 @@ pub fn languages(table: &PaperTable<'_>) -> Vec<Option<bool>> {
         .collect()
 }
 
+/// Whether a paper is described, from its notes: `Some(true)` for 20 words or more (or 40
+/// Chinese characters: an abstract, a paragraph of notes), `Some(false)` for none at all (a
+/// bare title), `None` between (a one-line note belongs to neither group).
+pub fn described_at_length(notes: &str) -> Option<bool> {
+    let notes = notes.trim();
+    if notes.is_empty() {
+        return Some(false);
+    }
+    let words = notes.split_whitespace().count();
+    let cjk = notes.chars().filter(|&c| crate::text::is_cjk(c)).count();
+    (words >= 20 || cjk >= 40).then_some(true)
+}
+
+/// [`described_at_length`] of every paper of `table`, from its summary and highlight.
+pub fn shapes(table: &PaperTable<'_>) -> Vec<Option<bool>> {
+    (0..table.len())
+        .map(|i| described_at_length(&format!("{} {}", table.summary(i), table.highlight(i))))
+        .collect()
+}
+
 /// On a list whose papers are described some in Chinese and some in English (at least
 /// [`LANGUAGE_AXIS_MIN_PAPERS`] each), the unit direction from the English-described papers'
 /// mean vector to the Chinese-described ones'. e5 places a passage by its language as well as
@@ -158,11 +224,27 @@ pub fn languages(table: &PaperTable<'_>) -> Vec<Option<bool>> {
 /// their English summary, 99.4% of `--like`'s top 5 came from the seed's language (half would
 /// be expected). `None` on a list in one language.
 pub fn language_axis(languages: &[Option<bool>], rows: &[f32], dim: usize) -> Option<Vec<f32>> {
+    group_axis(languages, rows, dim)
+}
+
+/// On a list of papers some described at length and some bare titles (at least
+/// [`LANGUAGE_AXIS_MIN_PAPERS`] each, [`shapes`]), the unit direction from the bare titles'
+/// mean vector to the described papers'. e5 places a passage by its length and kind as well as
+/// its topic: a bare title is closer to any other bare title than to the abstract of its own
+/// subject, so a user's list of both gave related work and topics by shape (a blind probe: one
+/// topic of five bare titles of five subjects). `None` where either group is smaller.
+pub fn shape_axis(shapes: &[Option<bool>], rows: &[f32], dim: usize) -> Option<Vec<f32>> {
+    group_axis(shapes, rows, dim)
+}
+
+/// The unit direction from the mean vector of the papers in group `Some(false)` to that of
+/// group `Some(true)`, when each has [`LANGUAGE_AXIS_MIN_PAPERS`] papers or more.
+fn group_axis(groups: &[Option<bool>], rows: &[f32], dim: usize) -> Option<Vec<f32>> {
     let mut sums = [vec![0.0f64; dim], vec![0.0f64; dim]];
     let mut counts = [0usize; 2];
-    for (lang, row) in languages.iter().zip(rows.chunks_exact(dim)) {
-        let Some(chinese) = lang else { continue };
-        let g = usize::from(*chinese);
+    for (group, row) in groups.iter().zip(rows.chunks_exact(dim)) {
+        let Some(g) = group else { continue };
+        let g = usize::from(*g);
         counts[g] += 1;
         for (s, x) in sums[g].iter_mut().zip(row) {
             *s += f64::from(*x);

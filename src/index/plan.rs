@@ -39,6 +39,10 @@ pub struct Profile {
     /// (`index::evidence::described_in_chinese`); mixed notes and bare titles count in neither.
     pub described_chinese: usize,
     pub described_english: usize,
+    /// Papers described at length (20+ words), and bare titles
+    /// (`index::evidence::described_at_length`); a one-line note counts in neither.
+    pub described_at_length: usize,
+    pub bare: usize,
     /// Whether queries take candidates from the stored HNSW graph (2,000 papers or more;
     /// `--exact` turns the graph off at query time and changes nothing else).
     pub graph: bool,
@@ -50,7 +54,7 @@ impl Profile {
         format!(
             "plan for {} papers: {} with curated tags, {} with builds_on links, {} with own tags \
              shared by 2 to half the list; {}; {:.0}% with Chinese text; notes wholly in \
-             Chinese / English: {} / {}\n",
+             Chinese / English: {} / {}; described at length / bare titles: {} / {}\n",
             self.papers,
             self.curated_tagged,
             self.linked,
@@ -59,6 +63,8 @@ impl Profile {
             100.0 * self.cjk_share,
             self.described_chinese,
             self.described_english,
+            self.described_at_length,
+            self.bare,
         )
     }
 
@@ -125,12 +131,16 @@ pub struct Plan {
     /// between the two groups' mean vectors, removed from the dense similarity of related work
     /// (`index::evidence::language_axis`); `None` on a list in one language.
     pub language_axis: Option<Vec<f32>>,
+    /// On a list of both papers described at length and bare titles, the unit direction
+    /// between the two groups' mean vectors, removed from related work's dense similarity as
+    /// well (`index::evidence::shape_axis`); `None` on a list of one kind.
+    pub shape_axis: Option<Vec<f32>>,
 }
 
 impl Plan {
     /// The plan in three lines, as a build prints it: the profile, then each ranking's active
     /// signals with their weights and the names of those that are off. The signals' scopes
-    /// and reasons (13 lines of up to 200 characters) are for `recommend show --plan`.
+    /// and reasons (15 lines of up to 200 characters) are for `recommend show --plan`.
     pub fn summary(&self) -> String {
         let mut out = self.profile.line();
         for (ranking, label) in [("related", "related work"), ("search", "search")] {
@@ -166,7 +176,7 @@ impl Plan {
 
 /// The stored plan's revision: bump it when the plan's shape or the rules that derive it
 /// (`engine::plan`, `engine::fusion`) change, so that an index keeps no outdated plan.
-pub const PLAN_VERSION: u32 = 2;
+pub const PLAN_VERSION: u32 = 3;
 
 /// The section's JSON: the revision first, so that another revision is told apart before its
 /// plan is decoded.

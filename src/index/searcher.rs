@@ -18,6 +18,7 @@ pub struct Searcher {
     centroid: OnceLock<evidence::Centroid>,
     /// The language axis measured from the papers, for an index without a stored plan.
     measured_axis: OnceLock<Option<Vec<f32>>>,
+    measured_shape_axis: OnceLock<Option<Vec<f32>>>,
     tags: OnceLock<evidence::Tags>,
     /// The list's own tags, with its sections and without ([`super::own_tags`]).
     own_tags: [OnceLock<super::own_tags::OwnTags>; 2],
@@ -91,6 +92,7 @@ impl Searcher {
             ann: OnceLock::new(),
             centroid: OnceLock::new(),
             measured_axis: OnceLock::new(),
+            measured_shape_axis: OnceLock::new(),
             tags: OnceLock::new(),
             own_tags: [OnceLock::new(), OnceLock::new()],
             relations: OnceLock::new(),
@@ -116,8 +118,7 @@ impl Searcher {
     pub fn centroid(&self) -> &evidence::Centroid {
         self.centroid.get_or_init(|| {
             let rows = self.slice(&self.layout.vectors);
-            let axis = self.language_axis();
-            evidence::Centroid::with_axis(rows, self.dim(), axis)
+            evidence::Centroid::with_axes(rows, self.dim(), self.language_axis(), self.shape_axis())
         })
     }
 
@@ -133,6 +134,25 @@ impl Searcher {
                 .get_or_init(|| {
                     evidence::language_axis(
                         &evidence::languages(&self.table()),
+                        self.slice(&self.layout.vectors),
+                        self.dim(),
+                    )
+                })
+                .as_deref(),
+        }
+    }
+
+    /// The direction between bare titles and papers described at length that related work's
+    /// dense similarity is also projected off: the stored plan's (`Plan::shape_axis`), else
+    /// measured from the papers as the plan will store it ([`evidence::shape_axis`]).
+    pub fn shape_axis(&self) -> Option<&[f32]> {
+        match self.plan() {
+            Some(plan) => plan.shape_axis.as_deref(),
+            None => self
+                .measured_shape_axis
+                .get_or_init(|| {
+                    evidence::shape_axis(
+                        &evidence::shapes(&self.table()),
                         self.slice(&self.layout.vectors),
                         self.dim(),
                     )

@@ -93,7 +93,7 @@ pub fn search(
                 let centroid = index.centroid();
                 let mut projected = dense.clone();
                 for &i in &candidates {
-                    let pd = centroid.on_axis(i);
+                    let pd = centroid.on_language_axis(i);
                     let norm = ((1.0 - qd * qd) * (1.0 - pd * pd)).max(1e-12).sqrt();
                     projected[i] = (dense[i] - qd * pd) / norm;
                 }
