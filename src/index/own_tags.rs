@@ -49,6 +49,7 @@ impl OwnTags {
             let mut row: Vec<u32> = given
                 .iter()
                 .filter_map(|n| fold_name(n))
+                .filter(|n| !is_workflow_mark(n))
                 .map(|n| {
                     *ids.entry(n.clone()).or_insert_with(|| {
                         names.push(n);
@@ -156,6 +157,53 @@ impl OwnTags {
 /// `name` folded for comparison (NFKC, lower case, `-` and `_` as spaces, whitespace runs as
 /// one space, trimmed): a section "Late Interaction" and a keyword `late-interaction` are one
 /// tag. `None` when empty, too long or holding control characters.
+/// Tags that say how the reader handles a paper, not what it is about (folded as
+/// [`fold_name`] folds). Reference managers are full of them; as evidence they made two papers
+/// related for being favourites (a blind probe: a `favourite` tag on Voyager and ReAct put
+/// ReAct first among Voyager's related work).
+const WORKFLOW_MARKS: &[&str] = &[
+    "to read",
+    "toread",
+    "read",
+    "unread",
+    "reading",
+    "read later",
+    "read next",
+    "must read",
+    "skimmed",
+    "favorite",
+    "favourite",
+    "favorites",
+    "favourites",
+    "fav",
+    "favs",
+    "starred",
+    "star",
+    "important",
+    "todo",
+    "to do",
+    "later",
+    "priority",
+    "high priority",
+    "low priority",
+    "done",
+    "queue",
+    "inbox",
+    "待读",
+    "已读",
+    "在读",
+    "必读",
+    "精读",
+    "收藏",
+    "重要",
+];
+
+/// Whether the folded tag `name` is a reading-workflow mark ([`WORKFLOW_MARKS`]) or holds no
+/// letter or digit at all (`★`, `!!`).
+fn is_workflow_mark(name: &str) -> bool {
+    WORKFLOW_MARKS.contains(&name) || !name.chars().any(char::is_alphanumeric)
+}
+
 pub fn fold_name(name: &str) -> Option<String> {
     use unicode_normalization::UnicodeNormalization;
     if name.chars().any(|c| c.is_control()) {
@@ -217,6 +265,23 @@ mod tests {
             0.0,
             "without sections, c and b share nothing"
         );
+    }
+
+    /// Marks of how the reader handles a paper link nothing; the topics beside them still do.
+    #[test]
+    fn reading_workflow_marks_are_not_evidence() {
+        let papers = vec![
+            paper("voyager", &["Favourite", "embodied"], ""),
+            paper("react", &["favourite", "To-Read", "★"], ""),
+            paper("minecraft", &["embodied", "to read", "★"], ""),
+            paper("other", &["vision"], ""),
+            paper("more", &["vision"], ""),
+        ];
+        let cols = table_of(&papers);
+        let tags = OwnTags::new(&cols.table(), false);
+        assert_eq!(tags.similar_to(0)[1], 0.0, "favourites are not related");
+        assert_eq!(tags.similar_to(1)[2], 0.0, "nor papers still to read");
+        assert!(tags.similar_to(0)[2] > 0.99, "'embodied' still links");
     }
 
     #[test]
