@@ -243,6 +243,7 @@ fn bad_parameters_are_400_naming_the_parameter_and_unknown_papers_404() {
         ("/api/path?n=3", "like"),
         ("/api/path?like=GRPO&n=0", "n"),
         ("/api/path?like=GRPO&n=51", "n"),
+        ("/api/path?like=GRPO&to=grpo", "to"),
         ("/api/topics?k=0", "k"),
         ("/api/papers?limit=0", "limit"),
         ("/api/papers?offset=-1", "offset"),

@@ -77,6 +77,21 @@ pub(super) fn path(s: &Session, q: RawQuery) -> Result<Value, ApiError> {
         .ok_or_else(|| bad("like", "give the starting paper as like=PAPER"))?;
     let to = p.one("to")?;
     let n = p.number("n", 8, MAX_PATH_STEPS)?;
+    // The same paper at both ends is said in the API's terms (the session's message names the
+    // command line's flags).
+    if let Some(end) = to.as_deref()
+        && let (Ok(a), Ok(b)) = (s.resolve(&like), s.resolve(end))
+        && a == b
+    {
+        return Err(bad(
+            "to",
+            format!(
+                "like={like:?} and to={end:?} name the same paper [{}]; give two different \
+                 papers, or no `to` for a reading path from it",
+                s.searcher().papers()[a].id
+            ),
+        ));
+    }
     let steps = s
         .path(&like, to.as_deref(), n)
         .map_err(|e| api_error(e, &|query| named_by(query, ("to", to.as_slice()), "like")))?;
