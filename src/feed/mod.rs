@@ -144,14 +144,18 @@ impl Library {
     /// The lexical side's `(scale, offset)`: a candidate's lexical score `l` adds
     /// `scale * (l - offset)` to its dense one.
     pub fn lexical_scale(&self) -> (f32, f32) {
-        self.lexical_scale
+        self.measured().lexical_scale
+    }
+
+    /// The library whose papers set the scales: the whole this one is part of, else itself.
+    fn measured(&self) -> &Library {
+        self.whole.as_deref().unwrap_or(self)
     }
 
     /// This library as part of `whole` (a reader's few sections of a larger index): every scale
     /// is read from the whole, as `recommend feed` reads it from the whole `index.bin`; 3 to 17
     /// papers give a lexical scale anywhere from 1.1 to 15 (`bench/runs/2026-12-07-feed-absolute-scores/`).
     pub fn within(mut self, whole: std::sync::Arc<Library>) -> Library {
-        self.lexical_scale = whole.lexical_scale;
         self.whole = Some(whole);
         self
     }
@@ -440,10 +444,7 @@ pub fn rank_with(
     } else {
         Vec::new()
     };
-    let measured = match &library.whole {
-        Some(whole) => whole.own_lexical.is_some(),
-        None => library.own_lexical.is_some(),
-    };
+    let measured = library.measured().own_lexical.is_some();
     let lexical = lexical.filter(|_| measured);
     // The papers rated up that serve each interest, as cosines with `v` (empty without seeds).
     let seeds_of = |v: &[f32]| -> Vec<Vec<f32>> {
@@ -484,7 +485,7 @@ pub fn rank_with(
     // Every scale is read from the library's own papers, never from the candidates: a paper
     // scores the same alone as among a day's listing, so `--min-score` is one threshold.
     let scale = if lexical.is_some() {
-        library.lexical_scale
+        library.lexical_scale()
     } else {
         (0.0, 0.0)
     };

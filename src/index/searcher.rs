@@ -10,6 +10,11 @@ use std::sync::{Arc, OnceLock};
 
 use super::{Ann, GRAPH_MIN_PAPERS, GraphView, Index, NearestSource, ann, evidence, passage_text};
 
+/// Each paper's group for an axis ([`evidence::languages`], [`evidence::shapes`]).
+type GroupsOf = fn(&super::papers::PaperTable<'_>) -> Vec<Option<bool>>;
+/// The axis between two groups' mean vectors ([`evidence::language_axis`], [`evidence::shape_axis`]).
+type AxisBetween = fn(&[Option<bool>], &[f32], usize) -> Option<Vec<f32>>;
+
 /// An index opened for queries, with what queries build on first use (see the module
 /// documentation). Cheap to make: nothing is computed until asked for.
 pub struct Searcher {
@@ -126,33 +131,38 @@ impl Searcher {
     /// (`Plan::language_axis`), else, for an index being built, measured from its papers'
     /// notes and vectors as the plan will store it ([`evidence::language_axis`]).
     pub fn language_axis(&self) -> Option<&[f32]> {
-        match self.plan() {
-            Some(plan) => plan.language_axis.as_deref(),
-            // Measured once: search asks for it on every query.
-            None => self
-                .measured_axis
-                .get_or_init(|| {
-                    evidence::language_axis(
-                        &evidence::languages(&self.table()),
-                        self.slice(&self.layout.vectors),
-                        self.dim(),
-                    )
-                })
-                .as_deref(),
-        }
+        self.axis(
+            |plan| plan.language_axis.as_deref(),
+            &self.measured_axis,
+            (evidence::languages, evidence::language_axis),
+        )
     }
 
     /// The direction between bare titles and papers described at length that related work's
     /// dense similarity is also projected off: the stored plan's (`Plan::shape_axis`), else
     /// measured from the papers as the plan will store it ([`evidence::shape_axis`]).
     pub fn shape_axis(&self) -> Option<&[f32]> {
+        self.axis(
+            |plan| plan.shape_axis.as_deref(),
+            &self.measured_shape_axis,
+            (evidence::shapes, evidence::shape_axis),
+        )
+    }
+
+    /// An axis: the stored plan's, else measured once into `measured` (search asks for it on
+    /// every query) from each paper's group and the vectors.
+    fn axis<'a>(
+        &'a self,
+        stored: impl FnOnce(&'a super::plan::Plan) -> Option<&'a [f32]>,
+        measured: &'a OnceLock<Option<Vec<f32>>>,
+        (groups, between): (GroupsOf, AxisBetween),
+    ) -> Option<&'a [f32]> {
         match self.plan() {
-            Some(plan) => plan.shape_axis.as_deref(),
-            None => self
-                .measured_shape_axis
+            Some(plan) => stored(plan),
+            None => measured
                 .get_or_init(|| {
-                    evidence::shape_axis(
-                        &evidence::shapes(&self.table()),
+                    between(
+                        &groups(&self.table()),
                         self.slice(&self.layout.vectors),
                         self.dim(),
                     )
