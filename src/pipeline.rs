@@ -127,15 +127,19 @@ impl<'a> Builder<'a> {
                 && p.meta.model_id == index.meta.model_id
                 && p.papers() == index.papers()
         });
-        // Kept only from an index that has the reference every build now measures.
+        // Kept only from an index that has the references every build now measures.
         let kept_reference: Vec<(Reference, Script, Vec<f32>)> = unchanged
             .filter(|p| {
-                [Script::Latin, Script::Cjk]
+                [Reference::Unrelated, Reference::UnrelatedShort]
                     .iter()
-                    .any(|&s| p.match_reference(Reference::Unrelated, s).is_some())
+                    .all(|&k| {
+                        [Script::Latin, Script::Cjk]
+                            .iter()
+                            .any(|&s| p.match_reference(k, s).is_some())
+                    })
             })
             .map(|p| {
-                [Reference::Neighbours, Reference::Unrelated]
+                Reference::ALL
                     .into_iter()
                     .flat_map(|k| [(k, Script::Latin), (k, Script::Cjk)])
                     .filter_map(|(k, s)| p.match_reference(k, s).map(|c| (k, s, c.to_vec())))

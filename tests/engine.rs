@@ -28,7 +28,7 @@ fn shipped_index_matches_shipped_corpus() {
         .expect("index.bin has no search tokens: run `recommend index`");
     assert_eq!(tokens.offsets.len(), index.len() + 1);
     // ... and can tell a query about another field, in either script.
-    for kind in [Reference::Neighbours, Reference::Unrelated] {
+    for kind in Reference::ALL {
         for script in [Script::Latin, Script::Cjk] {
             assert!(
                 index.match_reference(kind, script).is_some(),

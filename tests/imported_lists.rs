@@ -346,9 +346,15 @@ fn on_a_list_of_bare_titles_a_query_about_another_field_is_a_weak_match() {
             "{query}: {note}"
         );
     }
+    // A short one comes closer to the list than most sentences about other fields do: it is
+    // measured against short queries about other fields.
+    let (rows, note) = search("宏观经济 GDP");
+    assert_eq!(rows[0]["weak_match"], true, "{rows:?}");
+    assert!(note.contains("short queries about other fields"), "{note}");
     for query in [
         "web agents trained with reinforcement learning",
         "用强化学习训练网页智能体",
+        "web agents",
     ] {
         let (rows, note) = search(query);
         assert!(rows[0].get("weak_match").is_none(), "{query}: {rows:?}");

@@ -806,7 +806,7 @@ fn an_index_built_with_another_word_analysis_is_refused_until_rebuilt() {
     let before = recommend::index::Index::load(&root().join("index.bin")).unwrap();
     let after = recommend::index::Index::load(&d.join("index.bin")).unwrap();
     use recommend::index::{Reference, Script};
-    for kind in [Reference::Neighbours, Reference::Unrelated] {
+    for kind in Reference::ALL {
         for script in [Script::Latin, Script::Cjk] {
             assert!(after.match_reference(kind, script).is_some(), "{script:?}");
             assert_eq!(

@@ -214,6 +214,23 @@ fn a_query_about_another_field_is_called_a_weak_match() {
             .success()
             .stderr(contains("this list may have nothing on this query"));
     }
+    // A short query from another field comes closer to any list than a sentence does; it is
+    // measured against short queries from other fields too.
+    for query in ["tax evasion", "冰川退缩", "宏观经济 GDP"] {
+        let rows = json_rows(&["search", query, "-k", "1"]);
+        assert_eq!(rows[0]["weak_match"], true, "{query}: {rows:?}");
+    }
+    // A short query whose words a paper of the list holds is about the list, however its
+    // cosine compares with the list's own describing sentences.
+    for query in ["credit assignment", "信用分配", "process rewards"] {
+        let rows = json_rows(&["search", query, "-k", "1"]);
+        assert!(rows[0].get("weak_match").is_none(), "{query}: {rows:?}");
+        recommend()
+            .args(["search", query, "-k", "1"])
+            .assert()
+            .success()
+            .stderr(contains("may have nothing").not());
+    }
     for query in [
         "fixing the length normalization bias in GRPO",
         "用视频生成模型来估计状态的价值",

@@ -76,6 +76,13 @@ const DEFAULT_JUDGMENTS: &str = "bench/judgments.jsonl";
 /// Search queries from fields outside agentic RL, for the weak-match figures.
 const OFFTOPIC_QUERIES: &str = "bench/offtopic-queries.txt";
 
+/// Short search queries from fields outside agentic RL, for the weak-match figures.
+const OFFTOPIC_SHORT_QUERIES: &str = "bench/offtopic-short-queries.txt";
+
+/// Short search queries about the field, judged on the shipped list, for the weak-match
+/// figures' false alarms on every list of the field.
+const INFIELD_SHORT_QUERIES: &str = "bench/judgments-short-queries.jsonl";
+
 /// The held-out judged set that goes with the development set at `dev`:
 /// `bench/judgments.jsonl` -> `bench/judgments-heldout.jsonl`. Reported only when the
 /// development set was found by default; `--judgments FILE` measures one set, the one named.
@@ -173,15 +180,7 @@ pub(super) fn bench(
         .take()
         .map(|j| with_second_reader(j, index))
         .transpose()?;
-    // Queries from other fields, for the weak-match figures (a line per query, '#' comments).
-    if let Ok(text) = std::fs::read_to_string(OFFTOPIC_QUERIES) {
-        opts.offtopic = text
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(str::to_string)
-            .collect();
-    }
+    opts.probes = weak_probes()?;
     let report = bench::run(index, embedder, &opts)?;
     let format = format_of(common, Format::Table);
     if format == Format::Json {
@@ -191,6 +190,46 @@ pub(super) fn bench(
         eprintln!("note: {n}");
     }
     emit(&bench::tables::render(&report, format))
+}
+
+/// The queries that put the weak-match note to the test, from the repository's `bench/` files
+/// where they are (a clone has them; an installed binary measures the judged queries alone).
+fn weak_probes() -> Result<recommend::bench::judged::WeakProbes> {
+    // A line per query, '#' comments.
+    let lines = |path: &str| -> Vec<String> {
+        std::fs::read_to_string(path)
+            .map(|text| {
+                text.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut infield = Vec::new();
+    if let Ok(text) = std::fs::read_to_string(INFIELD_SHORT_QUERIES) {
+        for (n, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            #[derive(serde::Deserialize)]
+            struct Row {
+                query: String,
+                relevant: std::collections::BTreeMap<String, u8>,
+            }
+            let row: Row = serde_json::from_str(line)
+                .map_err(|e| usage(format!("{INFIELD_SHORT_QUERIES}:{}: {e}", n + 1)))?;
+            let ids = row.relevant.into_iter().filter(|&(_, g)| g >= 1);
+            infield.push((row.query, ids.map(|(id, _)| id).collect()));
+        }
+    }
+    Ok(recommend::bench::judged::WeakProbes {
+        offtopic: lines(OFFTOPIC_QUERIES),
+        offtopic_short: lines(OFFTOPIC_SHORT_QUERIES),
+        infield_short: infield,
+    })
 }
 
 #[cfg(test)]

@@ -59,9 +59,9 @@ pub struct Options {
     /// on its reduced forms, so that a ranking tuned on the development set shows what it is
     /// worth on seeds it has not seen.
     pub heldout: Option<judged::Judged>,
-    /// Search queries from other fields (`bench/offtopic-queries.txt`): how often search calls
+    /// Queries from other fields and short queries about the field: how often search calls
     /// them weak matches is reported beside the judged queries' false alarms.
-    pub offtopic: Vec<String>,
+    pub probes: judged::WeakProbes,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -195,13 +195,13 @@ pub fn related_qualities(index: &Searcher) -> Vec<RelatedQuality> {
         .collect()
 }
 
-/// Judged-set figures of every system on `index` (search only with an embedder); `offtopic`
-/// queries from other fields go into the weak-match figures.
+/// Judged-set figures of every system on `index` (search only with an embedder); the
+/// `probes` go into the weak-match figures.
 pub fn judged_report(
     index: &Searcher,
     judged: &judged::Judged,
     embedder: Option<&Embedder>,
-    offtopic: &[String],
+    probes: &judged::WeakProbes,
 ) -> Result<JudgedReport, BenchError> {
     // Every system ranks every seed once, for the figures of one reader and of two.
     let rankings = judged::rank_seeds(index, judged);
@@ -216,7 +216,7 @@ pub fn judged_report(
         },
         readers: judged::reader_agreement(&rankings, judged),
         weak_matches: match embedder {
-            Some(e) => judged::weak_match_score(index, judged, offtopic, e)?,
+            Some(e) => judged::weak_match_score(index, judged, probes, e)?,
             None => None,
         },
     })
@@ -270,11 +270,11 @@ fn uncurated_report(
     Ok(UncuratedReport {
         related: related_qualities(&plain),
         judged: match &opts.judgments {
-            Some(j) => Some(judged_report(&plain, j, Some(e), &opts.offtopic)?),
+            Some(j) => Some(judged_report(&plain, j, Some(e), &opts.probes)?),
             None => None,
         },
         heldout: match &opts.heldout {
-            Some(j) => Some(judged_report(&plain, j, Some(e), &[])?),
+            Some(j) => Some(judged_report(&plain, j, Some(e), &Default::default())?),
             None => None,
         },
     })
@@ -394,14 +394,14 @@ pub fn run(
         .len();
     let related = related_qualities(index);
     let judged = match &opts.judgments {
-        Some(j) => Some(judged_report(index, j, embedder, &opts.offtopic)?),
+        Some(j) => Some(judged_report(index, j, embedder, &opts.probes)?),
         None => {
             notes.push("judged set skipped: no judgments for this index".into());
             None
         }
     };
     let heldout = match &opts.heldout {
-        Some(j) => Some(judged_report(index, j, embedder, &[])?),
+        Some(j) => Some(judged_report(index, j, embedder, &Default::default())?),
         None => None,
     };
     let uncurated = match embedder {

@@ -296,6 +296,25 @@ fn judged_sections(j: &JudgedReport, what: &str, out: &mut Vec<Section>) {
                 String::new(),
             ]);
         }
+        if w.offtopic_short_queries > 0 {
+            rows.push(vec![
+                "short queries from other fields".into(),
+                w.offtopic_short_queries.to_string(),
+                w.offtopic_short_flagged.to_string(),
+                String::new(),
+            ]);
+        }
+        if w.infield_short_queries > 0 {
+            rows.push(vec![
+                "short queries about the field".into(),
+                w.infield_short_queries.to_string(),
+                w.infield_short_flagged.to_string(),
+                format!(
+                    "{} answered at #1 all the same (judged on the shipped list)",
+                    w.infield_short_flagged_answered
+                ),
+            ]);
+        }
         out.push(Section {
             title: format!(
                 "Weak matches{what}: searches whose why says \"a weak match for this list\""

@@ -89,8 +89,8 @@ pub fn mark_far(index: &Searcher, candidates: &mut [Candidate], titles: &[Vec<f3
             continue;
         }
         let best = index.nearest(v, 1, false).first().map(|&(_, b)| b);
-        let script = crate::index::Script::of(&searched_as(&c.paper));
-        c.far = best.is_some_and(|b| crate::engine::reference::unrelated(index, script, b));
+        let text = searched_as(&c.paper);
+        c.far = best.is_some_and(|b| crate::engine::reference::unrelated(index, &text, b));
     }
 }
 

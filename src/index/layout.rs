@@ -30,9 +30,10 @@ pub(super) mod section {
     /// ([`super::super::Index::match_reference`]): how close this list's papers come to each
     /// other, and how close queries from unrelated fields come to them; optional, like the
     /// link strengths.
-    pub const MATCH_REFERENCE: [[&str; 2]; 2] = [
+    pub const MATCH_REFERENCE: [[&str; 2]; 3] = [
         ["search.reference.latin", "search.reference.cjk"],
         ["search.unrelated.latin", "search.unrelated.cjk"],
+        ["search.unrelated_short.latin", "search.unrelated_short.cjk"],
     ];
     /// Every pair's token alignment score ([`super::super::Index::alignment`]): optional, on
     /// the lists the engine measures it for.
@@ -116,7 +117,7 @@ pub(super) struct Layout {
     pub(super) link_strengths: Option<Range<usize>>,
     /// [`section::MATCH_REFERENCE`], by [`super::Reference`] and [`super::Script`]:
     /// [`LINK_STRENGTH_CUTS`] finite, non-decreasing cosines each.
-    pub(super) match_reference: [[Option<Range<usize>>; 2]; 2],
+    pub(super) match_reference: [[Option<Range<usize>>; 2]; 3],
     /// [`section::ALIGNMENT`]: `n x n` finite scores in [0, 1].
     pub(super) alignment: Option<Range<usize>>,
     /// [`section::ALIGNMENT_POOLED`]: offsets, partners and scores, checked by

@@ -201,6 +201,7 @@ fn average(v: &[f32]) -> f32 {
     v.iter().sum::<f32>() / v.len().max(1) as f32
 }
 
+mod held;
 mod pairs;
 mod translated;
 use translated::{chinese_notes_in_english, described_in_both_languages, english_notes_in_chinese};
@@ -595,7 +596,7 @@ fn weighted_terms(p: &Paper) -> Vec<(String, f32)> {
 mod tests {
     use super::*;
 
-    fn papers(titles: &[&str]) -> Vec<Paper> {
+    pub(super) fn papers(titles: &[&str]) -> Vec<Paper> {
         titles
             .iter()
             .enumerate()

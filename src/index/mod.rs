@@ -77,6 +77,18 @@ pub enum Reference {
     Neighbours = 0,
     /// How close queries from unrelated fields come to the list: on every list.
     Unrelated = 1,
+    /// The same for short queries from unrelated fields (a few words): on every list built
+    /// since it exists. A short query comes closer to any list than a sentence does.
+    UnrelatedShort = 2,
+}
+
+impl Reference {
+    /// Every kind, in the order of [`layout::section::MATCH_REFERENCE`].
+    pub const ALL: [Reference; 3] = [
+        Reference::Neighbours,
+        Reference::Unrelated,
+        Reference::UnrelatedShort,
+    ];
 }
 
 use crate::corpus::Paper;

@@ -22,6 +22,7 @@
 mod margin;
 mod readers;
 mod set;
+mod weak;
 
 use std::collections::HashMap;
 
@@ -30,6 +31,7 @@ use serde::Serialize;
 pub use margin::Margin;
 pub use readers::{ReaderAgreement, ReaderRow, Top5, reader_agreement};
 pub use set::{Grades, Judged, load};
+pub use weak::{WeakMatchScore, WeakProbes, weak_match_score};
 
 use super::tfidf::Tfidf;
 use crate::engine::{self, Filters, Mode};
@@ -58,20 +60,6 @@ pub struct LikeScore {
     pub per_seed: Vec<f64>,
 }
 
-/// How often search calls its best match weak ([`crate::engine::reference`]): on the judged
-/// queries, which are about the list, and on queries from other fields, which are not.
-#[derive(Debug, Clone, Serialize)]
-pub struct WeakMatchScore {
-    pub judged_queries: usize,
-    /// Judged queries called weak matches: false alarms.
-    pub judged_flagged: usize,
-    /// ... of which the first result is judged relevant all the same.
-    pub judged_flagged_answered: usize,
-    pub offtopic_queries: usize,
-    /// Queries from other fields called weak matches: what the flag is for.
-    pub offtopic_flagged: usize,
-}
-
 /// A query's vector and, where the index matches tokens, its token states.
 pub type QueryInput = (Vec<f32>, Option<crate::model::TokenStates>);
 
@@ -98,66 +86,6 @@ pub fn query_inputs(
             .map(|v| (v, None))
             .collect())
     }
-}
-
-/// [`WeakMatchScore`] of the shipped search on `judged` and `offtopic` (queries from other
-/// fields); `None` when the index has no search reference.
-pub fn weak_match_score(
-    index: &Searcher,
-    judged: &Judged,
-    offtopic: &[String],
-    embedder: &Embedder,
-) -> Result<Option<WeakMatchScore>, ModelError> {
-    use crate::index::{Reference, Script};
-    let kinds = [Reference::Neighbours, Reference::Unrelated];
-    if kinds.iter().all(|&k| {
-        [Script::Latin, Script::Cjk]
-            .iter()
-            .all(|&s| index.match_reference(k, s).is_none())
-    }) {
-        return Ok(None);
-    }
-    let first = |query: &str, (vector, tokens): &QueryInput| {
-        engine::search(
-            index,
-            query,
-            Some(vector),
-            tokens.as_ref(),
-            1,
-            Mode::Hybrid,
-            &Filters::default(),
-        )
-        .into_iter()
-        .next()
-        .map(|h| (h.paper, h.weak_match.is_some()))
-    };
-    let queries: Vec<&str> = judged.search.iter().map(|(_, q, _)| q.as_str()).collect();
-    let vectors = query_inputs(index, embedder, &queries)?;
-    let (mut flagged, mut answered) = (0, 0);
-    for ((_, q, grades), v) in judged.search.iter().zip(&vectors) {
-        if let Some((paper, true)) = first(q, v) {
-            flagged += 1;
-            answered += usize::from(grades.get(&paper).is_some_and(|&g| g >= 1));
-        }
-    }
-    let off: Vec<&str> = offtopic.iter().map(String::as_str).collect();
-    let off_vectors = if off.is_empty() {
-        Vec::new()
-    } else {
-        query_inputs(index, embedder, &off)?
-    };
-    let off_flagged = off
-        .iter()
-        .zip(&off_vectors)
-        .filter(|(q, v)| matches!(first(q, v), Some((_, true))))
-        .count();
-    Ok(Some(WeakMatchScore {
-        judged_queries: queries.len(),
-        judged_flagged: flagged,
-        judged_flagged_answered: answered,
-        offtopic_queries: off.len(),
-        offtopic_flagged: off_flagged,
-    }))
 }
 
 /// Search quality of one system on the judged queries of one language.

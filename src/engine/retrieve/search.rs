@@ -144,9 +144,8 @@ pub fn search(
             .match_reference(crate::index::Reference::Neighbours, script)
             .map(|cuts| fusion::share_below(cuts, best))
     });
-    let weak_match = best.and_then(|best| {
-        super::super::reference::weak_match(index, script, best.max(best_in_list))
-    });
+    let weak_match = best
+        .and_then(|best| super::super::reference::weak_match(index, query, best.max(best_in_list)));
     ranked(&candidates, &score, &d, &l, k)
         .into_iter()
         .map(|mut h| {
