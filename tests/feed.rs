@@ -792,8 +792,9 @@ fn cmd_arxiv(index: &Path, base: &str) -> (i32, String, String) {
     run_against(index, &args, Some(base))
 }
 
-/// A new paper from another field is marked far from the library, first in its `why`, in every format. Its
-/// title is embedded once: the next run reads it from the vector cache.
+/// A new paper from another field is marked far from the library, first in its `why`, in every
+/// format, and comes after the papers the library is about. Its title is embedded once: the
+/// next run reads it from the vector cache.
 #[test]
 fn a_paper_far_from_the_library_is_marked_far() {
     let (dir, index) = library();
@@ -810,6 +811,10 @@ fn a_paper_far_from_the_library_is_marked_far() {
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("as searches of the library"), "{err}");
     let rows = json(&out);
+    // Every paper the library is about comes first.
+    let marked: Vec<bool> = rows.iter().map(|r| r["far"] == true).collect();
+    assert!(marked.contains(&true) && marked.contains(&false), "{out}");
+    assert!(marked.windows(2).all(|w| w[0] <= w[1]), "{out}");
     let far = |title: &str| {
         rows.iter()
             .find(|r| r["title"].as_str().unwrap().starts_with(title))

@@ -403,7 +403,9 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     let lexical = lexical_similarities(index.lexical(), &papers);
     let mut below = 0;
     let mut elsewhere = 0;
-    let ranked: Vec<Scored> = rank_with(&lib, &centred, Some(&lexical), &feedback, o.learner)
+    let mut ranked = rank_with(&lib, &centred, Some(&lexical), &feedback, o.learner);
+    candidates::far_last(&mut ranked, &kept);
+    let ranked: Vec<Scored> = ranked
         .into_iter()
         .filter(|s| {
             let pass = o.args.min_score.is_none_or(|m| s.score >= m);

@@ -94,6 +94,14 @@ pub fn mark_far(index: &Searcher, candidates: &mut [Candidate], titles: &[Vec<f3
     }
 }
 
+/// `ranked` reordered so that every candidate far from the library ([`mark_far`]) comes after
+/// every other one, each part in its own order. A paper from another field is not recommended
+/// ahead of one the library is about, whatever its score: "papers unrelated to my library at
+/// the top" is the first complaint of feed readers. Its score stays, for `--min-score`.
+pub fn far_last(ranked: &mut [super::Scored], candidates: &[Candidate]) {
+    ranked.sort_by_key(|s| candidates.get(s.candidate).is_some_and(|c| c.far));
+}
+
 /// What [`new_papers`] left out, counted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Skipped {
@@ -240,6 +248,42 @@ pub fn interests(index: &Searcher) -> Vec<Interest> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_paper_far_from_the_library_comes_after_every_other_whatever_its_score() {
+        let candidate = |title: &str, far: bool| Candidate {
+            paper: Paper {
+                title: title.into(),
+                ..Paper::default()
+            },
+            date: None,
+            key: title.into(),
+            far,
+        };
+        let candidates = [
+            candidate("far, best score", true),
+            candidate("near", false),
+            candidate("far, worst score", true),
+            candidate("near, worse", false),
+        ];
+        let scored = |candidate: usize, score: f32| super::super::Scored {
+            candidate,
+            score,
+            interest: 0,
+            near: Vec::new(),
+            base: score,
+        };
+        let mut ranked = vec![
+            scored(0, 0.9),
+            scored(1, 0.8),
+            scored(3, 0.5),
+            scored(2, 0.1),
+        ];
+        far_last(&mut ranked, &candidates);
+        let order: Vec<usize> = ranked.iter().map(|s| s.candidate).collect();
+        assert_eq!(order, [1, 3, 0, 2]);
+        assert_eq!(ranked[2].score, 0.9, "the score stays");
+    }
 
     fn paper(id: &str, title: &str, arxiv: Option<&str>) -> Paper {
         Paper::titled(id, title, arxiv)

@@ -77,13 +77,14 @@ impl Inbox {
     ) -> Result<Vec<FeedRecord>, StateError> {
         let state = home.state()?;
         let feedback = Feedback::of(index, &self.library, &state);
-        let ranked = rank_with(
+        let mut ranked = rank_with(
             &self.library,
             &self.centred,
             Some(&self.lexical),
             &feedback,
             Learner::DEFAULT,
         );
+        candidates::far_last(&mut ranked, &self.candidates);
         Ok(ranked
             .iter()
             .filter(|s| {
