@@ -139,9 +139,10 @@ impl<'a> Builder<'a> {
                     })
             })
             .map(|p| {
-                Reference::ALL
+                // In `with_reference`'s order, so that the file comes out byte-identical.
+                [Script::Latin, Script::Cjk]
                     .into_iter()
-                    .flat_map(|k| [(k, Script::Latin), (k, Script::Cjk)])
+                    .flat_map(|s| Reference::ALL.map(|k| (k, s)))
                     .filter_map(|(k, s)| p.match_reference(k, s).map(|c| (k, s, c.to_vec())))
                     .collect()
             })

@@ -155,7 +155,7 @@ fn filters_restrict_results() {
             open_source: true,
             ..Default::default()
         },
-        50,
+        200,
     );
     let shipped_open = Corpus::load(Path::new("corpus"))
         .unwrap()

@@ -30,6 +30,55 @@ pub(super) fn first_link(s: &str) -> Option<(usize, &str, &str, &str)> {
     None
 }
 
+/// Link texts that name a paper's code, not the paper (compared folded).
+const CODE_LINKS: [&str; 7] = [
+    "code",
+    "github",
+    "repo",
+    "official code",
+    "project code",
+    "代码",
+    "源码",
+];
+
+/// `text` without its code links (`[[code](url)]`, `[GitHub](url)`, `[代码](url)`), and the
+/// first one's address. Awesome lists put them beside the paper's own link; read as the paper's
+/// words they would put "[code]" in every description.
+pub(super) fn take_code_links(text: &str) -> (String, Option<String>) {
+    let mut out = String::new();
+    let mut code = None;
+    let mut rest = text;
+    while let Some((at, inner, url, after)) = first_link(rest) {
+        let name = crate::text::fold(inner.trim());
+        if CODE_LINKS.contains(&name.trim()) {
+            // `[[code](url)]`: the brackets around the link go with it.
+            let before = &rest[..at];
+            let (before, after) = match (before.strip_suffix('['), after.strip_prefix(']')) {
+                (Some(b), Some(a)) => (b, a),
+                _ => (before, after),
+            };
+            out.push_str(before.trim_end());
+            out.push(' ');
+            code = code.or_else(|| Some(url.trim().to_string()));
+            rest = after;
+        } else {
+            out.push_str(&rest[..rest.len() - after.len()]);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    (out.trim().to_string(), code)
+}
+
+/// A cell's title: the text of the link it opens with (`[Title](url) [[code](url)] [开源]`),
+/// else [`link_text`] of the whole cell.
+pub(super) fn cell_title(cell: &str) -> String {
+    match first_link(cell.trim()) {
+        Some((0, text, _, _)) => text.to_string(),
+        _ => link_text(cell),
+    }
+}
+
 /// What lies outside the list's text: fenced code blocks and HTML comments.
 #[derive(Default)]
 pub(super) struct Skip {
@@ -111,6 +160,11 @@ pub(super) fn split_url(rest: &str) -> (&str, &str) {
 /// without its emphasis and trailing separators.
 pub(super) fn quoted_title(text: &str) -> (String, &str) {
     let t = text.trim().trim_matches(['*', '_']).trim();
+    // Bold inside the title (`**Search-R1**: Training ...`) is markup too.
+    if t.contains("**") || t.contains("__") {
+        let (title, _) = quoted_title(&t.replace("**", "").replace("__", ""));
+        return (title, "");
+    }
     for (open, close) in [('"', '"'), ('“', '”')] {
         if let Some(inner) = t.strip_prefix(open)
             && let Some(end) = inner.find(close)

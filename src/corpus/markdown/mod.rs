@@ -27,7 +27,10 @@ use super::error::Problem;
 use super::paper::{Kind, Paper};
 
 mod inline;
-use inline::{Skip, first_link, link_text, link_url, list_item, plain, quoted_title, table_cells};
+use inline::{
+    Skip, cell_title, first_link, link_text, link_url, list_item, plain, quoted_title, table_cells,
+    take_code_links,
+};
 
 /// What a Markdown list gives: its papers (with their lines), its problems, and the
 /// (line, text) of the table-of-contents links it skipped.
@@ -238,13 +241,21 @@ impl List {
         let Some(title_cell) = cell(Some(col.title)) else {
             return Err("table row has an empty title cell".into());
         };
-        let title = link_text(title_cell);
-        let highlight = cell(col.highlight).map(|c| plain(c)).unwrap_or_default();
+        let (title_cell, title_code) = take_code_links(title_cell);
+        let title_cell = title_cell.as_str();
+        let title = cell_title(title_cell);
+        let (highlight, highlight_code) = cell(col.highlight)
+            .map(|c| take_code_links(c))
+            .unwrap_or_default();
         let link = cell(col.link).map(|c| link_text(c));
-        self.push(line_no, &title, topic, &highlight, link);
+        self.push(line_no, &title, topic, &plain(&highlight), link);
         if let Some((_, p)) = self.out.last_mut() {
+            p.code = title_code
+                .or(highlight_code)
+                .filter(|u| super::paper::is_http_url(u));
+            p.open_source |= strip_open_source(title_cell).1;
             // The paper's address: the title's link, else the Link column's.
-            p.url = [Some(title_cell), cell(col.link)]
+            p.url = [Some(title_cell), cell(col.link).map(String::as_str)]
                 .into_iter()
                 .flatten()
                 .filter_map(|c| link_url(c))
@@ -264,6 +275,26 @@ impl List {
     /// [[paper](url)] ...` whose title is the text before its first link. Items without a link
     /// are prose, not papers.
     fn list_item(&mut self, line_no: usize, item: &str, topic: &str) {
+        let (without_code, code) = take_code_links(item);
+        // An item whose only link is its code: that link stands for the paper.
+        let item = if first_link(&without_code).is_some() {
+            without_code.as_str()
+        } else {
+            item
+        };
+        let count = self.out.len();
+        self.paper_item(line_no, item, topic);
+        if self.out.len() > count
+            && let Some((_, p)) = self.out.last_mut()
+        {
+            p.url = p.link.clone().filter(|u| super::paper::is_http_url(u));
+            p.code = code.filter(|u| super::paper::is_http_url(u));
+            p.open_source |= strip_open_source(item).1;
+        }
+    }
+
+    /// [`List::list_item`] with the code links taken out.
+    fn paper_item(&mut self, line_no: usize, item: &str, topic: &str) {
         let Some((at, text, url, after)) = first_link(item) else {
             return;
         };
@@ -452,6 +483,40 @@ mod tests {
             .into_iter()
             .map(|(_, p)| (p.title, p.highlight, p.link.unwrap_or_default()))
             .collect()
+    }
+
+    #[test]
+    fn code_links_bold_names_and_markers_around_the_title_are_read_apart_from_it() {
+        let text = "\
+- [WebRL: Training LLM Web Agents](https://arxiv.org/abs/2411.02337) - online curriculum [[code](https://github.com/THUDM/WebRL)]
+- **Search-R1**: Training LLMs to Reason with Search [paper](https://arxiv.org/abs/2503.09516) [开源]
+
+| Title | Link | Notes |
+|---|---|---|
+| [ToolRL: Reward is All Tool Learning Needs](https://arxiv.org/abs/2504.13958) [[code](https://github.com/q/ToolRL)] [开源] | [arXiv](https://arxiv.org/abs/2504.13958) | rewards, [GitHub](https://github.com/q/x) |
+";
+        let parsed = parse(Path::new("list.md"), text);
+        assert!(parsed.problems.is_empty());
+        let p: Vec<_> = parsed.papers.into_iter().map(|(_, p)| p).collect();
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[0].title, "WebRL: Training LLM Web Agents");
+        assert_eq!(p[0].highlight, "online curriculum");
+        assert_eq!(
+            p[0].url.as_deref(),
+            Some("https://arxiv.org/abs/2411.02337")
+        );
+        assert_eq!(p[0].code.as_deref(), Some("https://github.com/THUDM/WebRL"));
+        assert_eq!(p[1].title, "Search-R1: Training LLMs to Reason with Search");
+        assert!(p[1].open_source && p[1].code.is_none());
+        assert_eq!(p[2].title, "ToolRL: Reward is All Tool Learning Needs");
+        assert_eq!(p[2].id, "toolrl-reward-is-all-tool-learning-needs");
+        assert_eq!(p[2].code.as_deref(), Some("https://github.com/q/ToolRL"));
+        assert_eq!(
+            p[2].url.as_deref(),
+            Some("https://arxiv.org/abs/2504.13958")
+        );
+        assert_eq!(p[2].highlight, "rewards,");
+        assert!(p[2].open_source);
     }
 
     #[test]
