@@ -258,7 +258,7 @@ impl List {
             p.url = [Some(title_cell), cell(col.link).map(String::as_str)]
                 .into_iter()
                 .flatten()
-                .filter_map(|c| link_url(c))
+                .filter_map(link_url)
                 .find(|u| super::paper::is_http_url(u));
             if let Some(alias) = cell(col.alias).map(|c| link_text(c))
                 && alias != p.title
