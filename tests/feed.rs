@@ -773,6 +773,8 @@ fn arxiv_feeds_on_disk_and_over_http_and_digests() {
         "{}",
         out.2
     );
+    // In the format asked for: a JSON reader gets an empty list, not a sentence.
+    assert_eq!(out.1.trim(), "[]", "{}", out.1);
     // A bad category is a usage error before any request.
     let (code, _, err) = run(&index, &["feed", "--arxiv", "not a category"]);
     assert_eq!(code, 2, "{err}");
@@ -843,6 +845,11 @@ fn a_paper_far_from_the_library_is_marked_far() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(md.contains("far from your library"), "{md}");
+    // Grouped formats list far papers in a last group of their own.
+    let far_group = md.find("## Far from your library").expect(&md);
+    assert!(md.rfind("## ") == Some(far_group), "{md}");
+    assert!(md.find("Exoplanet").unwrap() > far_group, "{md}");
+    assert!(md.find("Web Agents Trained").unwrap() < far_group, "{md}");
     assert!(!err.contains("embedding"), "the cache holds both: {err}");
     // A table cuts ids short: the start of a shown title rates it, and clears it, when no
     // library paper has that name and one shown title alone holds it.
@@ -972,4 +979,38 @@ fn the_inbox_serves_the_feed_and_takes_ratings() {
         .unwrap();
     assert_eq!(r.status().as_u16(), 404);
     assert!(r.body_mut().read_to_string().unwrap().contains("--feed"));
+}
+
+/// A paper shown by its title alone is the same paper when a later listing gives its arXiv id,
+/// and the other way round: not shown again.
+#[test]
+fn a_paper_shown_by_title_is_not_shown_again_under_its_arxiv_id() {
+    let (dir, index) = library();
+    let title = "Curriculum Web Agents Trained Online with Multi-Turn Reinforcement Learning";
+    let plain = dir.path().join("plain.csv");
+    std::fs::write(
+        &plain,
+        format!("title,abstract\n{title},We train browser agents with RL.\n"),
+    )
+    .unwrap();
+    let (code, out, err) = run(&index, &["feed", plain.to_str().unwrap(), "-f", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out).len(), 1, "{out}");
+    let with_id = dir.path().join("with-id.csv");
+    std::fs::write(
+        &with_id,
+        format!("title,abstract,arxiv\n{title},We train browser agents with RL.,2611.00001\n"),
+    )
+    .unwrap();
+    let (code, out, err) = run(&index, &["feed", with_id.to_str().unwrap(), "-f", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(json(&out).is_empty(), "{out}");
+    assert!(err.contains("1 shown or rated before"), "{err}");
+    // `--all` shows it again, and it stays remembered under the key it was shown by.
+    let (code, out, err) = run(
+        &index,
+        &["feed", with_id.to_str().unwrap(), "--all", "-f", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out).len(), 1, "{out}");
 }

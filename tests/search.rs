@@ -222,7 +222,14 @@ fn a_query_about_another_field_is_called_a_weak_match() {
     }
     // A short query whose words a paper of the list holds is about the list, however its
     // cosine compares with the list's own describing sentences.
-    for query in ["credit assignment", "信用分配", "process rewards"] {
+    // Nor is the name of a group the list files papers under: a section, a tag.
+    for query in [
+        "credit assignment",
+        "信用分配",
+        "process rewards",
+        "GUI 与网页智能体",
+        "网页智能体",
+    ] {
         let rows = json_rows(&["search", query, "-k", "1"]);
         assert!(rows[0].get("weak_match").is_none(), "{query}: {rows:?}");
         recommend()

@@ -321,8 +321,9 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
                 o.args.arxiv.join(", "),
                 o.args.days
             );
-            println!("(no new papers for this library)");
-            return Ok(());
+            // In the format asked for: `[]` for JSON, a page for HTML (a cron job's digest).
+            let lib = Library::of_index(index);
+            return render_feed(common, &lib, &[], "(no new papers for this library)");
         }
         gathered.extend(fetched);
     }
@@ -336,10 +337,11 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     let mut state = home.state()?;
     let mut seen_before = 0;
     let mut filtered = 0;
+    let known = candidates::Known::of(&state);
     let mut kept: Vec<Candidate> = fresh
         .into_iter()
         .filter(|c| {
-            if state.shown.contains_key(&c.key) || state.ratings.contains_key(&c.key) {
+            if known.key_of(c).is_some() {
                 seen_before += 1;
                 if !o.args.all {
                     return false;
@@ -468,7 +470,7 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     let mut newly_shown = 0;
     for s in &ranked {
         let c = &kept[s.candidate];
-        if !state.shown.contains_key(&c.key) {
+        if known.key_of(c).is_none() {
             newly_shown += 1;
             state.shown.insert(
                 c.key.clone(),

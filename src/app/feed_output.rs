@@ -29,15 +29,8 @@ pub(super) fn render_feed(
         return emit(&format!("{empty}\n"));
     }
     let mut out = String::new();
-    for interest in by_best_result(lib, records) {
-        let group: Vec<&FeedRecord> = records
-            .iter()
-            .filter(|r| r.interest == interest.name)
-            .collect();
-        if group.is_empty() {
-            continue;
-        }
-        let heading = render::neutralize(&interest.name);
+    for (name, group) in groups(lib, records) {
+        let heading = render::neutralize(&name);
         out.push_str(&if format == Format::Markdown {
             format!("## {heading}\n\n")
         } else {
@@ -90,19 +83,27 @@ fn rate_command(common: &CommonArgs) -> String {
     }
 }
 
-/// The interests that have results, the one holding the best result first: a digest opens
-/// with the paper ranked first, not with the library's first interest.
-fn by_best_result<'a>(
-    lib: &'a Library,
-    records: &[FeedRecord],
-) -> Vec<&'a recommend::feed::Interest> {
-    let mut out: Vec<&recommend::feed::Interest> = Vec::new();
-    for r in records {
-        if let Some(i) = lib.interests.iter().find(|i| i.name == r.interest)
-            && !out.iter().any(|o| std::ptr::eq(*o, i))
-        {
-            out.push(i);
+/// The heading of the last group: papers far from the library ([`FeedRecord::far`]).
+const FAR_GROUP: &str = "Far from your library";
+
+/// The records grouped under their interests, the interest holding the best result first (a
+/// digest opens with the paper ranked first, not with the library's first interest), and the
+/// papers far from the library in a last group of their own, after every other paper, as the
+/// flat ranking lists them.
+fn groups<'a>(lib: &Library, records: &'a [FeedRecord]) -> Vec<(String, Vec<&'a FeedRecord>)> {
+    let mut out: Vec<(String, Vec<&FeedRecord>)> = Vec::new();
+    for r in records.iter().filter(|r| !r.far) {
+        match out.iter_mut().find(|(name, _)| *name == r.interest) {
+            Some((_, group)) => group.push(r),
+            None if lib.interests.iter().any(|i| i.name == r.interest) => {
+                out.push((r.interest.clone(), vec![r]));
+            }
+            None => {}
         }
+    }
+    let far: Vec<&FeedRecord> = records.iter().filter(|r| r.far).collect();
+    if !far.is_empty() {
+        out.push((FAR_GROUP.to_string(), far));
     }
     out
 }
@@ -125,15 +126,8 @@ fn flat(records: &[FeedRecord]) -> Document {
 fn html_digest(lib: &Library, records: &[FeedRecord], rate: &str, empty: &str) -> String {
     use recommend::map::escape_xml as esc;
     let mut body = String::new();
-    for interest in by_best_result(lib, records) {
-        let group: Vec<&FeedRecord> = records
-            .iter()
-            .filter(|r| r.interest == interest.name)
-            .collect();
-        if group.is_empty() {
-            continue;
-        }
-        body.push_str(&format!("<h2>{}</h2>\n<ol>\n", esc(&interest.name)));
+    for (name, group) in groups(lib, records) {
+        body.push_str(&format!("<h2>{}</h2>\n<ol>\n", esc(&name)));
         for r in group {
             let title = match r
                 .url

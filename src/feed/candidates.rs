@@ -123,6 +123,46 @@ fn identifiers(p: &Paper) -> impl Iterator<Item = String> {
         .chain(std::iter::once(format!("title:{}", name_key(&p.title))))
 }
 
+/// The papers a state file knows, by every identifier they were shown or rated under and by
+/// their titles, so that a paper shown by its title alone and listed again with its arXiv id,
+/// or the other way round, is the paper shown before.
+pub struct Known(HashMap<String, String>);
+
+impl Known {
+    /// The papers the feeds of `state` showed and the reader rated.
+    pub fn of(state: &super::state::State) -> Known {
+        let shown = state.shown.iter().map(|(k, s)| (k, &s.title));
+        Known::from(shown.chain(state.ratings.iter().map(|(k, r)| (k, &r.title))))
+    }
+
+    /// The papers the reader of `state` rated.
+    pub fn rated(state: &super::state::State) -> Known {
+        Known::from(state.ratings.iter().map(|(k, r)| (k, &r.title)))
+    }
+
+    fn from<'a>(keyed: impl Iterator<Item = (&'a String, &'a String)>) -> Known {
+        let mut by = HashMap::new();
+        let mut titles = Vec::new();
+        for (key, title) in keyed {
+            by.insert(key.clone(), key.clone());
+            titles.push((format!("title:{}", name_key(title)), key.clone()));
+        }
+        // A key wins over a title that happens to spell it.
+        for (title, key) in titles {
+            by.entry(title).or_insert(key);
+        }
+        Known(by)
+    }
+
+    /// The key under which the state holds `c`, if it holds it by any identifier.
+    pub fn key_of(&self, c: &Candidate) -> Option<&str> {
+        std::iter::once(c.key.clone())
+            .chain(identifiers(&c.paper))
+            .find_map(|i| self.0.get(&i))
+            .map(String::as_str)
+    }
+}
+
 /// The candidates that are not in `library` (by arXiv id, DOI or title: any one of them a
 /// library paper has), each once.
 pub fn new_papers(library: &[Paper], candidates: Vec<Candidate>) -> (Vec<Candidate>, Skipped) {

@@ -85,14 +85,10 @@ impl Inbox {
             Learner::DEFAULT,
         );
         candidates::far_last(&mut ranked, &self.candidates);
+        let rated = candidates::Known::rated(&state);
         Ok(ranked
             .iter()
-            .filter(|s| {
-                q.all
-                    || !state
-                        .ratings
-                        .contains_key(&self.candidates[s.candidate].key)
-            })
+            .filter(|s| q.all || rated.key_of(&self.candidates[s.candidate]).is_none())
             .filter(|s| {
                 q.interest.as_deref().is_none_or(|n| {
                     candidates::mentions(&self.library.interests[s.interest].name, n)

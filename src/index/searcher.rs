@@ -30,6 +30,7 @@ pub struct Searcher {
     relations: OnceLock<evidence::Relations>,
     spelling: OnceLock<Option<evidence::Spelling>>,
     surfaces: OnceLock<evidence::Surfaces>,
+    group_names: OnceLock<std::collections::HashSet<String>>,
     /// `--exact`: never walk the graph, whatever the size.
     exact_scan: bool,
     /// Asked before the stored graph ([`Searcher::set_nearest_source`]).
@@ -103,6 +104,7 @@ impl Searcher {
             relations: OnceLock::new(),
             spelling: OnceLock::new(),
             surfaces: OnceLock::new(),
+            group_names: OnceLock::new(),
             exact_scan: false,
             nearest_source: None,
         }
@@ -182,6 +184,36 @@ impl Searcher {
     pub fn own_tags(&self, sections: bool) -> &super::own_tags::OwnTags {
         self.own_tags[usize::from(sections)]
             .get_or_init(|| super::own_tags::OwnTags::new(&self.table(), sections))
+    }
+
+    /// Whether `query` is, letter for letter (as [`crate::text::name_key`] compares names), the
+    /// name of a group this list files papers under: a section, a curated tag in English or
+    /// Chinese, or one of its own keywords or tags. Built on first use (one pass over the
+    /// papers).
+    pub fn names_a_group(&self, query: &str) -> bool {
+        let key = crate::text::name_key(query);
+        !key.is_empty()
+            && self
+                .group_names
+                .get_or_init(|| {
+                    let mut names = std::collections::HashSet::new();
+                    for i in 0..self.len() {
+                        let p = self.paper(i);
+                        let curated = p
+                            .tags
+                            .iter()
+                            .filter_map(|t| crate::corpus::paper::tag_name(t));
+                        let texts = [p.topic.as_str(), p.topic_en.as_str()]
+                            .into_iter()
+                            .chain(p.also_topics.iter().map(String::as_str))
+                            .chain(p.keywords.iter().map(String::as_str))
+                            .chain(p.tags.iter().map(String::as_str))
+                            .chain(curated.flat_map(|(en, zh)| [en, zh]));
+                        names.extend(texts.map(crate::text::name_key).filter(|k| !k.is_empty()));
+                    }
+                    names
+                })
+                .contains(&key)
     }
 
     /// Whether the list carries curated evidence of relatedness: tags or `builds_on` links.
