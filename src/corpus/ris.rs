@@ -198,8 +198,13 @@ fn record_of(fields: &[Field]) -> Result<Record, (usize, String)> {
         .iter()
         .flat_map(|t| fields.iter().filter(move |f| f.0 == *t && !f.1.is_empty()))
         .collect();
-    match dates.iter().find_map(|f| year_in(&f.1)) {
-        Some(y) => {
+    match dates.iter().find_map(|f| ris_date(&f.1)) {
+        // A date finer than its year (`DA  - 2025/06/09/`) goes in as a date: `feed --since`
+        // reads the day.
+        Some((_, Some(day))) => {
+            r.insert("date".into(), Value::String(day));
+        }
+        Some((y, None)) => {
             r.insert("year".into(), Value::from(y));
         }
         None => {
@@ -226,6 +231,38 @@ fn record_of(fields: &[Field]) -> Result<Record, (usize, String)> {
     Ok(r)
 }
 
+/// The year of a RIS date and, when it gives one, its day or month as `YYYY-MM[-DD]`: RIS
+/// writes `YYYY/MM/DD/other` (`2025/06/09/`, `2025///Spring`), some exports `20250609` or an
+/// ISO date; `None` without a year.
+fn ris_date(value: &str) -> Option<(u16, Option<String>)> {
+    let v = value.trim();
+    let compact = v.len() == 8 && v.bytes().all(|b| b.is_ascii_digit());
+    let iso = if compact {
+        format!("{}-{}-{}", &v[..4], &v[4..6], &v[6..])
+    } else {
+        let parts: Vec<&str> = v.split('/').collect();
+        let numeric: Vec<&str> = parts
+            .iter()
+            .take(3)
+            .map(|p| p.trim())
+            .take_while(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            .collect();
+        if parts.len() > 1 && numeric.len() > 1 && numeric[0].len() == 4 {
+            let rest = numeric[1..].iter().filter_map(|n| n.parse::<u32>().ok());
+            std::iter::once(numeric[0].to_string())
+                .chain(rest.map(|n| format!("{n:02}")))
+                .collect::<Vec<_>>()
+                .join("-")
+        } else {
+            v.to_string()
+        }
+    };
+    let year = year_in(&iso)?;
+    let fine =
+        crate::util::date::finer_than_year(&iso).filter(|d| d.starts_with(&year.to_string()));
+    Some((year, fine))
+}
+
 /// `Family, Given` -> `Given Family` (`Family, Given, Suffix` -> `Given Family Suffix`); a name
 /// without a comma stays as written.
 fn given_first(name: &str) -> String {
@@ -240,6 +277,35 @@ fn given_first(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ris_date_keeps_its_day_in_every_form_exports_write_it() {
+        assert_eq!(
+            ris_date("2025/06/09/"),
+            Some((2025, Some("2025-06-09".into())))
+        );
+        assert_eq!(
+            ris_date("2025/6/9"),
+            Some((2025, Some("2025-06-09".into())))
+        );
+        assert_eq!(
+            ris_date("20250609"),
+            Some((2025, Some("2025-06-09".into())))
+        );
+        assert_eq!(
+            ris_date("2025-06-09"),
+            Some((2025, Some("2025-06-09".into())))
+        );
+        assert_eq!(
+            ris_date("2025/06//Spring"),
+            Some((2025, Some("2025-06".into())))
+        );
+        assert_eq!(ris_date("2025///"), Some((2025, None)));
+        assert_eq!(ris_date("2025"), Some((2025, None)));
+        // A day that does not exist keeps the year alone; no year, no date.
+        assert_eq!(ris_date("2025/02/30/"), Some((2025, None)));
+        assert_eq!(ris_date("n.d."), None);
+    }
 
     #[test]
     fn tag_lines_are_read_with_or_without_the_space_after_the_hyphen() {
@@ -291,7 +357,10 @@ mod tests {
             r["author"],
             serde_json::json!(["Ashish Vaswani", "Noam Shazeer"])
         );
-        assert_eq!(r["year"], 2017);
+        assert_eq!(
+            r["date"], "2017-06-12",
+            "the day DA gives, for `feed --since`"
+        );
         assert_eq!(r["arxiv"], "1706.03762");
         assert_eq!(
             r["keywords"],
