@@ -404,13 +404,14 @@ pub struct FeedArgs {
         default_value_t = 20
     )]
     pub limit: usize,
-    /// Only this interest (a topic of the library; part of its name, any case).
+    /// Only the interests whose name holds this (a topic of the library; any case).
     #[arg(long, value_name = "NAME")]
     pub interest: Option<String>,
     /// Show papers shown or rated before too.
     #[arg(long)]
     pub all: bool,
-    /// Leave out papers scoring below this (a score of this batch: see the README).
+    /// Leave out papers scoring below this (a score does not depend on the other candidates:
+    /// one threshold means the same every day; see the README).
     #[arg(long, value_name = "SCORE", allow_negative_numbers = true)]
     pub min_score: Option<f32>,
     /// Only papers whose title or abstract contains this word (repeatable: any of them).

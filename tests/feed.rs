@@ -247,6 +247,12 @@ fn a_feed_ranks_new_papers_by_interest_and_never_shows_one_twice() {
         &["feed", &candidates(), "--interest", "no such interest"],
     );
     assert_eq!(code, 2, "{err}");
+    // An empty word would filter everything or nothing: a usage error, not an empty feed.
+    for flag in ["--include", "--exclude", "--interest"] {
+        let (code, out, err) = run(&index, &["feed", &candidates(), flag, " "]);
+        assert_eq!(code, 2, "{flag}: {err}");
+        assert!(err.contains(flag) && out.is_empty(), "{flag}: {err}");
+    }
 }
 
 #[test]

@@ -64,6 +64,21 @@ impl FeedOptions {
         if args.min_score.is_some_and(|s| !s.is_finite()) {
             return Err(usage("--min-score must be a number"));
         }
+        // An empty word would match every paper (--exclude) or, as typed, none (--include).
+        for (flag, words) in [("--include", &args.include), ("--exclude", &args.exclude)] {
+            if words.iter().any(|w| w.trim().is_empty()) {
+                return Err(usage(format!(
+                    "{flag} needs a word; an empty one filters nothing"
+                )));
+            }
+        }
+        if args
+            .interest
+            .as_deref()
+            .is_some_and(|i| i.trim().is_empty())
+        {
+            return Err(usage("--interest needs (part of) an interest's name"));
+        }
         let learner = match args.learner {
             LearnerArg::None => Learner::None,
             LearnerArg::Rocchio => Learner::Rocchio,

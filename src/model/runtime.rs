@@ -37,7 +37,10 @@ pub(crate) fn environment(lib: &Path) -> Result<Environment, ModelError> {
         let logger: ort::logging::LoggerFunction = std::sync::Arc::new(
             |level: ort::logging::LogLevel, _category: &str, _id: &str, at: &str, message: &str| {
                 use ort::logging::LogLevel::{Error, Fatal, Warning};
-                if matches!(level, Warning | Error | Fatal) && !crate::safe_fs::ending() {
+                // The graph optimizer's notice that it dropped an unused weight is no warning
+                // to a user: it came twice on every first run after an install.
+                let benign = level == Warning && message.starts_with("Removing initializer");
+                if matches!(level, Warning | Error | Fatal) && !benign && !crate::safe_fs::ending() {
                     eprintln!("onnxruntime ({level:?}, {at}): {message}");
                 }
             },
