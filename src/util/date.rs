@@ -81,7 +81,8 @@ fn month_named(word: &str) -> Option<u32> {
 }
 
 /// A date finer than its year that a library export writes, as `YYYY-MM-DD` or `YYYY-MM`:
-/// year first with `-`, `/` or `.` (`2025-03-18`, `2025/3/18`, `2025.03`, a time after it);
+/// year first with `-`, `/` or `.` (`2025-03-18`, `2025/3/18`, `2025.03`, a time after it),
+/// or compact (`20250318`);
 /// the day first with dots (`18.03.2025`); month names (`June 9, 2025`, `9 Jun 2025`,
 /// `Mon, 09 Jun 2025 00:00:00 GMT`, `June 2025`); the day and month of `03/04/2025` only
 /// when one of them is above 12 (otherwise either reading is a guess). `None` when no such
@@ -93,6 +94,14 @@ pub fn finer_than_year(text: &str) -> Option<String> {
     let number = |i: usize, n: usize| s[i..i + n].parse::<u32>().ok();
     // Numeric: A sep B [sep C], nothing numeric right after.
     let a = digits_at(0);
+    // Compact ISO (`20250609`, a time after it).
+    if a == 8
+        && !b
+            .get(8)
+            .is_some_and(|c| c.is_ascii_alphanumeric() && *c != b'T')
+    {
+        return ymd(number(0, 4)?, number(4, 2)?, number(6, 2));
+    }
     if a > 0 && b.get(a).is_some_and(|c| b"-/.".contains(c)) {
         let sep = b[a];
         let bl = digits_at(a + 1);
@@ -164,6 +173,8 @@ mod tests {
             ("Mon, 09 Jun 2025 00:00:00 GMT", "2025-06-09"),
             ("June 2025", "2025-06"),
             ("2024-02-29", "2024-02-29"),
+            ("20250609", "2025-06-09"),
+            ("20250609T120000Z", "2025-06-09"),
         ] {
             assert_eq!(f(text).as_deref(), Some(want), "{text}");
         }
@@ -178,6 +189,8 @@ mod tests {
             "May",
             "in press",
             "12345-01-01",
+            "20251301",
+            "123456789",
         ] {
             assert_eq!(f(text), None, "{text}");
         }

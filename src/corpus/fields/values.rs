@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::super::paper::Kind;
 
 /// The first year (1000-2999) written in `s` as four digits of their own: `2023-05-01`,
-/// `Mon, 2 Apr 2007 19:18:42 GMT`, `2017`.
+/// `Mon, 2 Apr 2007 19:18:42 GMT`, `2017`, or opening a compact date (`20230501`).
 pub fn year_in(s: &str) -> Option<u16> {
     let b = s.as_bytes();
     let mut i = 0;
@@ -17,8 +17,15 @@ pub fn year_in(s: &str) -> Option<u16> {
             while i < b.len() && b[i].is_ascii_digit() {
                 i += 1;
             }
-            if i - start == 4
-                && let Ok(y) = s[start..i].parse::<u16>()
+            // A compact date (`20250609`) holds its year in its first four digits.
+            let digits =
+                if i - start == 8 && crate::util::date::finer_than_year(&s[start..i]).is_some() {
+                    4
+                } else {
+                    i - start
+                };
+            if digits == 4
+                && let Ok(y) = s[start..start + 4].parse::<u16>()
                 && (1000..=2999).contains(&y)
             {
                 return Some(y);
@@ -267,6 +274,15 @@ fn csl_name(v: &Value) -> Result<Value, String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_year_is_four_digits_of_their_own_or_a_compact_dates_first_four() {
+        assert_eq!(year_in("2023-05-01"), Some(2023));
+        assert_eq!(year_in("20230501"), Some(2023));
+        assert_eq!(year_in("v2 of 20230501"), Some(2023));
+        assert_eq!(year_in("20231301"), None, "no month 13: not a date");
+        assert_eq!(year_in("12345"), None);
+    }
 
     #[test]
     fn a_date_finer_than_its_year_is_kept_as_iso() {
