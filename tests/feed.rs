@@ -1020,3 +1020,26 @@ fn a_paper_shown_by_title_is_not_shown_again_under_its_arxiv_id() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(json(&out).len(), 1, "{out}");
 }
+
+/// A candidate file whose only entry is left out says why it holds no paper: the reason would
+/// otherwise be lost with the warning that carries it.
+#[test]
+fn a_candidate_file_of_one_entry_left_out_says_why_it_holds_no_paper() {
+    let (dir, index) = library();
+    let title = "x".repeat(150_000);
+    let atom = dir.path().join("huge.atom");
+    std::fs::write(
+        &atom,
+        format!(
+            "<?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><entry>\
+             <id>http://arxiv.org/abs/2501.00001v1</id><title>{title}</title><summary>s</summary>\
+             </entry></feed>"
+        ),
+    )
+    .unwrap();
+    let (code, out, err) = run(&index, &["feed", atom.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("no papers found"), "{err}");
+    assert!(err.contains("a title of 150000 bytes"), "{err}");
+}

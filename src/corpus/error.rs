@@ -28,10 +28,13 @@ pub enum CorpusError {
     },
     #[error("{} problem(s) in the corpus; fix them and run again:\n{}", problems.len(), list(problems))]
     Invalid { problems: Vec<Problem> },
-    #[error("{}: no papers found (expected {})", path.display(), expected)]
+    #[error("{}: no papers found (expected {}){}", path.display(), expected, left_out(why))]
     Empty {
         path: PathBuf,
         expected: &'static str,
+        /// What was left out on the way, when something was (an entry whose title is too long
+        /// for a field): the reason a file of one such entry holds no paper.
+        why: Vec<String>,
     },
     #[error(
         "{}: unknown corpus format; use .jsonl or .ndjson (one JSON object per line), .json (a \
@@ -79,4 +82,13 @@ fn list(problems: &[Problem]) -> String {
         s.push(format!("  ... and {} more", problems.len() - SHOWN));
     }
     s.join("\n")
+}
+
+/// The warnings that explain an empty corpus, after a colon; nothing without them.
+fn left_out(why: &[String]) -> String {
+    if why.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", why.join("; "))
+    }
 }

@@ -46,6 +46,7 @@ pub fn corpus_files(path: &Path) -> Result<Vec<PathBuf>, CorpusError> {
                        .xml Atom or RSS document, in the directory itself (subfolders are not \
                        read; an awesome-list .md or a .json list is named alone, a Zotero \
                        folder holds zotero.sqlite)",
+            why: Vec::new(),
         });
     }
     Ok(v)

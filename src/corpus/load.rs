@@ -172,6 +172,7 @@ impl Corpus {
             return Err(CorpusError::Empty {
                 path: paths.first().cloned().unwrap_or_default(),
                 expected: "at least one record with a title",
+                why: warnings,
             });
         }
         // A paper whose code is released is open source, marked so or not: `--open-source`
