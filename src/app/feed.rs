@@ -12,82 +12,17 @@ use recommend::corpus::{Corpus, Format as CorpusFormat, LoadOptions};
 use recommend::feed::candidates::{self, Candidate};
 use recommend::feed::home::{Files, Home};
 use recommend::feed::state::{self, Cache, Shown, Verdict};
-use recommend::feed::{Feedback, Learner, Library, Scored, lexical_similarities, rank_with};
+use recommend::feed::{Feedback, Library, Scored, lexical_similarities, rank_with};
 use recommend::index::passage_text;
 use recommend::model::Role;
 use recommend::util::date::today;
 
+pub(crate) use super::feed_options::FeedOptions;
 use super::feed_output::render_feed;
 use super::{open_session, usage};
-use crate::cli::{CommonArgs, FeedArgs, LearnerArg, VerdictArg};
+use crate::cli::{CommonArgs, VerdictArg};
 use recommend::feed::rating;
 use recommend::feed::records::{FeedRecord, record};
-
-/// What `recommend feed` was asked, checked once before anything loads: the arguments, with
-/// `--since` as the date it names, and the learner the ratings re-rank with.
-pub(crate) struct FeedOptions {
-    pub args: FeedArgs,
-    pub learner: Learner,
-}
-
-/// The days of the month of `s` when `s` is `YYYY-MM-DD` in form but names a day that month
-/// does not have (`2025-02-30`).
-fn no_such_day(s: &str) -> Option<u32> {
-    let mut parts = s.trim().splitn(3, '-').map(|p| p.parse::<u32>().ok());
-    let (y, m, d) = (parts.next()??, parts.next()??, parts.next()??);
-    let days = recommend::util::date::days_in_month(y, m);
-    ((1..=12).contains(&m) && d > days).then_some(days)
-}
-
-impl FeedOptions {
-    pub(crate) fn new(mut args: FeedArgs) -> Result<FeedOptions> {
-        if args.limit == 0 || args.limit > 1000 {
-            return Err(usage(
-                "-k/--limit/-n must be between 1 and 1000 (the papers a feed shows)",
-            ));
-        }
-        args.since = match args.since {
-            Some(s) => Some(candidates::parse_since(&s).ok_or_else(|| {
-                usage(match no_such_day(&s) {
-                    Some(days) => format!("--since {s:?}: that month has {days} days"),
-                    None => format!("--since {s:?}: give a date as YYYY-MM-DD, YYYY-MM or YYYY"),
-                })
-            })?),
-            None => None,
-        };
-        for c in &args.arxiv {
-            arxiv::validate_category(c).map_err(|e| usage(e.to_string()))?;
-        }
-        if !args.arxiv.is_empty() && !(1..=30).contains(&args.days) {
-            return Err(usage("--days must be between 1 and 30"));
-        }
-        if args.min_score.is_some_and(|s| !s.is_finite()) {
-            return Err(usage("--min-score must be a number"));
-        }
-        // An empty word would match every paper (--exclude) or, as typed, none (--include).
-        for (flag, words) in [("--include", &args.include), ("--exclude", &args.exclude)] {
-            if words.iter().any(|w| w.trim().is_empty()) {
-                return Err(usage(format!(
-                    "{flag} needs a word; an empty one filters nothing"
-                )));
-            }
-        }
-        if args
-            .interest
-            .as_deref()
-            .is_some_and(|i| i.trim().is_empty())
-        {
-            return Err(usage("--interest needs (part of) an interest's name"));
-        }
-        let learner = match args.learner {
-            LearnerArg::None => Learner::None,
-            LearnerArg::Rocchio => Learner::Rocchio,
-            LearnerArg::Linear => Learner::Linear,
-            LearnerArg::Neighbours => Learner::Neighbours,
-        };
-        Ok(FeedOptions { args, learner })
-    }
-}
 
 /// Where the reader's state is kept: the files beside `--index`, or with `--store` the rows of
 /// `user` (else `$RECOMMEND_USER`, else `$USER`) in the store.

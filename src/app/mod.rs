@@ -9,6 +9,7 @@
 mod build;
 mod explore;
 mod feed;
+mod feed_options;
 mod feed_output;
 mod query;
 mod store;
