@@ -883,6 +883,24 @@ fn a_paper_far_from_the_library_is_marked_far() {
         );
         assert_eq!(code, 0, "{err}");
     }
+    // Rated up, it is the reader's: no longer far, the other exoplanet paper still is.
+    let id = "a-survey-of-exoplanet-atmospheres";
+    let (code, _, err) = run(&index, &["rate", id, "up"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(
+        &index,
+        &["feed", csv.to_str().unwrap(), "--all", "-f", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let rows = json(&out);
+    let row = |title: &str| {
+        rows.iter()
+            .find(|r| r["title"].as_str().unwrap().starts_with(title))
+            .unwrap_or_else(|| panic!("{title}: {out}"))
+            .clone()
+    };
+    assert!(row("A Survey of Exoplanet").get("far").is_none(), "{out}");
+    assert_eq!(row("Exoplanet Catalogue")["far"], true, "{out}");
 }
 
 /// The server's Inbox: the candidates of `--feed` ranked (`/api/feed`), rated with

@@ -336,6 +336,7 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
         passages_embedded: embedded,
         titles_embedded,
     } = embed_candidates(&session, &*home, &mut kept)?;
+    candidates::unmark_rated_up(&mut kept, &state);
     let lib = Library::of_index(index);
     if let Some(name) = &o.args.interest
         && !lib

@@ -94,6 +94,16 @@ pub fn mark_far(index: &Searcher, candidates: &mut [Candidate], titles: &[Vec<f3
     }
 }
 
+/// `candidates` with the far mark ([`mark_far`]) taken off the papers the reader rated up: the
+/// reader has said such a paper is theirs (rated up, it scored highest and stayed below a paper
+/// rated down, a blind probe found).
+pub fn unmark_rated_up(candidates: &mut [Candidate], state: &super::state::State) {
+    let up = Known::rated_up(state);
+    for c in candidates.iter_mut().filter(|c| c.far) {
+        c.far = up.key_of(c).is_none();
+    }
+}
+
 /// `ranked` reordered so that every candidate far from the library ([`mark_far`]) comes after
 /// every other one, each part in its own order. A paper from another field is not recommended
 /// ahead of one the library is about, whatever its score: "papers unrelated to my library at
@@ -138,6 +148,15 @@ impl Known {
     /// The papers the reader of `state` rated.
     pub fn rated(state: &super::state::State) -> Known {
         Known::from(state.ratings.iter().map(|(k, r)| (k, &r.title)))
+    }
+
+    /// The papers the reader of `state` rated up: theirs, however far from the library.
+    pub fn rated_up(state: &super::state::State) -> Known {
+        let up = state
+            .ratings
+            .iter()
+            .filter(|(_, r)| r.verdict == super::state::Verdict::Up);
+        Known::from(up.map(|(k, r)| (k, &r.title)))
     }
 
     fn from<'a>(keyed: impl Iterator<Item = (&'a String, &'a String)>) -> Known {

@@ -84,11 +84,14 @@ impl Inbox {
             &feedback,
             Learner::DEFAULT,
         );
-        candidates::far_last(&mut ranked, &self.candidates);
+        // The far mark as the reader's ratings leave it (a paper rated up is theirs).
+        let mut marked = self.candidates.clone();
+        candidates::unmark_rated_up(&mut marked, &state);
+        candidates::far_last(&mut ranked, &marked);
         let rated = candidates::Known::rated(&state);
         Ok(ranked
             .iter()
-            .filter(|s| q.all || rated.key_of(&self.candidates[s.candidate]).is_none())
+            .filter(|s| q.all || rated.key_of(&marked[s.candidate]).is_none())
             .filter(|s| {
                 q.interest.as_deref().is_none_or(|n| {
                     candidates::mentions(&self.library.interests[s.interest].name, n)
@@ -96,15 +99,7 @@ impl Inbox {
             })
             .take(q.limit)
             .enumerate()
-            .map(|(r, s)| {
-                record(
-                    index,
-                    &self.library,
-                    &self.candidates[s.candidate],
-                    s,
-                    r + 1,
-                )
-            })
+            .map(|(r, s)| record(index, &self.library, &marked[s.candidate], s, r + 1))
             .collect())
     }
 
