@@ -955,6 +955,35 @@ fn the_inbox_serves_the_feed_and_takes_ratings() {
             .iter()
             .all(|r| r["id"] != first.as_str())
     );
+    // Part of a title on the page names its paper, as `recommend rate` reads part of a shown
+    // title.
+    let second = results[1..]
+        .iter()
+        .find(|r| r["title"].as_str().unwrap().split_whitespace().count() >= 3)
+        .expect("a result whose title has three words");
+    let title = second["title"].as_str().unwrap();
+    let part: String = title
+        .split_whitespace()
+        .skip(1)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let query: String = part
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect();
+    let (code, body) = post(&format!("/api/rate?id={query}&verdict=up"));
+    assert_eq!(code, 200, "{part}: {body}");
+    let state: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("library.feed.json")).unwrap())
+            .unwrap();
+    let rated = second["id"].as_str().unwrap();
+    assert_eq!(state["ratings"][rated]["verdict"], "up", "{part}: {state}");
     // Bad input: JSON errors with the parameter.
     let (code, body) = post("/api/rate?id=no%20such%20paper%20at%20all&verdict=up");
     assert_eq!(code, 404, "{body}");

@@ -112,14 +112,50 @@ impl Inbox {
         verdict: Option<Verdict>,
     ) -> Result<String, RateError> {
         let _one_at_a_time = self.writes.lock().unwrap_or_else(|e| e.into_inner());
-        let lookup = |wanted: &str| {
+        let named = |wanted: &str| {
             self.candidates
                 .iter()
                 .position(|c| candidates::names(&c.key, &c.paper.title, wanted))
-                .map(|i| {
-                    let c = &self.candidates[i];
-                    (c.key.clone(), c.paper.title.clone(), self.raw[i].clone())
-                })
+        };
+        // Part of a title on the page names the paper it belongs to, as the CLI reads part of a
+        // shown title; part of several is ambiguous, and they are listed.
+        let part = crate::text::name_key(id);
+        let unknown = || {
+            matches!(
+                crate::engine::resolve::resolve(index, id.trim()),
+                Err(crate::engine::resolve::ResolveError::Unknown { .. })
+            )
+        };
+        let mut within = None;
+        if named(id.trim()).is_none() && part.chars().count() >= 4 && unknown() {
+            let holding: Vec<usize> = (0..self.candidates.len())
+                .filter(|&i| crate::text::name_key(&self.candidates[i].paper.title).contains(&part))
+                .collect();
+            if holding.len() > 1 {
+                let listed: Vec<String> = holding
+                    .iter()
+                    .map(|&i| {
+                        let c = &self.candidates[i];
+                        format!(
+                            "{} ({})",
+                            candidates::shown_id(&c.key, &c.paper.title),
+                            c.paper.title
+                        )
+                    })
+                    .collect();
+                return Err(RateError::Ambiguous(format!(
+                    "{id:?} matches {} papers of the Inbox: {}; give one's id",
+                    listed.len(),
+                    listed.join(", ")
+                )));
+            }
+            within = holding.first().copied();
+        }
+        let lookup = |wanted: &str| {
+            named(wanted).or(within).map(|i| {
+                let c = &self.candidates[i];
+                (c.key.clone(), c.paper.title.clone(), self.raw[i].clone())
+            })
         };
         rating::rate(index, home, id, verdict, &lookup)
     }
