@@ -336,7 +336,10 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
         passages_embedded: embedded,
         titles_embedded,
     } = embed_candidates(&session, &*home, &mut kept)?;
-    candidates::unmark_rated_up(&mut kept, &state);
+    let up = candidates::Known::rated_up(&state);
+    for c in &mut kept {
+        c.far = candidates::still_far(c, &up);
+    }
     let lib = Library::of_index(index);
     if let Some(name) = &o.args.interest
         && !lib
@@ -357,7 +360,7 @@ pub(crate) fn feed(common: &CommonArgs, o: &FeedOptions) -> Result<()> {
     let mut below = 0;
     let mut elsewhere = 0;
     let mut ranked = rank_with(&lib, &centred, Some(&lexical), &feedback, o.learner);
-    candidates::far_last(&mut ranked, &kept);
+    candidates::far_last(&mut ranked, |i| kept[i].far);
     let ranked: Vec<Scored> = ranked
         .into_iter()
         .filter(|s| {

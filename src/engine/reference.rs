@@ -177,17 +177,18 @@ fn below(index: &Index, kind: Reference, script: Script, best: f32, bar: f32) ->
 /// of 40.
 pub fn weak_match(index: &Searcher, query: &str, best: f32) -> Option<WeakMatch> {
     let script = Script::of(query);
-    if index.lexical().one_holds_every_term(query) || index.names_a_group(query) {
-        None
-    } else if below(index, Reference::Neighbours, script, best, WEAK_MATCH) {
-        Some(WeakMatch::Neighbours)
+    let weak = if below(index, Reference::Neighbours, script, best, WEAK_MATCH) {
+        WeakMatch::Neighbours
     } else if below(index, Reference::Unrelated, script, best, UNRELATED_MATCH) {
-        Some(WeakMatch::Unrelated)
+        WeakMatch::Unrelated
     } else if unrelated_short(index, query, best) {
-        Some(WeakMatch::UnrelatedShort)
+        WeakMatch::UnrelatedShort
     } else {
-        None
-    }
+        return None;
+    };
+    // Asked only of a query the references call weak: most searches never pay for either.
+    let about_the_list = index.lexical().one_holds_every_term(query) || index.names_a_group(query);
+    (!about_the_list).then_some(weak)
 }
 
 /// Whether `text`, whose query vector's best cosine in `index` is `best`, comes no closer to

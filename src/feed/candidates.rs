@@ -94,22 +94,19 @@ pub fn mark_far(index: &Searcher, candidates: &mut [Candidate], titles: &[Vec<f3
     }
 }
 
-/// `candidates` with the far mark ([`mark_far`]) taken off the papers the reader rated up: the
-/// reader has said such a paper is theirs (rated up, it scored highest and stayed below a paper
-/// rated down, a blind probe found).
-pub fn unmark_rated_up(candidates: &mut [Candidate], state: &super::state::State) {
-    let up = Known::rated_up(state);
-    for c in candidates.iter_mut().filter(|c| c.far) {
-        c.far = up.key_of(c).is_none();
-    }
+/// Whether `c` stays far from the library ([`mark_far`]) with the ratings `up` holds: a paper
+/// the reader rated up is theirs (rated up, it scored highest and stayed below a paper rated
+/// down, a blind probe found).
+pub fn still_far(c: &Candidate, up: &Known) -> bool {
+    c.far && up.key_of(c).is_none()
 }
 
 /// `ranked` reordered so that every candidate far from the library ([`mark_far`]) comes after
 /// every other one, each part in its own order. A paper from another field is not recommended
 /// ahead of one the library is about, whatever its score: "papers unrelated to my library at
 /// the top" is the first complaint of feed readers. Its score stays, for `--min-score`.
-pub fn far_last(ranked: &mut [super::Scored], candidates: &[Candidate]) {
-    ranked.sort_by_key(|s| candidates.get(s.candidate).is_some_and(|c| c.far));
+pub fn far_last(ranked: &mut [super::Scored], far: impl Fn(usize) -> bool) {
+    ranked.sort_by_key(|s| far(s.candidate));
 }
 
 /// What [`new_papers`] left out, counted.
@@ -338,7 +335,7 @@ mod tests {
             scored(3, 0.5),
             scored(2, 0.1),
         ];
-        far_last(&mut ranked, &candidates);
+        far_last(&mut ranked, |i| candidates[i].far);
         let order: Vec<usize> = ranked.iter().map(|s| s.candidate).collect();
         assert_eq!(order, [1, 3, 0, 2]);
         assert_eq!(ranked[2].score, 0.9, "the score stays");

@@ -85,13 +85,13 @@ impl Inbox {
             Learner::DEFAULT,
         );
         // The far mark as the reader's ratings leave it (a paper rated up is theirs).
-        let mut marked = self.candidates.clone();
-        candidates::unmark_rated_up(&mut marked, &state);
-        candidates::far_last(&mut ranked, &marked);
+        let up = candidates::Known::rated_up(&state);
+        let far = |i: usize| candidates::still_far(&self.candidates[i], &up);
+        candidates::far_last(&mut ranked, far);
         let rated = candidates::Known::rated(&state);
         Ok(ranked
             .iter()
-            .filter(|s| q.all || rated.key_of(&marked[s.candidate]).is_none())
+            .filter(|s| q.all || rated.key_of(&self.candidates[s.candidate]).is_none())
             .filter(|s| {
                 q.interest.as_deref().is_none_or(|n| {
                     candidates::mentions(&self.library.interests[s.interest].name, n)
@@ -99,7 +99,19 @@ impl Inbox {
             })
             .take(q.limit)
             .enumerate()
-            .map(|(r, s)| record(index, &self.library, &marked[s.candidate], s, r + 1))
+            .map(|(r, s)| {
+                let c = &self.candidates[s.candidate];
+                if c.far && !far(s.candidate) {
+                    // Rated up since the Inbox marked it: shown as not far.
+                    let mine = Candidate {
+                        far: false,
+                        ..c.clone()
+                    };
+                    record(index, &self.library, &mine, s, r + 1)
+                } else {
+                    record(index, &self.library, c, s, r + 1)
+                }
+            })
             .collect())
     }
 
